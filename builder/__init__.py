@@ -1,0 +1,3 @@
+"""buzzprobe: static-site reports for LLM benchmark probes."""
+
+__version__ = "0.1.0"
