@@ -1,0 +1,1 @@
+"""Loading, validating and shaping the CIBuzzBench dataset."""

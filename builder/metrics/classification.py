@@ -1,0 +1,124 @@
+"""Point metrics for CIBuzzBench Tasks 2 and 3.
+
+scikit-learn is the reference implementation of the official scores, so P/R/F1
+come straight from `precision_recall_fscore_support`; everything else
+(accuracy, confusion, unparsed count) is simple counting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.metrics import precision_recall_fscore_support
+
+TASK2_LABELS: tuple[str, ...] = ("A", "B", "C", "D")
+TASK3_LABELS: tuple[str, ...] = ("harmful", "non-harmful")
+HARMFUL = "harmful"
+# An answer the parser could not map to a label. It stays in the data as a wrong
+# answer: it lowers the gold label's recall but enters no label's precision.
+UNPARSED = ""
+
+
+@dataclass(frozen=True)
+class LabelScores:
+    """One label's scores on the 0-100 scale, as in the official tables."""
+
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+@dataclass(frozen=True)
+class ClassificationReport:
+    """Everything the report pages show for one run.
+
+    `confusion` rows are gold labels in `labels` order; columns are predicted
+    labels in the same order plus a last column for unparsed/other predictions;
+    `unparsed` is that column's total (any prediction outside `labels`).
+    """
+
+    labels: tuple[str, ...]
+    n: int
+    accuracy: float
+    macro_precision: float
+    macro_recall: float
+    macro_f1: float
+    per_label: dict[str, LabelScores]
+    confusion: tuple[tuple[int, ...], ...]
+    unparsed: int
+
+
+def check_labels(labels: Sequence[str]) -> tuple[str, ...]:
+    """Reject label sets that would silently change the macro average."""
+    out = tuple(labels)
+    if not out:
+        raise ValueError("labels must not be empty")
+    if len(set(out)) != len(out):
+        raise ValueError(f"labels must be unique, got {out!r}")
+    if UNPARSED in out:
+        raise ValueError("the unparsed marker '' cannot be a label")
+    return out
+
+
+def encode(gold: Sequence[str], pred: Sequence[str],
+           labels: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Map labels to 0..K-1 and any other prediction to K (one shared encoding
+    keeps the point estimate and the bootstrap consistent)."""
+    labels = check_labels(labels)
+    if len(gold) != len(pred):
+        raise ValueError(f"gold has {len(gold)} items but pred has {len(pred)}")
+    if len(gold) == 0:
+        raise ValueError("cannot score an empty set of items")
+    index = {label: i for i, label in enumerate(labels)}
+    bad = sorted({repr(g) for g in gold if g not in index})
+    if bad:
+        raise ValueError(f"gold values not in labels {labels!r}: {', '.join(bad[:10])}")
+    other = len(labels)
+    g = np.fromiter((index[x] for x in gold), dtype=np.intp, count=len(gold))
+    p = np.fromiter((index.get(x, other) for x in pred), dtype=np.intp, count=len(pred))
+    return g, p
+
+
+def confusion_counts(g: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
+    """K x (K+1) confusion from encoded arrays; the extra column is 'other'."""
+    return np.bincount(g * (k + 1) + p, minlength=k * (k + 1)).reshape(k, k + 1)
+
+
+def classification_report(gold: Sequence[str], pred: Sequence[str],
+                          labels: Sequence[str]) -> ClassificationReport:
+    """Official scores (x100) plus the per-label and confusion breakdown."""
+    labels = check_labels(labels)
+    g, p = encode(gold, pred, labels)
+    k = len(labels)
+    gold_l, pred_l = [str(x) for x in gold], [str(x) for x in pred]
+    prec, rec, f1, support = precision_recall_fscore_support(
+        gold_l, pred_l, labels=list(labels), average=None, zero_division=0)
+    macro = precision_recall_fscore_support(
+        gold_l, pred_l, labels=list(labels), average="macro", zero_division=0)
+    confusion = confusion_counts(g, p, k)
+    per_label = {
+        label: LabelScores(100.0 * float(prec[i]), 100.0 * float(rec[i]),
+                           100.0 * float(f1[i]), int(support[i]))
+        for i, label in enumerate(labels)
+    }
+    return ClassificationReport(
+        labels=labels,
+        n=len(g),
+        accuracy=100.0 * float(np.mean(g == p)),
+        macro_precision=100.0 * float(macro[0]),
+        macro_recall=100.0 * float(macro[1]),
+        macro_f1=100.0 * float(macro[2]),
+        per_label=per_label,
+        confusion=tuple(tuple(int(c) for c in row) for row in confusion),
+        unparsed=int(confusion[:, k].sum()),
+    )
+
+
+def harmful_f1(report: ClassificationReport) -> float:
+    """Task 3's headline extra: F1 of the 'harmful' class (0-100)."""
+    if HARMFUL not in report.per_label:
+        raise ValueError(f"report has no {HARMFUL!r} label: {report.labels!r}")
+    return report.per_label[HARMFUL].f1

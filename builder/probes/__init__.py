@@ -1,0 +1,1 @@
+"""Model-free probes: answers computed from the options alone, written as runs."""

@@ -1,0 +1,124 @@
+"""Write every model-free probe as an ordinary run, so they flow through the same
+reader, validator and metrics as model runs do.
+
+Output is a pure function of the dataset and `created`, so `make runs` rewrites the
+files byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder import __version__
+from builder.dataset.cibuzzbench import Dataset
+from builder.dataset.options import OFFICIAL_SEEDS, option_sets
+from builder.probes import heuristics as h
+from builder.runs.schema import Footer, Header, Item
+from builder.runs.writer import write_run
+from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+
+PROBE_DIR = Path("runs/probes")
+RANDOM_SEED = 0
+
+
+@dataclass(frozen=True)
+class OptionProbe:
+    """A Task 2 probe: a heuristic over the lettered options."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    make: Callable[[], h.Heuristic]
+
+
+@dataclass(frozen=True)
+class ConstantProbe:
+    """A Task 3 probe that gives every item the same label."""
+
+    name: str
+    description: str
+    label: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+OPTION_PROBES: tuple[OptionProbe, ...] = (
+    OptionProbe("random", "a uniformly random letter (seeded per item)",
+                {"rng_seed": RANDOM_SEED}, lambda: h.uniform_random(RANDOM_SEED)),
+    OptionProbe("longest_chars", "the longest option by characters, ties to the earliest letter",
+                {"unit": "characters", "ties": "earliest letter"}, lambda: h.longest_chars),
+    OptionProbe("shortest_chars", "the shortest option by characters, ties to the earliest letter",
+                {"unit": "characters", "ties": "earliest letter"}, lambda: h.shortest_chars),
+    OptionProbe("longest_words", "the option with most whitespace-separated words, ties to the earliest letter",
+                {"unit": "words", "ties": "earliest letter"}, lambda: h.longest_words),
+)
+CONSTANT_PROBES: tuple[ConstantProbe, ...] = (
+    ConstantProbe("always_non_harmful", "labels every term non-harmful", "non-harmful"),
+)
+SCOPES: dict[str, dict[str, Any]] = {
+    "all": {"selection": "all"},
+    "test": {"selection": "split", "split": "test"},
+}
+
+
+def run_id(probe: str, task: str, scope: str, seed: int | None) -> str:
+    task_tag = "t2" if task == EQUIVALENT_SELECTION else "t3"
+    seed_tag = f"-s{seed}" if seed is not None else ""
+    return f"probe-{probe}-{task_tag}{seed_tag}-{scope}"
+
+
+def generate_probe_runs(dataset: Dataset, out_dir: Path, created: str) -> list[Path]:
+    """Write all probe runs; remove stale files the current probe set no longer makes."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for header, items in _all_runs(dataset, created):
+        path = out_dir / f"{header.run_id}.jsonl"
+        write_run(path, header, items, Footer(len(items)))
+        written.append(path)
+    for stale in set(out_dir.glob("*.jsonl")) - set(written):
+        stale.unlink()
+    return written
+
+
+def _all_runs(dataset: Dataset, created: str) -> Iterator[tuple[Header, list[Item]]]:
+    for scope, selection in SCOPES.items():
+        ids = dataset.row_ids(selection.get("split"))
+        for probe in OPTION_PROBES:
+            for seed in OFFICIAL_SEEDS:
+                yield _option_run(dataset, probe, scope, selection, ids, seed, created)
+        for constant in CONSTANT_PROBES:
+            yield _constant_run(dataset, constant, scope, selection, ids, created)
+
+
+def _header(dataset: Dataset, name: str, task: str, parameters: dict[str, Any], scope: str,
+            selection: dict[str, Any], n: int, seed: int | None, created: str) -> Header:
+    return Header(
+        run_id=run_id(name, task, scope, seed), benchmark="cibuzzbench", task=task, condition="probe",
+        subject={"kind": "probe", "name": name, "parameters": parameters},
+        option_seed=seed, items={**selection, "n": n},
+        dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
+        created=created, tool={"name": "buzzprobe", "version": __version__},
+    )
+
+
+def _option_run(dataset: Dataset, probe: OptionProbe, scope: str, selection: dict[str, Any],
+                ids: list[int], seed: int, created: str) -> tuple[Header, list[Item]]:
+    choose = probe.make()
+    sets = option_sets(dataset, seed)
+    items = []
+    for row_id in ids:
+        letter = choose(sets[row_id])
+        items.append(Item(row_id=row_id, prediction=letter, response=letter, letter_map=sets[row_id].letter_map))
+    header = _header(dataset, probe.name, EQUIVALENT_SELECTION, probe.parameters, scope, selection,
+                     len(ids), seed, created)
+    return header, items
+
+
+def _constant_run(dataset: Dataset, probe: ConstantProbe, scope: str, selection: dict[str, Any],
+                  ids: list[int], created: str) -> tuple[Header, list[Item]]:
+    items = [Item(row_id=i, prediction=probe.label, response=probe.label) for i in ids]
+    header = _header(dataset, probe.name, HARMFULNESS_DETECTION, probe.parameters, scope, selection,
+                     len(ids), None, created)
+    return header, items

@@ -1,0 +1,1 @@
+"""Run files: format, strict reading, resumable writing and checks against the dataset."""

@@ -1,0 +1,216 @@
+"""Strict reader for run files: every problem names file, line and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from builder.errors import InputError, Problem
+from builder.runs import schema as s
+
+_HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "schema": str, "run_id": str, "benchmark": str, "task": str, "condition": str,
+    "subject": dict, "option_seed": (int, type(None)), "items": dict, "dataset": dict,
+    "created": str, "tool": dict,
+}
+_CHOICES = {"benchmark": s.BENCHMARKS, "task": s.TASKS, "condition": s.CONDITIONS}
+_ITEM_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "row_id": int, "prediction": str, "response": (str, type(None)), "error": (str, type(None)),
+    "latency_ms": (int, float, type(None)), "usage": (dict, type(None)),
+    "letter_map": (dict, type(None)),
+}
+_REQUIRED_ITEM = ("row_id", "prediction")
+
+
+def read_run(path: str | Path) -> s.Run:
+    """Parse one run file; raises InputError with every problem found."""
+    path = Path(path)
+    lines = _split_lines(path)
+    collector = _Collector(str(path))
+    records = _parse_all(collector, lines)
+    header = _read_header(collector, records[0] if records else None)
+    items, footer, item_lines = _read_body(collector, records[1:])
+    collector.raise_if_any()
+    assert header is not None
+    return s.Run(str(path), header, tuple(items), footer, item_lines)
+
+
+def _split_lines(path: Path) -> list[tuple[int, str]]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError.single(path, "not valid UTF-8", line=line) from exc
+    numbered = list(enumerate(text.split("\n"), start=1))
+    if numbered and numbered[-1][1] == "":
+        numbered.pop()  # the newline that ends the last line
+    return [(n, t) for n, t in numbered if t.strip()]
+
+
+def _parse_all(c: "_Collector", lines: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any] | None]]:
+    """Decode all lines in one call (fast path); fall back line by line to locate errors."""
+    try:
+        values = json.loads("[" + ",".join(text for _, text in lines) + "]")
+    except json.JSONDecodeError:
+        values = None
+    if values is not None and len(values) == len(lines) and all(isinstance(v, dict) for v in values):
+        return [(n, v) for (n, _), v in zip(lines, values)]
+    last = lines[-1][0] if lines else 0
+    return [(n, c.parse_json(n, text, last=(n == last))) for n, text in lines]
+
+
+class _Collector:
+    def __init__(self, path: str):
+        self.path = path
+        self.problems: list[Problem] = []
+
+    def add(self, message: str, line: int | None = None, field: str | None = None) -> None:
+        self.problems.append(Problem(self.path, message, line, field))
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise InputError(self.problems)
+
+    def parse_json(self, line: int, text: str, *, last: bool) -> dict[str, Any] | None:
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            hint = " (truncated last line: the run was interrupted; resume it to repair)" if last else ""
+            self.add(f"not valid JSON: {exc.msg} at column {exc.colno}{hint}", line)
+            return None
+        if not isinstance(value, dict):
+            self.add("expected a JSON object", line)
+            return None
+        return value
+
+    def check_fields(self, line: int, record: dict[str, Any],
+                     fields: dict[str, type | tuple[type, ...]], required: tuple[str, ...]) -> bool:
+        ok = True
+        for name in required:
+            if name not in record:
+                self.add("required field is missing", line, name)
+                ok = False
+        for name, kinds in fields.items():
+            if name in record and not _is_instance(record[name], kinds):
+                self.add(f"wrong type {type(record[name]).__name__}", line, name)
+                ok = False
+        return ok
+
+
+def _is_instance(value: Any, kinds: type | tuple[type, ...]) -> bool:
+    if isinstance(value, bool):  # JSON true/false must not pass as int
+        return kinds is bool or (isinstance(kinds, tuple) and bool in kinds)
+    return isinstance(value, kinds)
+
+
+def _read_header(c: _Collector, record: tuple[int, dict[str, Any] | None] | None) -> s.Header | None:
+    if record is None:
+        c.add("run file is empty: expected a header line", 1)
+        return None
+    line, data = record
+    if data is None:
+        return None
+    if data.get("type") != "header":
+        c.add("first line must be the header (type 'header')", line, "type")
+        return None
+    if not c.check_fields(line, data, _HEADER_FIELDS, tuple(_HEADER_FIELDS)):
+        return None
+    ok = _check_header_values(c, line, data)
+    return s.Header(**{k: data[k] for k in _HEADER_FIELDS}) if ok else None
+
+
+def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool:
+    before = len(c.problems)
+    if data["schema"] != s.SCHEMA:
+        c.add(f"unsupported schema {data['schema']!r} (this tool reads {s.SCHEMA!r})", line, "schema")
+    for name, allowed in _CHOICES.items():
+        if data[name] not in allowed:
+            c.add(f"unknown value {data[name]!r} (expected one of: {', '.join(allowed)})", line, name)
+    for key in ("kind", "name"):
+        if not isinstance(data["subject"].get(key), str):
+            c.add("missing or not a string", line, f"subject.{key}")
+    if data["subject"].get("kind") not in s.SUBJECT_KINDS:
+        c.add(f"expected one of: {', '.join(s.SUBJECT_KINDS)}", line, "subject.kind")
+    if data["items"].get("selection") not in s.SELECTIONS:
+        c.add(f"expected one of: {', '.join(s.SELECTIONS)}", line, "items.selection")
+    if not isinstance(data["dataset"].get("content_sha256"), str):
+        c.add("missing or not a string", line, "dataset.content_sha256")
+    if data["dataset"].get("variant", "original") not in s.VARIANTS:
+        c.add(f"expected one of: {', '.join(s.VARIANTS)}", line, "dataset.variant")
+    if data["task"] == "equivalent_selection" and data["option_seed"] is None:
+        c.add("equivalent_selection runs need an option seed", line, "option_seed")
+    return len(c.problems) == before
+
+
+def _read_body(c: _Collector, records: list[tuple[int, dict[str, Any] | None]]
+               ) -> tuple[list[s.Item], s.Footer | None, dict[int, int]]:
+    items: list[s.Item] = []
+    seen: dict[int, int] = {}
+    footer: s.Footer | None = None
+    for index, (line, data) in enumerate(records):
+        if data is None:
+            continue
+        kind = data.get("type")
+        if kind == "footer":
+            footer = _read_footer(c, line, data, is_last=index == len(records) - 1)
+        elif kind == "item":
+            item = _read_item(c, line, data)
+            if item is not None and _first_time(c, line, item.row_id, seen):
+                items.append(item)
+        else:
+            c.add(f"unknown line type {kind!r} (expected 'item' or 'footer')", line, "type")
+    return items, footer, seen
+
+
+def _first_time(c: _Collector, line: int, row_id: int, seen: dict[int, int]) -> bool:
+    if row_id in seen:
+        c.add(f"duplicate row_id {row_id} (first seen on line {seen[row_id]})", line, "row_id")
+        return False
+    seen[row_id] = line
+    return True
+
+
+def _read_item(c: _Collector, line: int, data: dict[str, Any]) -> s.Item | None:
+    if _well_formed_item(data):
+        del data["type"]
+        return s.Item(**data)
+    if not c.check_fields(line, data, _ITEM_FIELDS, _REQUIRED_ITEM):
+        return None
+    unknown = sorted(set(data) - set(_ITEM_FIELDS) - {"type"})
+    for name in unknown:
+        c.add("unknown field", line, name)
+    if unknown:
+        return None
+    return s.Item(**{k: data[k] for k in _ITEM_FIELDS if k in data})
+
+
+_ITEM_KEYS = frozenset(_ITEM_FIELDS) | {"type"}
+
+
+def _well_formed_item(data: dict[str, Any]) -> bool:
+    """Cheap check that lets the common, valid line skip the detailed diagnosis."""
+    return (data.keys() <= _ITEM_KEYS and type(data.get("row_id")) is int
+            and type(data.get("prediction")) is str
+            and type(data.get("response")) in _STR_OR_NONE and type(data.get("error")) in _STR_OR_NONE
+            and type(data.get("letter_map")) in _DICT_OR_NONE and type(data.get("usage")) in _DICT_OR_NONE
+            and type(data.get("latency_ms")) in _NUMBER_OR_NONE)
+
+
+_STR_OR_NONE = (str, type(None))
+_DICT_OR_NONE = (dict, type(None))
+_NUMBER_OR_NONE = (int, float, type(None))
+
+
+def _read_footer(c: _Collector, line: int, data: dict[str, Any], *, is_last: bool) -> s.Footer | None:
+    if not is_last:
+        c.add("footer must be the last line", line, "type")
+        return None
+    if not isinstance(data.get("items"), int):
+        c.add("missing or not an integer", line, "items")
+        return None
+    return s.Footer(data["items"], data.get("finished"), data.get("usage_totals") or {})

@@ -1,0 +1,91 @@
+"""The run file format (JSONL), version 1. Documented in docs/run-format.md.
+
+One file per run: a header line, one line per item, an optional footer line.
+Items refer to the dataset by ``row_id`` only and never copy its text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = "buzzprobe.run/1"
+BENCHMARKS = ("cibuzzbench",)
+TASKS = ("equivalent_selection", "harmfulness_detection")
+CONDITIONS = ("sighted", "blind", "probe")
+SUBJECT_KINDS = ("model", "probe")
+SELECTIONS = ("all", "split", "sample")
+VARIANTS = ("original",)
+
+
+@dataclass(frozen=True)
+class Header:
+    run_id: str
+    benchmark: str
+    task: str
+    condition: str
+    subject: dict[str, Any]  # {"kind": "model"|"probe", "name": str, "parameters": {...}}
+    option_seed: int | None  # None for tasks without options
+    items: dict[str, Any]  # {"selection": "all"|"split"|"sample", "split"?, "n"?, "sample_seed"?}
+    dataset: dict[str, Any]  # {"name", "variant", "content_sha256"}
+    created: str  # ISO 8601 UTC
+    tool: dict[str, Any]  # {"name": "buzzprobe", "version": str}
+    schema: str = SCHEMA
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "header", "schema": self.schema, "run_id": self.run_id,
+            "benchmark": self.benchmark, "task": self.task, "condition": self.condition,
+            "subject": self.subject, "option_seed": self.option_seed, "items": self.items,
+            "dataset": self.dataset, "created": self.created, "tool": self.tool,
+        }
+
+    @property
+    def subject_name(self) -> str:
+        return str(self.subject.get("name", ""))
+
+
+@dataclass(frozen=True)
+class Item:
+    row_id: int
+    prediction: str  # a label, or "" when the response could not be parsed
+    response: str | None = None  # raw model output, kept verbatim
+    letter_map: dict[str, str] | None = None  # letter -> source, Task 2 only
+    error: str | None = None
+    latency_ms: float | None = None
+    usage: dict[str, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "item", "row_id": self.row_id}
+        if self.letter_map is not None:
+            out["letter_map"] = self.letter_map
+        out["response"] = self.response
+        out["prediction"] = self.prediction
+        out["error"] = self.error
+        out["latency_ms"] = self.latency_ms
+        out["usage"] = self.usage
+        return out
+
+
+@dataclass(frozen=True)
+class Footer:
+    items: int
+    finished: str | None = None
+    usage_totals: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "footer", "items": self.items, "finished": self.finished,
+                "usage_totals": self.usage_totals}
+
+
+@dataclass(frozen=True)
+class Run:
+    path: str
+    header: Header
+    items: tuple[Item, ...]
+    footer: Footer | None
+    item_lines: dict[int, int]  # row_id -> line number, for error messages downstream
+
+    @property
+    def row_ids(self) -> list[int]:
+        return [i.row_id for i in self.items]

@@ -1,0 +1,141 @@
+"""Writing run files: append-and-flush for live runs, atomic replace for generated ones.
+
+A live run may be killed at any moment; flushing every line means a restart loses
+at most the lines in flight, and `RunWriter.open` repairs a torn last line and
+reports which items are already done so nothing is asked or written twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from builder.errors import InputError
+from builder.runs.schema import Footer, Header, Item
+
+# Header fields that may legitimately differ between the first start and a resume.
+_VOLATILE_HEADER_FIELDS = ("created", "tool")
+
+
+def dump_line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def write_run(path: str | Path, header: Header, items: Iterable[Item], footer: Footer | None) -> None:
+    """Write a whole run at once, replacing any previous file atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(dump_line(header.to_json()))
+            for item in items:
+                handle.write(dump_line(item.to_json()))
+            if footer is not None:
+                handle.write(dump_line(footer.to_json()))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class RunWriter:
+    """Appends items to a run file one flushed line at a time."""
+
+    def __init__(self, path: Path, handle: IO[str], done: set[int], fsync: bool):
+        self.path = path
+        self._handle = handle
+        self.done = done
+        self._fsync = fsync
+
+    @classmethod
+    def open(cls, path: str | Path, header: Header, *, fsync: bool = True) -> "RunWriter":
+        """Start a run, or continue the one already at `path` if its header matches."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        done: set[int] = set()
+        if path.exists() and path.stat().st_size > 0:
+            done = _recover(path, header)
+            handle = open(path, "a", encoding="utf-8", newline="\n")
+        else:
+            handle = open(path, "w", encoding="utf-8", newline="\n")
+            handle.write(dump_line(header.to_json()))
+            handle.flush()
+        return cls(path, handle, done, fsync)
+
+    def write(self, item: Item) -> None:
+        if item.row_id in self.done:
+            raise ValueError(f"{self.path}: row_id {item.row_id} is already in the run")
+        self._handle.write(dump_line(item.to_json()))
+        self._handle.flush()
+        if self._fsync:
+            os.fsync(self._handle.fileno())
+        self.done.add(item.row_id)
+
+    def close(self, footer: Footer | None = None) -> None:
+        if footer is not None:
+            self._handle.write(dump_line(footer.to_json()))
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+
+    def __enter__(self) -> "RunWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._handle.closed:
+            self.close()
+
+
+def _recover(path: Path, header: Header) -> set[int]:
+    """Cut a torn last line or an old footer, check the header, return done row_ids.
+
+    Only the last line can be torn by a crash; a bad line anywhere else is damage
+    we refuse to paper over, since truncating there would lose finished items.
+    """
+    raw = path.read_bytes()
+    lines = raw.splitlines(keepends=True)
+    keep, done, first = 0, set(), None
+    for number, line in enumerate(lines, start=1):
+        record = _complete_record(line)
+        if record is None and number < len(lines):
+            raise InputError.single(path, "cannot resume: line is not valid JSON", line=number)
+        if record is not None and record.get("type") == "footer" and number < len(lines):
+            raise InputError.single(path, "cannot resume: footer is not the last line", line=number)
+        if record is None or record.get("type") == "footer":
+            break
+        if first is None:
+            first = record
+        elif record.get("type") == "item":
+            done.add(int(record["row_id"]))
+        keep += len(line)
+    _check_same_header(path, first, header)
+    if keep < len(raw):
+        with open(path, "r+b") as handle:
+            handle.truncate(keep)
+    return done
+
+
+def _complete_record(line: bytes) -> dict[str, Any] | None:
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        value = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _check_same_header(path: Path, existing: dict[str, Any] | None, header: Header) -> None:
+    if existing is None or existing.get("type") != "header":
+        raise InputError.single(path, "cannot resume: the file has no readable header", line=1)
+    wanted = header.to_json()
+    for key in wanted:
+        if key not in _VOLATILE_HEADER_FIELDS and existing.get(key) != wanted[key]:
+            raise InputError.single(
+                path, f"cannot resume: existing run has {key}={existing.get(key)!r}, "
+                f"this command asks for {wanted[key]!r}; use another output file", line=1, field=key)
