@@ -246,21 +246,21 @@ def test_404_fails_fast_naming_the_url(server, fetch, sleeps, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "says"),
     [
-        b"<!DOCTYPE html><html><body>Rate limited</body></html>",
-        b"",
-        b"id,split,term\n1,dev,x\n",
-        b"\xef\xbb\xbf",
+        (b"<!DOCTYPE html><html><body>Rate limited</body></html>", "header"),
+        (b"", "empty"),
+        (b"id,split,term\n1,dev,x\n", "header"),
+        (b"\xef\xbb\xbf", "header"),
     ],
     ids=["html", "empty", "wrong-header", "bom-only"],
 )
-def test_body_that_is_not_the_csv_is_rejected(server, fetch, tmp_path, body) -> None:
+def test_body_that_is_not_the_csv_is_rejected(server, fetch, tmp_path, body, says) -> None:
     url = server.script("/bad.csv", ok(body))
     dest = tmp_path / "d.csv"
     with pytest.raises(FetchError) as info:
         fetch(dest, url=url)
-    assert url in str(info.value)
+    assert url in str(info.value) and says in info.value.reason
     assert not dest.exists()
     assert leftovers(tmp_path) == []
     assert server.hits == ["/bad.csv"]  # a wrong 200 body will not fix itself

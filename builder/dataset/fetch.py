@@ -154,7 +154,7 @@ def fetch_dataset(
 def _download_once(url: str, dest: Path, timeout: float) -> tuple[str, int]:
     """One attempt: stream into a temp file beside dest, check it, then swap it in."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = os.open(dest, os.O_WRONLY|os.O_CREAT|os.O_TRUNC), str(dest)
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out:
