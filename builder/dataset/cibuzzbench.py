@@ -54,6 +54,10 @@ class Dataset:
     def rows(self) -> int:
         return len(self.frame)
 
+    def column(self, name: str) -> dict[int, str]:
+        """row_id -> value; plain dict lookups are far cheaper than pandas indexing per item."""
+        return dict(zip((int(i) for i in self.frame.index), self.frame[name]))
+
     def row_ids(self, split: str | None = None) -> list[int]:
         frame = self.frame if split is None else self.frame[self.frame["split"] == split]
         return [int(i) for i in frame.index]

@@ -1,8 +1,8 @@
 """Point metrics for CIBuzzBench Tasks 2 and 3.
 
-scikit-learn is the reference implementation of the official scores, so P/R/F1
-come straight from `precision_recall_fscore_support`; everything else
-(accuracy, confusion, unparsed count) is simple counting.
+scikit-learn's `precision_recall_fscore_support` (explicit labels, macro,
+zero_division=0) defines the official scores; this module reproduces it from
+confusion counts and the tests hold it to sklearn on fixed and random inputs.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics import precision_recall_fscore_support
 
 TASK2_LABELS: tuple[str, ...] = ("A", "B", "C", "D")
 TASK3_LABELS: tuple[str, ...] = ("harmful", "non-harmful")
@@ -89,16 +88,23 @@ def confusion_counts(g: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
 
 def classification_report(gold: Sequence[str], pred: Sequence[str],
                           labels: Sequence[str]) -> ClassificationReport:
-    """Official scores (x100) plus the per-label and confusion breakdown."""
+    """Official scores (x100) plus the per-label and confusion breakdown.
+
+    Computed from the confusion counts rather than by calling scikit-learn: a site
+    build scores hundreds of (run, category) slices and sklearn's input checks cost
+    ~10 ms each. The tests hold this to `precision_recall_fscore_support(...,
+    zero_division=0)` with explicit labels, the official definition.
+    """
     labels = check_labels(labels)
     g, p = encode(gold, pred, labels)
     k = len(labels)
-    gold_l, pred_l = [str(x) for x in gold], [str(x) for x in pred]
-    prec, rec, f1, support = precision_recall_fscore_support(
-        gold_l, pred_l, labels=list(labels), average=None, zero_division=0)
-    macro = precision_recall_fscore_support(
-        gold_l, pred_l, labels=list(labels), average="macro", zero_division=0)
     confusion = confusion_counts(g, p, k)
+    tp = np.diagonal(confusion).astype(float)
+    predicted = confusion[:, :k].sum(axis=0).astype(float)
+    support = confusion.sum(axis=1)
+    prec = _ratio(tp, predicted)
+    rec = _ratio(tp, support.astype(float))
+    f1 = _ratio(2.0 * tp, predicted + support)
     per_label = {
         label: LabelScores(100.0 * float(prec[i]), 100.0 * float(rec[i]),
                            100.0 * float(f1[i]), int(support[i]))
@@ -108,13 +114,18 @@ def classification_report(gold: Sequence[str], pred: Sequence[str],
         labels=labels,
         n=len(g),
         accuracy=100.0 * float(np.mean(g == p)),
-        macro_precision=100.0 * float(macro[0]),
-        macro_recall=100.0 * float(macro[1]),
-        macro_f1=100.0 * float(macro[2]),
+        macro_precision=100.0 * float(prec.mean()),
+        macro_recall=100.0 * float(rec.mean()),
+        macro_f1=100.0 * float(f1.mean()),
         per_label=per_label,
         confusion=tuple(tuple(int(c) for c in row) for row in confusion),
         unparsed=int(confusion[:, k].sum()),
     )
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num/den with 0 where den is 0 (sklearn's zero_division=0)."""
+    return np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
 
 
 def harmful_f1(report: ClassificationReport) -> float:

@@ -1,0 +1,36 @@
+# buzzprobe: `make site` sets up, fetches the data if needed and builds; `make test` runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+# Model-free probe runs are pure functions of the data; this pins their `created` stamp
+# so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
+PROBE_EPOCH ?= 1796083200
+
+.PHONY: install data site runs test bench clean
+
+$(INSTALLED): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(INSTALLED)
+
+install: $(INSTALLED)
+
+data: $(INSTALLED)
+	$(BIN)/buzzprobe data fetch
+
+site: data
+	$(BIN)/buzzprobe build
+
+runs: data
+	SOURCE_DATE_EPOCH=$(PROBE_EPOCH) $(BIN)/buzzprobe runs
+
+test: $(INSTALLED)
+	$(BIN)/python -m pytest
+
+bench: data
+	$(BIN)/python bench/build_bench.py
+
+clean:
+	rm -rf site .cache

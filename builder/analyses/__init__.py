@@ -1,0 +1,1 @@
+"""Analyses: pure functions from dataset and runs to figures (never HTML)."""

@@ -1,0 +1,133 @@
+"""Command line: `buzzprobe build | data fetch | data check | runs`.
+
+Heavy libraries are imported inside commands so that `build` can answer
+"nothing changed" in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from builder.errors import InputError
+
+EXIT_INPUT = 2
+EXIT_FETCH = 3
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except InputError as exc:
+        print(f"buzzprobe: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except _fetch_error() as exc:
+        print(f"buzzprobe: {exc}", file=sys.stderr)
+        return EXIT_FETCH
+
+
+def _fetch_error() -> type[Exception]:
+    from builder.dataset.fetch import FetchError
+    return FetchError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="buzzprobe", description=__doc__)
+    sub = parser.add_subparsers(required=True, metavar="command")
+
+    build = sub.add_parser("build", help="build the static site into site/")
+    build.add_argument("--out", type=Path, default=Path("site"))
+    build.add_argument("--runs", type=Path, default=Path("runs"))
+    build.add_argument("--content", type=Path, default=Path("content"))
+    build.add_argument("--force", action="store_true", help="rebuild even if no input changed")
+    build.set_defaults(handler=_cmd_build)
+
+    data = sub.add_parser("data", help="the CIBuzzBench CSV").add_subparsers(required=True, metavar="action")
+    fetch = data.add_parser("fetch", help="download the pinned upstream CSV unless CIBUZZBENCH_CSV names a copy")
+    fetch.set_defaults(handler=_cmd_fetch)
+    check = data.add_parser("check", help="validate the CSV and print its hashes")
+    check.set_defaults(handler=_cmd_check)
+
+    runs = sub.add_parser("runs", help="regenerate the model-free probe runs in runs/probes/")
+    runs.add_argument("--out", type=Path, default=Path("runs/probes"))
+    runs.set_defaults(handler=_cmd_runs)
+    return parser
+
+
+def dataset_path() -> Path:
+    """CIBUZZBENCH_CSV, else the downloaded copy; never touches the network."""
+    from builder.dataset.fetch import DEFAULT_DEST, resolve_dataset_path
+    path = resolve_dataset_path(os.environ)
+    if path is None:
+        raise InputError.single(DEFAULT_DEST, "dataset not found: run `make data` (downloads it) "
+                                "or set CIBUZZBENCH_CSV to a local copy")
+    return path
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from builder.build import BuildConfig, build
+    start = time.perf_counter()
+    result = build(BuildConfig(dataset_path(), args.runs, args.content, args.out, args.force))
+    took = time.perf_counter() - start
+    if result.skipped:
+        print(f"site is up to date ({args.out}/), nothing to do [{took:.2f}s]")
+    else:
+        print(f"built {args.out}/: {result.files} files, {result.facts} facts from {result.runs} runs [{took:.2f}s]")
+    return 0
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    """Validate only what was just downloaded: a present copy is validated by every build."""
+    from builder.dataset.fetch import ensure_dataset, resolve_dataset_path
+    present = resolve_dataset_path(os.environ)
+    path = ensure_dataset(os.environ, log=lambda message: print(message, file=sys.stderr))
+    if present is None:
+        try:
+            _cmd_check_path(path)
+        except InputError:
+            path.unlink(missing_ok=True)  # never leave an invalid download where builds look
+            raise
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    _cmd_check_path(dataset_path())
+    return 0
+
+
+def _cmd_check_path(path: Path) -> None:
+    from builder.dataset.cibuzzbench import load_dataset
+    ds = load_dataset(path)
+    print(f"{path}: valid, {ds.rows} rows; file sha256 {ds.file_sha256}; content sha256 {ds.content_sha256}")
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    from builder.dataset.cibuzzbench import load_dataset
+    from builder.probes.generate import generate_probe_runs
+    dataset = load_dataset(dataset_path())
+    written = generate_probe_runs(dataset, args.out, created_stamp())
+    print(f"wrote {len(written)} probe runs to {args.out}/")
+    return 0
+
+
+def created_stamp() -> str:
+    """Deterministic probes take their date from SOURCE_DATE_EPOCH (the Makefile pins it)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is None:
+        raise InputError.single("SOURCE_DATE_EPOCH", "not set: probe runs must be reproducible; "
+                                "use `make runs` or set SOURCE_DATE_EPOCH")
+    try:
+        moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    except ValueError as exc:
+        raise InputError.single("SOURCE_DATE_EPOCH", f"not an integer: {epoch!r}") from exc
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""Compute stage: dataset + validated runs -> one FactTable (and the run scores behind it).
+
+Fact keys are documented in docs/facts.md; percentages, accuracy and F1 are on a
+0-100 scale and left unrounded (rounding is the renderer's job).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from builder.analyses.audits import audit_figures
+from builder.analyses.categories import category_figures
+from builder.analyses.option_lengths import length_figures
+from builder.analyses.run_scores import RunScore, score_run
+from builder.dataset.cibuzzbench import Dataset
+from builder.facts import FactTable
+from builder.metrics import HARMFUL, summarise_seeds
+from builder.runs.schema import Run
+from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+
+SCORE = "official metric (scikit-learn, macro over labels, x100)"
+BOOT = "seeded percentile bootstrap over items, 2000 resamples, 95%"
+
+
+@dataclass(frozen=True)
+class Computed:
+    facts: FactTable
+    scores: dict[str, RunScore]  # by run_id, in run_id order
+
+
+def compute(dataset: Dataset, runs: list[Run]) -> Computed:
+    facts = FactTable()
+    add_dataset_facts(facts, dataset)
+    scores = {s.run_id: s for s in (score_run(r, dataset) for r in sorted(runs, key=lambda r: r.header.run_id))}
+    for score in scores.values():
+        add_run_facts(facts, score)
+    add_probe_facts(facts, list(scores.values()))
+    return Computed(facts, scores)
+
+
+def scope_of(run: Run) -> str:
+    """'all' or the split name, from how the run chose its items."""
+    items = run.header.items
+    if items.get("selection") == "split":
+        return str(items.get("split"))
+    return str(items.get("selection"))
+
+
+def add_dataset_facts(facts: FactTable, dataset: Dataset) -> None:
+    frame = dataset.frame
+    count = "count of CSV rows"
+    facts.add("dataset.rows", len(frame), count)
+    for split in ("train", "test"):
+        facts.add(f"dataset.{split}", int((frame["split"] == split).sum()), f"{count} with split={split}")
+    harmful = int((frame["harmful_label"] == HARMFUL).sum())
+    facts.add("dataset.harmful", harmful, f"{count} with harmful_label=harmful")
+    facts.add("dataset.non_harmful", len(frame) - harmful, f"{count} with harmful_label=non-harmful")
+    facts.add("dataset.harmful_rate", 100.0 * harmful / len(frame), "harmful rows / rows x100")
+    for c in category_figures(dataset):
+        base = f"dataset.category.{c.label}"
+        facts.add(f"{base}.count", c.count, f"{count} with category_label={c.label}")
+        facts.add(f"{base}.share", c.share, "category rows / rows x100")
+        facts.add(f"{base}.harmful", c.harmful, "harmful rows in the category")
+        facts.add(f"{base}.harmful_rate", c.harmful_rate, "harmful rows / category rows x100")
+        facts.add(f"{base}.test_count", c.test_count, "test rows in the category")
+    _add_length_facts(facts, dataset)
+    _add_audit_facts(facts, dataset)
+
+
+def _add_length_facts(facts: FactTable, dataset: Dataset) -> None:
+    for split, infix in ((None, ""), ("test", ".test")):
+        f = length_figures(dataset, split)
+        how = "characters per option slot (Python len)" + (" on the test split" if split else "")
+        facts.add(f"leak{infix}.gold_strictly_longest.count", f.gold_strictly_longest,
+                  f"items whose gold is longer than all three distractors; {how}")
+        facts.add(f"leak{infix}.gold_strictly_longest.share", 100.0 * f.gold_strictly_longest / f.items,
+                  f"share of items whose gold is strictly the longest option x100; {how}")
+        for kind, n in f.gold_longer_than.items():
+            facts.add(f"leak{infix}.gold_longer_than.{kind}.share", 100.0 * n / f.items,
+                      f"share of items whose gold is longer than the {kind} distractor x100; {how}")
+        for slot, mean in f.mean_chars.items():
+            name = "gold" if slot == "correct" else slot
+            facts.add(f"leak{infix}.mean_chars.{name}", mean, f"mean {how}")
+            facts.add(f"leak{infix}.median_chars.{name}", f.median_chars[slot], f"median {how}")
+
+
+def _add_audit_facts(facts: FactTable, dataset: Dataset) -> None:
+    a = audit_figures(dataset)
+    how = "case-insensitive, whitespace-trimmed comparison"
+    facts.add("audit.distractor_is_other_gold.count", a.distractor_is_other_gold,
+              f"distractor strings equal to another item's gold; {how}")
+    facts.add("audit.distractor_is_other_gold.share", 100.0 * a.distractor_is_other_gold / a.distractor_strings,
+              f"share of all {a.distractor_strings} distractor strings x100; {how}")
+    for kind, n in a.distractor_is_other_gold_by_type.items():
+        facts.add(f"audit.distractor_is_other_gold.{kind}.count", n, f"{kind} distractors equal to another item's gold; {how}")
+    facts.add("audit.duplicate_option_items", a.duplicate_option_items, f"items with two equal options; {how}")
+    facts.add("audit.distinct_terms", a.distinct_terms, "distinct term_zh values")
+    facts.add("audit.train_test_term_overlap", a.train_test_term_overlap, "distinct term_zh values in both splits")
+
+
+def add_run_facts(facts: FactTable, score: RunScore) -> None:
+    rid = score.run_id
+    runs = (rid,)
+    r = score.report
+    facts.add(f"run.{rid}.n", r.n, "items in the run", runs)
+    facts.add(f"run.{rid}.unparsed", r.unparsed, "items whose response could not be parsed", runs)
+    facts.add(f"run.{rid}.accuracy", r.accuracy, f"accuracy; {SCORE}", runs)
+    facts.add(f"run.{rid}.macro_f1", r.macro_f1, f"macro F1; {SCORE}", runs)
+    for metric, interval in score.intervals.items():
+        facts.add(f"run.{rid}.{metric}.ci95_low", interval.low, BOOT, runs)
+        facts.add(f"run.{rid}.{metric}.ci95_high", interval.high, BOOT, runs)
+    for label, scores in r.per_label.items():
+        facts.add(f"run.{rid}.f1.{_label_key(label)}", scores.f1, f"F1 of label {label}; {SCORE}", runs)
+    for category, report in score.by_category.items():
+        facts.add(f"run.{rid}.category.{category}.accuracy", report.accuracy, f"accuracy within category; {SCORE}", runs)
+        facts.add(f"run.{rid}.category.{category}.macro_f1", report.macro_f1, f"macro F1 within category; {SCORE}", runs)
+
+
+def _label_key(label: str) -> str:
+    return label.replace("-", "_")
+
+
+def add_probe_facts(facts: FactTable, scores: list[RunScore]) -> None:
+    """Model-free probe figures under `leak.*` (Task 2) and `harm.*` (Task 3)."""
+    groups: dict[tuple[str, str, str], list[RunScore]] = defaultdict(list)
+    for s in scores:
+        if s.run.header.condition == "probe":
+            groups[(s.run.header.task, s.run.header.subject_name, scope_of(s.run))].append(s)
+    for (task, probe, scope), members in sorted(groups.items()):
+        infix = "" if scope == "all" else f".{scope}"
+        if task == EQUIVALENT_SELECTION:
+            _add_seed_group(facts, f"leak.{probe}{infix}", members)
+        elif task == HARMFULNESS_DETECTION and len(members) == 1:
+            _add_harm_probe(facts, f"harm.{probe}{infix}", members[0])
+
+
+def _add_seed_group(facts: FactTable, base: str, members: list[RunScore]) -> None:
+    runs = tuple(m.run_id for m in members)
+    for metric in ("accuracy", "macro_f1"):
+        values = {}
+        for m in members:
+            seed = int(m.run.header.option_seed or 0)
+            values[seed] = getattr(m.report, metric)
+            key = f"{base}.{metric}.seed_{seed}"
+            facts.add(key, values[seed], f"{metric} at option seed {seed}; {SCORE}", (m.run_id,))
+            facts.add(f"{key}.ci95_low", m.intervals[metric].low, BOOT, (m.run_id,))
+            facts.add(f"{key}.ci95_high", m.intervals[metric].high, BOOT, (m.run_id,))
+        summary = summarise_seeds(values)
+        facts.add(f"{base}.{metric}.mean", summary.mean, f"mean of {metric} over {summary.n} option seeds", runs)
+        if summary.sd is not None:
+            facts.add(f"{base}.{metric}.sd", summary.sd, f"sample standard deviation of {metric} over {summary.n} option seeds", runs)
+
+
+def _add_harm_probe(facts: FactTable, base: str, score: RunScore) -> None:
+    runs = (score.run_id,)
+    r = score.report
+    facts.add(f"{base}.accuracy", r.accuracy, f"accuracy; {SCORE}", runs)
+    facts.add(f"{base}.macro_f1", r.macro_f1, f"macro F1; {SCORE}", runs)
+    for metric, interval in score.intervals.items():
+        facts.add(f"{base}.{metric}.ci95_low", interval.low, BOOT, runs)
+        facts.add(f"{base}.{metric}.ci95_high", interval.high, BOOT, runs)
+    for label, scores in r.per_label.items():
+        key = _label_key(label)
+        facts.add(f"{base}.f1.{key}", scores.f1, f"F1 of class {label}; {SCORE}", runs)
+        facts.add(f"{base}.precision.{key}", scores.precision, f"precision of class {label}; {SCORE}", runs)
+        facts.add(f"{base}.recall.{key}", scores.recall, f"recall of class {label}; {SCORE}", runs)

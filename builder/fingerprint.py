@@ -1,0 +1,37 @@
+"""A hash of every build input, so a no-change rebuild can stop before any heavy import."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+ENV_INPUTS = ("SOURCE_DATE_EPOCH",)
+
+
+def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
+    if not root.exists():
+        return []
+    found = {p for pattern in patterns for p in root.rglob(pattern) if p.is_file()}
+    return sorted(found)
+
+
+def build_fingerprint(dataset: Path, runs_dir: Path, content_dir: Path) -> str:
+    digest = hashlib.sha256()
+    groups = {
+        "code": _files(PACKAGE_DIR, ["*.py"]),
+        "content": _files(content_dir, ["*"]),
+        "runs": _files(runs_dir, ["*.jsonl"]),
+        "dataset": [dataset],
+    }
+    for group, paths in groups.items():
+        base = PACKAGE_DIR if group == "code" else None
+        for path in paths:
+            name = str(path.relative_to(base)) if base else str(path)
+            digest.update(f"{group}\0{name}\0".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for name in ENV_INPUTS:
+        digest.update(f"env\0{name}={os.environ.get(name, '')}\0".encode())
+    return digest.hexdigest()

@@ -1,0 +1,169 @@
+"""Shape facts into the tables the pages show.
+
+Only selection and layout happen here: every cell is a fact key resolved from the
+table, so each displayed number can point back to its provenance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from builder.analyses.run_scores import RunScore
+from builder.dataset.cibuzzbench import CATEGORIES
+from builder.dataset.options import DISTRACTOR_TYPES, OFFICIAL_SEEDS
+from builder.facts import FactTable
+
+PROBE_LABELS = {
+    "random": "Uniform random letter",
+    "longest_chars": "Longest option (characters)",
+    "shortest_chars": "Shortest option (characters)",
+    "longest_words": "Longest option (words)",
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A displayed value: a fact (with its key) or plain text."""
+
+    text: str = ""
+    key: str | None = None
+    value: float | None = None
+    kind: str = "text"  # text | num | pct | count | score
+
+    @property
+    def numeric(self) -> bool:
+        return self.key is not None
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    note: str = ""
+    csv_name: str = field(default="")
+
+
+class FactCells:
+    """Builds cells from a FactTable; a missing key is a bug, so it raises."""
+
+    def __init__(self, facts: FactTable):
+        self.facts = facts
+
+    def __call__(self, key: str, kind: str = "score") -> Cell:
+        return Cell(key=key, value=self.facts[key], kind=kind)
+
+    def optional(self, key: str, kind: str = "score") -> Cell:
+        return self(key, kind) if key in self.facts else Cell("–")
+
+
+def composition_table(f: FactCells) -> Table:
+    rows = [
+        (Cell("Items"), f("dataset.rows", "count")),
+        (Cell("Train split"), f("dataset.train", "count")),
+        (Cell("Test split"), f("dataset.test", "count")),
+        (Cell("Harmful"), f("dataset.harmful", "count")),
+        (Cell("Non-harmful"), f("dataset.non_harmful", "count")),
+        (Cell("Harmful rate"), f("dataset.harmful_rate", "pct")),
+        (Cell("Distinct terms"), f("audit.distinct_terms", "count")),
+    ]
+    return Table("composition", "Dataset composition", ("", "Value"), tuple(rows))
+
+
+def category_table(f: FactCells) -> Table:
+    rows = []
+    for c in CATEGORIES:
+        base = f"dataset.category.{c}"
+        rows.append((Cell(c), f(f"{base}.count", "count"), f(f"{base}.share", "pct"),
+                     f(f"{base}.test_count", "count"), f(f"{base}.harmful", "count"),
+                     f(f"{base}.harmful_rate", "pct")))
+    return Table("categories", "Categories: size, test items and harmful rate",
+                 ("Category", "Items", "Share", "Test items", "Harmful", "Harmful rate"), tuple(rows))
+
+
+def heuristic_table(f: FactCells, probes: list[str], scope: str) -> Table:
+    infix = "" if scope == "all" else f".{scope}"
+    rows = []
+    for probe in probes:
+        base = f"leak.{probe}{infix}.macro_f1"
+        seeds = tuple(f.optional(f"{base}.seed_{s}") for s in OFFICIAL_SEEDS)
+        rows.append((Cell(PROBE_LABELS.get(probe, probe)), *seeds, f.optional(f"{base}.mean"), f.optional(f"{base}.sd")))
+    where = "all items" if scope == "all" else f"the {scope} split"
+    return Table(f"heuristics-{scope}", f"Surface heuristics, Task 2 macro F1 on {where}",
+                 ("Heuristic", *(f"Seed {s}" for s in OFFICIAL_SEEDS), "Mean", "SD"), tuple(rows),
+                 note="Each seed is one official option shuffle; SD is the sample standard deviation over seeds.")
+
+
+def heuristic_interval_table(f: FactCells, probes: list[str], scope: str, seed: int) -> Table:
+    infix = "" if scope == "all" else f".{scope}"
+    rows = []
+    for probe in probes:
+        row = [Cell(PROBE_LABELS.get(probe, probe))]
+        for metric in ("accuracy", "macro_f1"):
+            key = f"leak.{probe}{infix}.{metric}.seed_{seed}"
+            row += [f.optional(key), f.optional(f"{key}.ci95_low"), f.optional(f"{key}.ci95_high")]
+        rows.append(tuple(row))
+    where = "all items" if scope == "all" else f"the {scope} split"
+    return Table(f"heuristic-intervals-{scope}", f"Surface heuristics with 95% bootstrap intervals (seed {seed}, {where})",
+                 ("Heuristic", "Accuracy", "Low", "High", "Macro F1", "Low", "High"), tuple(rows),
+                 note="Percentile bootstrap over items, 2,000 resamples.")
+
+
+def length_table(f: FactCells, scope: str) -> Table:
+    infix = "" if scope == "all" else f".{scope}"
+    names = {"gold": "Gold equivalent", "literal": "Literal gloss", "cultural": "Cultural mismatch",
+             "pragmatic": "Pragmatic neighbour"}
+    rows = [(Cell(label), f(f"leak{infix}.mean_chars.{slot}", "num"), f(f"leak{infix}.median_chars.{slot}", "num"),
+             f(f"leak{infix}.gold_longer_than.{slot}.share", "pct") if slot != "gold" else Cell("–"))
+            for slot, label in names.items()]
+    where = "all items" if scope == "all" else f"the {scope} split"
+    return Table(f"lengths-{scope}", f"Option length by slot ({where})",
+                 ("Option slot", "Mean characters", "Median characters", "Gold is longer than this slot"),
+                 tuple(rows))
+
+
+def longest_table(f: FactCells) -> Table:
+    rows = [
+        (Cell("All items"), f("leak.gold_strictly_longest.count", "count"), f("leak.gold_strictly_longest.share", "pct")),
+        (Cell("Test split"), f("leak.test.gold_strictly_longest.count", "count"), f("leak.test.gold_strictly_longest.share", "pct")),
+    ]
+    return Table("gold-longest", "Items whose gold is strictly the longest option",
+                 ("Scope", "Items", "Share"), tuple(rows))
+
+
+def audit_table(f: FactCells) -> Table:
+    rows = [
+        (Cell("Distractor strings equal to another item's gold"), f("audit.distractor_is_other_gold.count", "count"),
+         f("audit.distractor_is_other_gold.share", "pct")),
+        *((Cell(f"… of which {t} distractors"), f(f"audit.distractor_is_other_gold.{t}.count", "count"), Cell("–"))
+          for t in DISTRACTOR_TYPES),
+        (Cell("Items with two identical options"), f("audit.duplicate_option_items", "count"), Cell("–")),
+        (Cell("Terms in both train and test"), f("audit.train_test_term_overlap", "count"), Cell("–")),
+    ]
+    return Table("audits", "Audits (case-insensitive comparisons)", ("Check", "Count", "Share"), tuple(rows),
+                 note="Share of distractor strings is over all three distractors of every item.")
+
+
+def harm_table(f: FactCells, probe: str = "always_non_harmful") -> Table:
+    rows = []
+    for scope, label in (("", "All items"), (".test", "Test split")):
+        base = f"harm.{probe}{scope}"
+        rows.append((Cell(label), f(f"{base}.accuracy"), f(f"{base}.macro_f1"),
+                     f(f"{base}.f1.harmful"), f(f"{base}.f1.non_harmful")))
+    return Table("harm-baseline", "Task 3 trivial baseline: always answer non-harmful",
+                 ("Scope", "Accuracy", "Macro F1", "F1 harmful", "F1 non-harmful"), tuple(rows))
+
+
+def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
+    rows = []
+    for rid, s in scores.items():
+        h = s.run.header
+        seed = str(h.option_seed) if h.option_seed is not None else "–"
+        scope = h.items.get("split") or h.items.get("selection")
+        rows.append((Cell(rid), Cell(h.subject_name), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
+                     Cell(str(scope)), f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"),
+                     f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
+    return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
+                                      "Macro F1", "F1 low", "F1 high"), tuple(rows),
+                 note="Intervals: 95% percentile bootstrap over items.")

@@ -1,0 +1,44 @@
+"""Load every run under a folder, reporting all bad runs at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from builder.dataset.cibuzzbench import Dataset
+from builder.errors import InputError, Problem
+from builder.runs.reader import read_run
+from builder.runs.schema import Run
+from builder.runs.validate import validate_run
+
+
+def run_files(runs_dir: Path) -> list[Path]:
+    return sorted(p for p in runs_dir.rglob("*.jsonl") if p.is_file()) if runs_dir.exists() else []
+
+
+def load_runs(runs_dir: Path, dataset: Dataset) -> list[Run]:
+    runs: list[Run] = []
+    problems: list[Problem] = []
+    for path in run_files(runs_dir):
+        try:
+            run = read_run(path)
+            validate_run(run, dataset)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        runs.append(run)
+    problems.extend(_duplicate_ids(runs))
+    if problems:
+        raise InputError(problems)
+    return runs
+
+
+def _duplicate_ids(runs: list[Run]) -> list[Problem]:
+    first: dict[str, str] = {}
+    problems = []
+    for run in runs:
+        rid = run.header.run_id
+        if rid in first:
+            problems.append(Problem(run.path, f"run_id {rid!r} is already used by {first[rid]}", 1, "run_id"))
+        else:
+            first[rid] = run.path
+    return problems
