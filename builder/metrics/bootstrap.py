@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -64,15 +65,28 @@ def _check_options(resamples: int, level: float) -> None:
 def _resampled(g: np.ndarray, preds: Sequence[np.ndarray], k: int, resamples: int,
                seed: int) -> list[dict[str, np.ndarray]]:
     """Metric arrays per predictor, all on the SAME resampled indices (pairing)."""
-    rng = np.random.default_rng(seed)
-    n = len(g)
-    step = max(1, _CHUNK_CELLS // n)
     parts: list[list[dict[str, np.ndarray]]] = [[] for _ in preds]
-    for start in range(0, resamples, step):
-        idx = rng.integers(0, n, size=(min(step, resamples - start), n))
+    for idx in _index_chunks(len(g), resamples, seed, _CHUNK_CELLS):
         for part, p in zip(parts, preds):
             part.append(metric_on_resamples(g, p, idx, k))
     return [{m: np.concatenate([c[m] for c in part]) for m in METRICS} for part in parts]
+
+
+@lru_cache(maxsize=4)
+def _index_chunks(n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[np.ndarray, ...]:
+    """The resample index matrices for (n, resamples, seed), chunk_cells per matrix.
+
+    Drawing them dominates the cost of a bootstrap, and a site scores many runs over
+    the same item set, so they are drawn once and shared (read-only).
+    """
+    rng = np.random.default_rng(seed)
+    step = max(1, chunk_cells // n)
+    chunks = []
+    for start in range(0, resamples, step):
+        idx = rng.integers(0, n, size=(min(step, resamples - start), n))
+        idx.flags.writeable = False
+        chunks.append(idx)
+    return tuple(chunks)
 
 
 def _interval(values: np.ndarray, level: float) -> Interval:

@@ -110,7 +110,7 @@ def _option_run(dataset: Dataset, probe: OptionProbe, scope: str, selection: dic
     items = []
     for row_id in ids:
         letter = choose(sets[row_id])
-        items.append(Item(row_id=row_id, prediction=letter, response=letter, letter_map=sets[row_id].letter_map))
+        items.append(Item(row_id=row_id, prediction=letter, letter_map=sets[row_id].letter_map))
     header = _header(dataset, probe.name, EQUIVALENT_SELECTION, probe.parameters, scope, selection,
                      len(ids), seed, created)
     return header, items
@@ -118,7 +118,7 @@ def _option_run(dataset: Dataset, probe: OptionProbe, scope: str, selection: dic
 
 def _constant_run(dataset: Dataset, probe: ConstantProbe, scope: str, selection: dict[str, Any],
                   ids: list[int], created: str) -> tuple[Header, list[Item]]:
-    items = [Item(row_id=i, prediction=probe.label, response=probe.label) for i in ids]
+    items = [Item(row_id=i, prediction=probe.label) for i in ids]
     header = _header(dataset, probe.name, HARMFULNESS_DETECTION, probe.parameters, scope, selection,
                      len(ids), None, created)
     return header, items

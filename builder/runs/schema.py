@@ -56,14 +56,17 @@ class Item:
     usage: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """Optional fields that are unset are left out, which keeps probe runs small."""
         out: dict[str, Any] = {"type": "item", "row_id": self.row_id}
         if self.letter_map is not None:
             out["letter_map"] = self.letter_map
-        out["response"] = self.response
+        if self.response is not None:
+            out["response"] = self.response
         out["prediction"] = self.prediction
-        out["error"] = self.error
-        out["latency_ms"] = self.latency_ms
-        out["usage"] = self.usage
+        for name in ("error", "latency_ms", "usage"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
         return out
 
 
