@@ -19,17 +19,17 @@ def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
 
 
 def build_fingerprint(dataset: Path, runs_dir: Path, content_dir: Path) -> str:
+    """Names are taken relative to their folder so moving the project keeps the hash."""
     digest = hashlib.sha256()
     groups = {
-        "code": _files(PACKAGE_DIR, ["*.py"]),
-        "content": _files(content_dir, ["*"]),
-        "runs": _files(runs_dir, ["*.jsonl"]),
-        "dataset": [dataset],
+        "code": (PACKAGE_DIR, _files(PACKAGE_DIR, ["*.py"])),
+        "content": (content_dir, _files(content_dir, ["*"])),
+        "runs": (runs_dir, _files(runs_dir, ["*.jsonl"])),
+        "dataset": (dataset.parent, [dataset]),
     }
-    for group, paths in groups.items():
-        base = PACKAGE_DIR if group == "code" else None
+    for group, (root, paths) in groups.items():
         for path in paths:
-            name = str(path.relative_to(base)) if base else str(path)
+            name = "dataset" if group == "dataset" else path.relative_to(root).as_posix()
             digest.update(f"{group}\0{name}\0".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     for name in ENV_INPUTS:

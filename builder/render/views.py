@@ -6,7 +6,7 @@ table, so each displayed number can point back to its provenance.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from builder.analyses.run_scores import RunScore
 from builder.dataset.cibuzzbench import CATEGORIES
@@ -42,7 +42,11 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     note: str = ""
-    csv_name: str = field(default="")
+
+    @property
+    def numeric_columns(self) -> tuple[bool, ...]:
+        """Columns holding a number in any row (right-aligned headers)."""
+        return tuple(any(row[i].numeric for row in self.rows) for i in range(len(self.columns)))
 
 
 class FactCells:
