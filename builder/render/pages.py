@@ -43,7 +43,7 @@ def render_site(inputs: SiteInputs) -> Files:
         "dataset.html": _page(env, "dataset.html", common, root="", title="Dataset and leakage",
                               tables=dataset_tables),
         "facts.json": _json(facts.as_json()),
-        "provenance.json": _json(facts.provenance_json()),
+        "provenance.json": _json_lines_object(facts.provenance_json()),
         "style.css": (inputs.content_dir / "static" / "style.css").read_bytes(),
     }
     for table in [*dataset_tables.values(), runs_table]:
@@ -69,6 +69,13 @@ def _page(env, template: str, common: dict, **context) -> bytes:
 
 def _json(data: object) -> bytes:
     return (json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _json_lines_object(data: dict[str, object]) -> bytes:
+    """A JSON object with one entry per line: small, and diffs stay readable."""
+    entries = [f"{json.dumps(k, ensure_ascii=False)}:{json.dumps(v, ensure_ascii=False, separators=(',', ':'))}"
+               for k, v in sorted(data.items())]
+    return ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
 
 
 def table_csv(table: v.Table) -> bytes:

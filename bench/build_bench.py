@@ -1,0 +1,61 @@
+"""Benchmark `make site`: cold builds (no site/) and no-change rebuilds.
+
+Reports medians over repeated runs, with min/max and the load average, because
+this 2-core machine is shared and single timings are noisy. Run via `make bench`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples),
+            "samples_s": [round(s, 3) for s in samples]}
+
+
+def page_weights(site: Path) -> dict[str, int]:
+    return {str(p.relative_to(site)): p.stat().st_size for p in sorted(site.rglob("*.html"))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    site = ROOT / "site"
+    command = ["make", "--no-print-directory", "site"]
+    timed(command)  # warm the OS file cache and make sure the venv and data exist
+    cold = []
+    for _ in range(args.repeat):
+        shutil.rmtree(site, ignore_errors=True)
+        cold.append(timed(command))
+    warm = [timed(command) for _ in range(args.repeat)]
+    report = {
+        "command": " ".join(command),
+        "cold_build": summary(cold),
+        "no_change_rebuild": summary(warm),
+        "ratio_cold_to_no_change": statistics.median(cold) / statistics.median(warm),
+        "load_average_1m": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+        "html_bytes": page_weights(site),
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
