@@ -72,6 +72,7 @@ def line_of(record: dict[str, Any]) -> str:
 
 def write_text(path: Path, lines: list[str | dict[str, Any]], *, final_newline: bool = True) -> Path:
     text = "\n".join(line if isinstance(line, str) else line_of(line) for line in lines)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes((text + ("\n" if final_newline else "")).encode("utf-8"))
     return path
 
@@ -128,7 +129,8 @@ def test_write_run_round_trip(tmp_path: Path, synthetic_dataset: Dataset) -> Non
 
     raw = path.read_bytes()
     assert raw.endswith(b"\n") and not raw.endswith(b"\n\n")
-    assert TRICKY.replace("\u2028", "").encode("utf-8")[:10] in raw  # unicode kept as UTF-8, not \u escapes
+    assert "Réponse « B » — 答案是 B 🙂".encode("utf-8") in raw  # UTF-8, not \\u escapes
+    assert b"\\u7b54" not in raw and b"\\ud83d" not in raw
     assert b"<script>alert('x')</script>" in raw
     assert [p.name for p in path.parent.iterdir()] == ["run.jsonl"]  # no temp file left behind
 
@@ -530,6 +532,15 @@ def test_validate_footer_count(tmp_path: Path, synthetic_dataset: Dataset) -> No
     assert "4" in p.message and "3" in p.message
 
 
+@pytest.mark.xfail(strict=True, reason="validate._check_footer guesses the footer line as last item line + 1, "
+                   "which is wrong when blank lines (accepted by the reader) come before the footer")
+def test_validate_footer_count_names_the_footer_line(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    path = write_text(tmp_path / "r.jsonl", [t3_header_rec(synthetic_dataset), item_rec(1), "",
+                                              {"type": "footer", "items": 5}])
+    exc = validate_error(path, synthetic_dataset)
+    expect_problem(exc, path, line=4, field="items")
+
+
 # ---------------------------------------------------------------- load_runs
 
 
@@ -555,8 +566,7 @@ def test_load_runs_missing_folder_is_empty(tmp_path: Path, synthetic_dataset: Da
 def test_load_runs_collects_problems_from_several_files(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     _good_t3_run(synthetic_dataset, tmp_path / "good.jsonl", "good")
     bad_read = write_text(tmp_path / "sub" / "bad_read.jsonl",
-                          [t3_header_rec(synthetic_dataset, run_id="bad-read"), item_rec("7")]) \
-        if (tmp_path / "sub").mkdir() is None else None
+                          [t3_header_rec(synthetic_dataset, run_id="bad-read"), item_rec("7")])
     bad_valid = tmp_path / "bad_valid.jsonl"
     write_run(bad_valid, make_header(synthetic_dataset, task=T3, run_id="bad-valid"), [Item(99999, "harmful")], None)
     bad_sha = tmp_path / "z" / "bad_sha.jsonl"
@@ -565,7 +575,6 @@ def test_load_runs_collects_problems_from_several_files(tmp_path: Path, syntheti
     with pytest.raises(InputError) as info:
         load_runs(tmp_path, synthetic_dataset)
     exc = info.value
-    assert bad_read is not None
     expect_problem(exc, bad_read, line=2, field="row_id")
     expect_problem(exc, bad_valid, line=2, field="row_id", contains="99999")
     expect_problem(exc, bad_sha, line=1, field="dataset.content_sha256")
