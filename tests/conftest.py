@@ -29,6 +29,9 @@ def real_csv() -> Path:
     value = os.environ.get("CIBUZZBENCH_CSV")
     if value and Path(value).is_file():
         return Path(value)
+    shared = REPO.parent / "shared" / "data" / "cibuzzbench" / "cibuzzbench.csv"
+    if not value and shared.is_file():
+        return shared
     if os.environ.get("CI"):
         pytest.fail("CI must set CIBUZZBENCH_CSV to the real CIBuzzBench CSV; real-data tests may not be skipped")
     pytest.skip("real CIBuzzBench CSV not available (set CIBUZZBENCH_CSV)")

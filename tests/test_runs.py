@@ -238,8 +238,6 @@ def test_line_is_json_array(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     expect_problem(read_error(path), path, line=3, contains="expected a JSON object")
 
 
-@pytest.mark.xfail(strict=True, reason="reader fast path joins all lines into one JSON array, so a line "
-                   "that is not JSON on its own is accepted when the next line completes it")
 def test_line_only_valid_when_joined_with_next_is_rejected(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     path = write_text(tmp_path / "r.jsonl", [
         t3_header_rec(synthetic_dataset),
@@ -532,8 +530,6 @@ def test_validate_footer_count(tmp_path: Path, synthetic_dataset: Dataset) -> No
     assert "4" in p.message and "3" in p.message
 
 
-@pytest.mark.xfail(strict=True, reason="validate._check_footer guesses the footer line as last item line + 1, "
-                   "which is wrong when blank lines (accepted by the reader) come before the footer")
 def test_validate_footer_count_names_the_footer_line(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     path = write_text(tmp_path / "r.jsonl", [t3_header_rec(synthetic_dataset), item_rec(1), "",
                                               {"type": "footer", "items": 5}])
@@ -740,15 +736,9 @@ def test_resume_refuses_damaged_middle_line(tmp_path: Path, synthetic_dataset: D
 
 
 @pytest.mark.parametrize("bad_item", [
-    pytest.param('{"type":"item","prediction":"A"}', id="missing-row_id",
-                 marks=pytest.mark.xfail(strict=True, reason="writer._recover does int(record['row_id']): "
-                                         "KeyError escapes instead of InputError")),
-    pytest.param('{"type":"item","row_id":true,"prediction":"A"}', id="bool-row_id",
-                 marks=pytest.mark.xfail(strict=True, reason="writer._recover accepts row_id true as row 1 "
-                                         "and resumes a file the reader rejects")),
-    pytest.param('{"type":"item","row_id":"101","prediction":"A"}', id="string-row_id",
-                 marks=pytest.mark.xfail(strict=True, reason="writer._recover accepts row_id '101' via int() "
-                                         "and resumes a file the reader rejects")),
+    pytest.param('{"type":"item","prediction":"A"}', id="missing-row_id"),
+    pytest.param('{"type":"item","row_id":true,"prediction":"A"}', id="bool-row_id"),
+    pytest.param('{"type":"item","row_id":"101","prediction":"A"}', id="string-row_id"),
 ])
 def test_resume_refuses_malformed_middle_item(tmp_path: Path, synthetic_dataset: Dataset, bad_item: str) -> None:
     """Damage anywhere but the last line is refused (docs/run-format.md), with an InputError."""
@@ -761,7 +751,7 @@ def test_resume_refuses_malformed_middle_item(tmp_path: Path, synthetic_dataset:
     before = path.read_bytes()
     with pytest.raises(InputError) as info:
         RunWriter.open(path, header, fsync=False)
-    expect_problem(info.value, path, line=3)
+    expect_problem(info.value, path, line=3, field="row_id")
     assert path.read_bytes() == before
 
 

@@ -43,7 +43,7 @@ def audit_figures(dataset: Dataset) -> AuditFigures:
         distractor_is_other_gold=sum(by_type.values()),
         distractor_is_other_gold_by_type=by_type,
         duplicate_option_items=_duplicate_option_items(frame, [c for _, c in SOURCES]),
-        distinct_terms=int(frame["term_zh"].nunique()),
+        distinct_terms=len({normalise(t) for t in frame["term_zh"]}),
         train_test_term_overlap=_split_overlap(frame),
     )
 
@@ -65,6 +65,6 @@ def _duplicate_option_items(frame, columns: list[str]) -> int:
 
 
 def _split_overlap(frame) -> int:
-    train = set(frame.loc[frame["split"] == "train", "term_zh"])
-    test = set(frame.loc[frame["split"] == "test", "term_zh"])
+    train = {normalise(t) for t in frame.loc[frame["split"] == "train", "term_zh"]}
+    test = {normalise(t) for t in frame.loc[frame["split"] == "test", "term_zh"]}
     return len(train & test)

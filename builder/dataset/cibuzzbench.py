@@ -106,6 +106,8 @@ def _parse(path: Path, text: str) -> tuple[list[str], list[tuple[int, list[str]]
         raise InputError.single(path, "file is empty", line=1) from None
     except csv.Error as exc:
         raise InputError.single(path, f"malformed CSV: {exc}", line=1) from exc
+    if not header:
+        raise InputError.single(path, "first line is blank: expected the header row", line=1)
     records: list[tuple[int, list[str]]] = []
     start = reader.line_num + 1
     try:
@@ -124,12 +126,13 @@ def _validate(path: Path, header: list[str], records: list[tuple[int, list[str]]
     if problems:
         raise InputError(problems)
     rows: list[list[str]] = []
-    for line, cells in records:
+    for position, (line, cells) in enumerate(records):
         if len(cells) != len(COLUMNS):
-            problems.append(Problem(str(path), f"expected {len(COLUMNS)} fields, found {len(cells)}", line))
+            problems.append(Problem(str(path), f"expected {len(COLUMNS)} fields, found {len(cells)}"
+                                    " (an unbalanced quote can swallow the lines after it)", line))
             continue
         row = [cells[header.index(c)] for c in COLUMNS]
-        problems.extend(_check_row(path, line, len(rows), row))
+        problems.extend(_check_row(path, line, position, row))
         rows.append(row)
     problems.extend(_check_shape(path, rows, spec))
     if problems:

@@ -9,6 +9,8 @@ letters point at the same strings, so this mirrors the upstream recipe: the list
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -70,8 +72,8 @@ def build_option_set(row: dict[str, object], seed: int) -> OptionSet:
     return OptionSet(row_id, seed, options)
 
 
-def option_sets(dataset: Dataset, seed: int) -> dict[int, OptionSet]:
-    """All items' options for one seed, keyed by row_id (cached per dataset)."""
+def option_sets(dataset: Dataset, seed: int) -> Mapping[int, OptionSet]:
+    """All items' options for one seed, keyed by row_id (cached per dataset, read-only)."""
     return _cached_option_sets(_DatasetKey(dataset), seed)
 
 
@@ -88,8 +90,8 @@ class _DatasetKey:
         return isinstance(other, _DatasetKey) and other.dataset.content_sha256 == self.dataset.content_sha256
 
 
-@lru_cache(maxsize=32)
-def _cached_option_sets(key: _DatasetKey, seed: int) -> dict[int, OptionSet]:
+@lru_cache(maxsize=16)
+def _cached_option_sets(key: _DatasetKey, seed: int) -> Mapping[int, OptionSet]:
     columns = ["row_id", "term_zh"] + [column for _, column in SOURCES]
     records = (dict(zip(columns, values)) for values in key.dataset.frame[columns].itertuples(index=False))
-    return {int(r["row_id"]): build_option_set(r, seed) for r in records}
+    return MappingProxyType({int(r["row_id"]): build_option_set(r, seed) for r in records})

@@ -30,10 +30,10 @@ def read_run(path: str | Path) -> s.Run:
     collector = _Collector(str(path))
     records = _parse_all(collector, lines)
     header = _read_header(collector, records[0] if records else None)
-    items, footer, item_lines = _read_body(collector, records[1:])
+    items, footer, item_lines, footer_line = _read_body(collector, records[1:])
     collector.raise_if_any()
     assert header is not None
-    return s.Run(str(path), header, tuple(items), footer, item_lines)
+    return s.Run(str(path), header, tuple(items), footer, item_lines, footer_line)
 
 
 def _split_lines(path: Path) -> list[tuple[int, str]]:
@@ -53,13 +53,8 @@ def _split_lines(path: Path) -> list[tuple[int, str]]:
 
 
 def _parse_all(c: "_Collector", lines: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any] | None]]:
-    """Decode all lines in one call (fast path); fall back line by line to locate errors."""
-    try:
-        values = json.loads("[" + ",".join(text for _, text in lines) + "]")
-    except json.JSONDecodeError:
-        values = None
-    if values is not None and len(values) == len(lines) and all(isinstance(v, dict) for v in values):
-        return [(n, v) for (n, _), v in zip(lines, values)]
+    """Each line must be a JSON object on its own (no joined fast path: a torn line could
+    otherwise combine with its neighbour into valid JSON)."""
     last = lines[-1][0] if lines else 0
     return [(n, c.parse_json(n, text, last=(n == last))) for n, text in lines]
 
@@ -120,6 +115,8 @@ def _read_header(c: _Collector, record: tuple[int, dict[str, Any] | None] | None
         return None
     if not c.check_fields(line, data, _HEADER_FIELDS, tuple(_HEADER_FIELDS)):
         return None
+    for name in sorted(set(data) - set(_HEADER_FIELDS) - {"type"}):
+        c.add("unknown header field", line, name)
     ok = _check_header_values(c, line, data)
     return s.Header(**{k: data[k] for k in _HEADER_FIELDS}) if ok else None
 
@@ -138,33 +135,41 @@ def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool
         c.add(f"expected one of: {', '.join(s.SUBJECT_KINDS)}", line, "subject.kind")
     if data["items"].get("selection") not in s.SELECTIONS:
         c.add(f"expected one of: {', '.join(s.SELECTIONS)}", line, "items.selection")
+    if data["items"].get("selection") == "split" and data["items"].get("split") not in s.SPLITS:
+        c.add(f"expected one of: {', '.join(s.SPLITS)}", line, "items.split")
+    if not isinstance(data["items"].get("n", 0), int) or isinstance(data["items"].get("n"), bool):
+        c.add("not an integer", line, "items.n")
     if not isinstance(data["dataset"].get("content_sha256"), str):
         c.add("missing or not a string", line, "dataset.content_sha256")
     if data["dataset"].get("variant", "original") not in s.VARIANTS:
         c.add(f"expected one of: {', '.join(s.VARIANTS)}", line, "dataset.variant")
     if data["task"] == "equivalent_selection" and data["option_seed"] is None:
         c.add("equivalent_selection runs need an option seed", line, "option_seed")
+    if data["task"] == "harmfulness_detection" and data["option_seed"] is not None:
+        c.add("harmfulness_detection has no options: option_seed must be null", line, "option_seed")
     return len(c.problems) == before
 
 
 def _read_body(c: _Collector, records: list[tuple[int, dict[str, Any] | None]]
-               ) -> tuple[list[s.Item], s.Footer | None, dict[int, int]]:
+               ) -> tuple[list[s.Item], s.Footer | None, dict[int, int], int | None]:
     items: list[s.Item] = []
     seen: dict[int, int] = {}
     footer: s.Footer | None = None
+    footer_line: int | None = None
     for index, (line, data) in enumerate(records):
         if data is None:
             continue
         kind = data.get("type")
         if kind == "footer":
             footer = _read_footer(c, line, data, is_last=index == len(records) - 1)
+            footer_line = line
         elif kind == "item":
             item = _read_item(c, line, data)
             if item is not None and _first_time(c, line, item.row_id, seen):
                 items.append(item)
         else:
             c.add(f"unknown line type {kind!r} (expected 'item' or 'footer')", line, "type")
-    return items, footer, seen
+    return items, footer, seen, footer_line
 
 
 def _first_time(c: _Collector, line: int, row_id: int, seen: dict[int, int]) -> bool:
@@ -210,7 +215,16 @@ def _read_footer(c: _Collector, line: int, data: dict[str, Any], *, is_last: boo
     if not is_last:
         c.add("footer must be the last line", line, "type")
         return None
-    if not isinstance(data.get("items"), int):
+    before = len(c.problems)
+    if not _is_instance(data.get("items"), int):
         c.add("missing or not an integer", line, "items")
+    if not _is_instance(data.get("finished"), (str, type(None))):
+        c.add("not a string", line, "finished")
+    usage = data.get("usage_totals") or {}
+    if not isinstance(usage, dict) or not all(_is_instance(v, int) for v in usage.values()):
+        c.add("expected an object of integer counts", line, "usage_totals")
+    for name in sorted(set(data) - {"type", "items", "finished", "usage_totals"}):
+        c.add("unknown footer field", line, name)
+    if len(c.problems) > before:
         return None
-    return s.Footer(data["items"], data.get("finished"), data.get("usage_totals") or {})
+    return s.Footer(data["items"], data.get("finished"), usage)

@@ -16,6 +16,7 @@ CONDITIONS = ("sighted", "blind", "probe")
 SUBJECT_KINDS = ("model", "probe")
 SELECTIONS = ("all", "split", "sample")
 VARIANTS = ("original",)
+SPLITS = ("train", "test")
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class Run:
     items: tuple[Item, ...]
     footer: Footer | None
     item_lines: dict[int, int]  # row_id -> line number, for error messages downstream
+    footer_line: int | None = None
 
     @property
     def row_ids(self) -> list[int]:

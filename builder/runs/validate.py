@@ -41,6 +41,8 @@ def _check_items(run: Run, dataset: Dataset) -> list[Problem]:
         if item.prediction not in labels:
             problems.append(Problem(run.path, f"prediction {item.prediction!r} is not a label of "
                                     f"{run.header.task} (nor '' for unparsed)", line, "prediction"))
+        if official is None and item.letter_map is not None:
+            problems.append(Problem(run.path, f"{run.header.task} items have no options", line, "letter_map"))
         if official is not None and item.letter_map != official[item.row_id].letter_map:
             problems.append(Problem(run.path, f"letter map {item.letter_map!r} differs from the official "
                                     f"shuffle for seed {seed}: {official[item.row_id].letter_map!r}",
@@ -60,7 +62,12 @@ def _unknown_id_message(run: Run, row_id: int, dataset: Dataset) -> str:
 
 
 def _check_footer(run: Run) -> list[Problem]:
+    problems = []
     if run.footer is not None and run.footer.items != len(run.items):
-        line = max(run.item_lines.values(), default=1) + 1
-        return [Problem(run.path, f"footer counts {run.footer.items} items, file has {len(run.items)}", line, "items")]
-    return []
+        problems.append(Problem(run.path, f"footer counts {run.footer.items} items, file has {len(run.items)}",
+                                run.footer_line, "items"))
+    declared = run.header.items.get("n")
+    if isinstance(declared, int) and len(run.items) > declared:
+        problems.append(Problem(run.path, f"run has {len(run.items)} items but its header declares n={declared}",
+                                1, "items.n"))
+    return problems

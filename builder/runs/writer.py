@@ -65,6 +65,8 @@ class RunWriter:
             handle = open(path, "w", encoding="utf-8", newline="\n")
             handle.write(dump_line(header.to_json()))
             handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
         return cls(path, handle, done, fsync)
 
     def write(self, item: Item) -> None:
@@ -110,14 +112,24 @@ def _recover(path: Path, header: Header) -> set[int]:
             break
         if first is None:
             first = record
-        elif record.get("type") == "item":
-            done.add(int(record["row_id"]))
+        else:
+            _add_done(path, number, record, done)
         keep += len(line)
     _check_same_header(path, first, header)
     if keep < len(raw):
         with open(path, "r+b") as handle:
             handle.truncate(keep)
     return done
+
+
+def _add_done(path: Path, number: int, record: dict[str, Any], done: set[int]) -> None:
+    """Refuse to resume over items the strict reader would reject later."""
+    row_id = record.get("row_id")
+    if record.get("type") != "item" or type(row_id) is not int:
+        raise InputError.single(path, "cannot resume: not a well-formed item line", line=number, field="row_id")
+    if row_id in done:
+        raise InputError.single(path, f"cannot resume: duplicate row_id {row_id}", line=number, field="row_id")
+    done.add(row_id)
 
 
 def _complete_record(line: bytes) -> dict[str, Any] | None:
@@ -133,7 +145,7 @@ def _complete_record(line: bytes) -> dict[str, Any] | None:
 def _check_same_header(path: Path, existing: dict[str, Any] | None, header: Header) -> None:
     if existing is None or existing.get("type") != "header":
         raise InputError.single(path, "cannot resume: the file has no readable header", line=1)
-    wanted = header.to_json()
+    wanted = json.loads(json.dumps(header.to_json()))  # compare as JSON (tuples become lists)
     for key in wanted:
         if key not in _VOLATILE_HEADER_FIELDS and existing.get(key) != wanted[key]:
             raise InputError.single(
