@@ -105,11 +105,7 @@ def add_run_facts(facts: FactTable, score: RunScore) -> None:
     r = score.report
     facts.add(f"run.{rid}.n", r.n, "items in the run", runs)
     facts.add(f"run.{rid}.unparsed", r.unparsed, "items whose response could not be parsed", runs)
-    facts.add(f"run.{rid}.accuracy", r.accuracy, f"accuracy; {SCORE}", runs)
-    facts.add(f"run.{rid}.macro_f1", r.macro_f1, f"macro F1; {SCORE}", runs)
-    for metric, interval in score.intervals.items():
-        facts.add(f"run.{rid}.{metric}.ci95_low", interval.low, BOOT, runs)
-        facts.add(f"run.{rid}.{metric}.ci95_high", interval.high, BOOT, runs)
+    _add_headline(facts, f"run.{rid}", score)
     for label, scores in r.per_label.items():
         facts.add(f"run.{rid}.f1.{_label_key(label)}", scores.f1, f"F1 of label {label}; {SCORE}", runs)
     for category, report in score.by_category.items():
@@ -152,14 +148,20 @@ def _add_seed_group(facts: FactTable, base: str, members: list[RunScore]) -> Non
             facts.add(f"{base}.{metric}.sd", summary.sd, f"sample standard deviation of {metric} over {summary.n} option seeds", runs)
 
 
-def _add_harm_probe(facts: FactTable, base: str, score: RunScore) -> None:
+def _add_headline(facts: FactTable, base: str, score: RunScore) -> None:
+    """Accuracy and macro F1 with their bootstrap intervals, under `base`."""
     runs = (score.run_id,)
-    r = score.report
-    facts.add(f"{base}.accuracy", r.accuracy, f"accuracy; {SCORE}", runs)
-    facts.add(f"{base}.macro_f1", r.macro_f1, f"macro F1; {SCORE}", runs)
+    facts.add(f"{base}.accuracy", score.report.accuracy, f"accuracy; {SCORE}", runs)
+    facts.add(f"{base}.macro_f1", score.report.macro_f1, f"macro F1; {SCORE}", runs)
     for metric, interval in score.intervals.items():
         facts.add(f"{base}.{metric}.ci95_low", interval.low, BOOT, runs)
         facts.add(f"{base}.{metric}.ci95_high", interval.high, BOOT, runs)
+
+
+def _add_harm_probe(facts: FactTable, base: str, score: RunScore) -> None:
+    runs = (score.run_id,)
+    r = score.report
+    _add_headline(facts, base, score)
     for label, scores in r.per_label.items():
         key = _label_key(label)
         facts.add(f"{base}.f1.{key}", scores.f1, f"F1 of class {label}; {SCORE}", runs)
