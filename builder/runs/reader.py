@@ -137,6 +137,10 @@ def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool
         c.add(f"expected one of: {', '.join(s.SELECTIONS)}", line, "items.selection")
     if data["items"].get("selection") == "split" and data["items"].get("split") not in s.SPLITS:
         c.add(f"expected one of: {', '.join(s.SPLITS)}", line, "items.split")
+    if data["items"].get("selection") == "sample" and data["items"].get("split") not in (None, *s.SPLITS):
+        c.add(f"a sample is drawn from all items or one of: {', '.join(s.SPLITS)}", line, "items.split")
+    if data["items"].get("selection") == "sample" and not _is_instance(data["items"].get("sample_seed"), int):
+        c.add("a sample needs an integer sample_seed", line, "items.sample_seed")
     if not isinstance(data["items"].get("n", 0), int) or isinstance(data["items"].get("n"), bool):
         c.add("not an integer", line, "items.n")
     if not isinstance(data["dataset"].get("content_sha256"), str):

@@ -51,7 +51,9 @@ def _check_items(run: Run, dataset: Dataset) -> list[Problem]:
 
 
 def _allowed_row_ids(run: Run, dataset: Dataset) -> set[int]:
-    split = run.header.items.get("split") if run.header.items.get("selection") == "split" else None
+    """Items a run may contain: its split, or for a sample the split it was drawn from."""
+    items = run.header.items
+    split = items.get("split") if items.get("selection") in ("split", "sample") else None
     return set(dataset.row_ids(split))
 
 
