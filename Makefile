@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 # so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
 PROBE_EPOCH ?= 1796083200
 
-.PHONY: install data site runs test bench clean
+.PHONY: install data site runs test bench probe serve clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,14 @@ test: $(INSTALLED)
 
 bench: data
 	$(BIN)/python bench/build_bench.py
+
+# Ask a model: make probe ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME --sample 400" (docs/probing.md)
+probe: data
+	$(BIN)/buzzprobe probe $(ARGS)
+
+# Preview the built site at http://127.0.0.1:8000/ (loopback only).
+serve: site
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory site 8000
 
 clean:
 	rm -rf site .cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ class BuildConfig:
     out: Path = Path("site")
     force: bool = False
     spec: object | None = None  # a DatasetSpec; None means the official shape
+    charts: bool = True  # tests of other parts may skip the (slower) chart rendering
 
 
 @dataclass(frozen=True)
@@ -35,13 +37,41 @@ def build(config: BuildConfig) -> BuildResult:
     # Heavy imports only once we know there is work to do.
     from builder.compute import compute
     from builder.dataset.cibuzzbench import load_dataset
-    from builder.render.pages import SiteInputs, render_site
     from builder.runs.load import load_runs
     from builder.write import write_site
 
     dataset = load_dataset(config.dataset, config.spec) if config.spec else load_dataset(config.dataset)
     runs = load_runs(config.runs_dir, dataset)
     computed = compute(dataset, runs)
-    files = render_site(SiteInputs(dataset, computed, config.content_dir))
+    files = _render(config, dataset, computed)
     write_site(files, config.out, fingerprint)
     return BuildResult(skipped=False, files=len(files), facts=len(computed.facts.values), runs=len(runs))
+
+
+def _render(config: BuildConfig, dataset, computed) -> dict[str, bytes]:
+    from builder.build_date import build_date
+    from builder.claims.engine import MeasureRegistry, judge_prediction
+    from builder.claims.loading import load_predictions
+    from builder.claims.run_measures import register_run_measures
+    from builder.content.reported import load_reported
+    from builder.render.site import SiteInputs, render_site
+
+    registry = MeasureRegistry()
+    register_run_measures(registry, computed.scores.values(), computed.facts)
+    today = build_date(config.content_dir.parent if config.content_dir.is_absolute() else Path("."))
+    predictions = load_predictions(config.content_dir / "predictions.yaml", set(registry.measures))
+    verdicts = [judge_prediction(p, registry, today) for p in predictions]
+    charts, assets = _charts(computed) if config.charts else ({}, {})
+    inputs = SiteInputs(
+        dataset=dataset, computed=computed, content_dir=config.content_dir,
+        reported=load_reported(config.content_dir / "reported.yaml"), verdicts=verdicts, build_date=today,
+        site_url=os.environ.get("BUZZPROBE_SITE_URL", ""), charts=charts,
+        assets={**assets, "assets/item-browser.js": (config.content_dir / "static" / "item-browser.js").read_bytes()},
+    )
+    return render_site(inputs)
+
+
+def _charts(computed) -> tuple[dict, dict[str, bytes]]:
+    from builder.render.chart_bundle import vega_bundle
+    from builder.render.chart_set import build_charts
+    return build_charts(computed), {"assets/vega-bundle.js": vega_bundle()}

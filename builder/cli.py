@@ -1,4 +1,4 @@
-"""Command line: `buzzprobe build | data fetch | data check | runs`.
+"""Command line: `buzzprobe build | data fetch | data check | runs | probe`.
 
 Heavy libraries are imported inside commands so that `build` can answer
 "nothing changed" in a fraction of a second.
@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from builder.errors import InputError
+from builder.probe.command import add_probe_parser
 
 EXIT_INPUT = 2
 EXIT_FETCH = 3
@@ -57,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     runs = sub.add_parser("runs", help="regenerate the model-free probe runs in runs/probes/")
     runs.add_argument("--out", type=Path, default=Path("runs/probes"))
     runs.set_defaults(handler=_cmd_runs)
+
+    add_probe_parser(sub)
     return parser
 
 

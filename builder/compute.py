@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from builder.analyses.audits import audit_figures
 from builder.analyses.categories import category_figures
-from builder.analyses.option_lengths import length_figures
+from builder.analyses.option_lengths import length_distribution, length_figures
 from builder.analyses.run_scores import RunScore, score_run
-from builder.dataset.cibuzzbench import Dataset
+from builder.dataset.cibuzzbench import CATEGORIES, Dataset
 from builder.facts import FactTable
 from builder.metrics import HARMFUL, summarise_seeds
 from builder.runs.schema import Run
@@ -27,6 +27,7 @@ BOOT = "seeded percentile bootstrap over items, 2000 resamples, 95%"
 class Computed:
     facts: FactTable
     scores: dict[str, RunScore]  # by run_id, in run_id order
+    length_distribution: list[tuple[str, int, int]]  # (slot, characters, items), for the chart
 
 
 def compute(dataset: Dataset, runs: list[Run]) -> Computed:
@@ -36,7 +37,7 @@ def compute(dataset: Dataset, runs: list[Run]) -> Computed:
     for score in scores.values():
         add_run_facts(facts, score)
     add_probe_facts(facts, list(scores.values()))
-    return Computed(facts, scores)
+    return Computed(facts, scores, length_distribution(dataset))
 
 
 def scope_of(run: Run) -> str:
@@ -127,6 +128,8 @@ def add_probe_facts(facts: FactTable, scores: list[RunScore]) -> None:
         infix = "" if scope == "all" else f".{scope}"
         if task == EQUIVALENT_SELECTION:
             _add_seed_group(facts, f"leak.{probe}{infix}", members)
+            if scope == "all":
+                _add_category_group(facts, f"leak.{probe}.category", members)
         elif task == HARMFULNESS_DETECTION and len(members) == 1:
             _add_harm_probe(facts, f"harm.{probe}{infix}", members[0])
 
@@ -156,6 +159,35 @@ def _add_headline(facts: FactTable, base: str, score: RunScore) -> None:
     for metric, interval in score.intervals.items():
         facts.add(f"{base}.{metric}.ci95_low", interval.low, BOOT, runs)
         facts.add(f"{base}.{metric}.ci95_high", interval.high, BOOT, runs)
+
+
+CATEGORY_SEED = 1111  # per-category intervals are bootstrapped for this seed only (cost)
+
+
+def _add_category_group(facts: FactTable, base: str, members: list[RunScore]) -> None:
+    """Per-category scores of a probe: mean over seeds, and seed 1111 with intervals."""
+    runs = tuple(m.run_id for m in members)
+    for category in CATEGORIES:
+        present = [m for m in members if category in m.by_category]
+        if not present:
+            continue
+        for metric in ("accuracy", "macro_f1"):
+            values = {int(m.run.header.option_seed or 0): getattr(m.by_category[category], metric) for m in present}
+            facts.add(f"{base}.{category}.{metric}.mean", summarise_seeds(values).mean,
+                      f"mean over option seeds of {metric} within the category; {SCORE}", runs)
+        for m in present:
+            if m.run.header.option_seed == CATEGORY_SEED:
+                _add_category_seed(facts, f"{base}.{category}", m, category)
+
+
+def _add_category_seed(facts: FactTable, base: str, member: RunScore, category: str) -> None:
+    intervals = member.category_intervals(category)
+    for metric in ("accuracy", "macro_f1"):
+        key = f"{base}.{metric}.seed_{CATEGORY_SEED}"
+        facts.add(key, getattr(member.by_category[category], metric),
+                  f"{metric} within the category at option seed {CATEGORY_SEED}; {SCORE}", (member.run_id,))
+        facts.add(f"{key}.ci95_low", intervals[metric].low, f"{BOOT}, within the category", (member.run_id,))
+        facts.add(f"{key}.ci95_high", intervals[metric].high, f"{BOOT}, within the category", (member.run_id,))
 
 
 def _add_harm_probe(facts: FactTable, base: str, score: RunScore) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-ENV_INPUTS = ("SOURCE_DATE_EPOCH",)
+ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL")
 
 
 def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
@@ -34,4 +34,6 @@ def build_fingerprint(dataset: Path, runs_dir: Path, content_dir: Path) -> str:
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     for name in ENV_INPUTS:
         digest.update(f"env\0{name}={os.environ.get(name, '')}\0".encode())
+    from builder.build_date import build_epoch
+    digest.update(f"date\0{build_epoch()}\0".encode())
     return digest.hexdigest()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from builder.build import BuildConfig, build
+from builder.errors import InputError
 from builder.dataset.cibuzzbench import DatasetSpec, load_dataset
 from builder.probes.generate import generate_probe_runs
 from builder.write import STAMP
@@ -84,7 +86,7 @@ def test_no_change_rebuild_is_skipped_and_changes_are_seen(small_inputs, tmp_pat
     (content / "static" / "style.css").write_text("body { color: red; }\n")
     again = small_build(small_inputs, out, content=content)
     assert not again.skipped
-    assert (out / "style.css").read_text() == "body { color: red; }\n"
+    assert (out / "assets" / "style.css").read_text() == "body { color: red; }\n"
 
 
 def test_facts_json_has_required_keys_on_a_scale_of_100(small_inputs, tmp_path):
@@ -107,10 +109,15 @@ def test_facts_json_has_required_keys_on_a_scale_of_100(small_inputs, tmp_path):
 def test_pages_link_relatively_and_load_nothing_remote(small_inputs, tmp_path):
     out = tmp_path / "site"
     small_build(small_inputs, out)
-    for page in out.glob("*.html"):
+    pages = list(out.rglob("*.html"))
+    assert len(pages) > 10
+    for page in pages:
         html = page.read_text()
-        assert "http://" not in html and "https://" not in html, page.name
+        assert not re.search(r'\bsrc="(https?:)?//', html), page.name
+        assert not re.search(r'<link[^>]+href="(https?:)?//', html), page.name
         assert 'href="/' not in html and 'src="/' not in html, page.name
+        external = re.findall(r'<a [^>]*href="https?://[^"]*"[^>]*>', html)
+        assert all('rel="external"' in a for a in external), external
 
 
 def test_render_failure_leaves_previous_site(small_inputs, tmp_path):
@@ -119,10 +126,13 @@ def test_render_failure_leaves_previous_site(small_inputs, tmp_path):
     before = tree(out)
     content = tmp_path / "content"
     shutil.copytree(CONTENT, content)
-    page = content / "templates" / "dataset.html"
-    page.write_text(page.read_text().replace("{% endblock %}", "{{ no_such_name }}{% endblock %}", 1))
-    with pytest.raises(Exception, match="no_such_name"):
+    page = content / "pages" / "dataset.md"
+    lines = page.read_text().split("\n")
+    lines.insert(9, 'Oops: {{ fact("no.such.fact") }}')  # becomes line 10 of the file
+    page.write_text("\n".join(lines))
+    with pytest.raises(InputError) as info:
         small_build(small_inputs, out, content=content)
+    assert f"{page}:10" in str(info.value) and "no.such.fact" in str(info.value)
     assert tree(out) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
 

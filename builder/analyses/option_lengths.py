@@ -45,3 +45,14 @@ def length_figures(dataset: Dataset, split: str | None = None) -> LengthFigures:
         mean_chars={s: float(lengths[s].mean()) for s in SLOTS},
         median_chars={s: float(lengths[s].median()) for s in SLOTS},
     )
+
+
+def length_distribution(dataset: Dataset) -> list[tuple[str, int, int]]:
+    """(slot, characters, items) counts: compact input for the distribution chart."""
+    lengths = char_lengths(dataset)
+    rows = []
+    for slot in SLOTS:
+        counts = lengths[slot].value_counts().sort_index()
+        name = "gold" if slot == GOLD else slot
+        rows.extend((name, int(length), int(n)) for length, n in counts.items())
+    return rows

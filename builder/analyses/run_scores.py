@@ -17,10 +17,22 @@ class RunScore:
     report: ClassificationReport
     intervals: dict[str, Interval]  # "accuracy", "macro_f1"
     by_category: dict[str, ClassificationReport]
+    gold: tuple[str, ...]  # in item order, kept for slice intervals and paired analyses
+    pred: tuple[str, ...]
+    category_positions: dict[str, tuple[int, ...]]  # category -> item positions
 
     @property
     def run_id(self) -> str:
         return self.run.header.run_id
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.report.labels
+
+    def category_intervals(self, category: str) -> dict[str, Interval]:
+        """Bootstrap intervals within one category (computed on demand: they cost time)."""
+        picks = self.category_positions[category]
+        return bootstrap_intervals([self.gold[i] for i in picks], [self.pred[i] for i in picks], self.labels)
 
 
 def gold_labels(run: Run, dataset: Dataset) -> list[str]:
@@ -49,4 +61,5 @@ def score_run(run: Run, dataset: Dataset) -> RunScore:
         if picks:
             by_category[category] = classification_report([gold[i] for i in picks], [pred[i] for i in picks], labels)
     return RunScore(run, classification_report(gold, pred, labels),
-                    bootstrap_intervals(gold, pred, labels), by_category)
+                    bootstrap_intervals(gold, pred, labels), by_category, tuple(gold), tuple(pred),
+                    {c: tuple(p) for c, p in positions.items()})

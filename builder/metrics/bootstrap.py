@@ -72,7 +72,7 @@ def _resampled(g: np.ndarray, preds: Sequence[np.ndarray], k: int, resamples: in
     return [{m: np.concatenate([c[m] for c in part]) for m in METRICS} for part in parts]
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
 def _index_chunks(n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[np.ndarray, ...]:
     """The resample index matrices for (n, resamples, seed), chunk_cells per matrix.
 

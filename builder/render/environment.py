@@ -20,7 +20,7 @@ def make_environment(template_dir: Path) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count)
+    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p)
     return env
 
 
@@ -35,3 +35,8 @@ def fmt_pct(value: float, digits: int = 1) -> str:
 
 def fmt_count(value: int | float) -> str:
     return f"{int(value):,}"
+
+
+def fmt_p(value: float) -> str:
+    """p-values: plain below 3 significant digits would read as 0.000."""
+    return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"

@@ -28,11 +28,16 @@ class Cell:
     text: str = ""
     key: str | None = None
     value: float | None = None
-    kind: str = "text"  # text | num | pct | count | score
+    kind: str = "text"  # text | num | pct | count | score | p
+    href: str | None = None  # site-relative link for text cells
 
     @property
     def numeric(self) -> bool:
-        return self.key is not None
+        return self.value is not None
+
+    @property
+    def is_fact(self) -> bool:
+        return bool(self.key)
 
 
 @dataclass(frozen=True)
@@ -165,9 +170,109 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
         scope = h.items.get("split") or h.items.get("selection")
-        rows.append((Cell(rid), Cell(h.subject_name), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
+        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_name), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
                      Cell(str(scope)), f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"),
                      f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
                                       "Macro F1", "F1 low", "F1 high"), tuple(rows),
                  note="Intervals: 95% percentile bootstrap over items.")
+
+
+def category_scores_table(f: FactCells, probes: list[str]) -> Table:
+    """Per category: size, harmful rate and each heuristic's accuracy (mean over seeds)."""
+    rows = []
+    for c in CATEGORIES:
+        base = f"dataset.category.{c}"
+        row = [Cell(c), f(f"{base}.count", "count"), f(f"{base}.share", "pct"), f(f"{base}.harmful_rate", "pct")]
+        row += [f.optional(f"leak.{p}.category.{c}.accuracy.mean") for p in probes]
+        rows.append(tuple(row))
+    return Table("category-scores", "Categories: size, harmful rate and surface-heuristic accuracy",
+                 ("Category", "Items", "Share", "Harmful rate", *(PROBE_LABELS.get(p, p) for p in probes)),
+                 tuple(rows), note="Heuristic accuracy is the mean over the five official option seeds, on all items.")
+
+
+def category_interval_table(f: FactCells, probes: list[str], seed: int = 1111) -> Table:
+    rows = []
+    for c in CATEGORIES:
+        for p in probes:
+            key = f"leak.{p}.category.{c}.accuracy.seed_{seed}"
+            if key in f.facts:
+                rows.append((Cell(c), Cell(PROBE_LABELS.get(p, p)), f(key), f(f"{key}.ci95_low"), f(f"{key}.ci95_high")))
+    return Table("category-intervals", f"Heuristic accuracy by category with 95% intervals (seed {seed})",
+                 ("Category", "Heuristic", "Accuracy", "Low", "High"), tuple(rows),
+                 note="Percentile bootstrap over the category's items, 2,000 resamples.")
+
+
+def run_metrics_table(f: FactCells, score: RunScore) -> Table:
+    rid = score.run_id
+    rows = [(Cell(label), f(f"run.{rid}.{metric}"), f(f"run.{rid}.{metric}.ci95_low"), f(f"run.{rid}.{metric}.ci95_high"))
+            for metric, label in (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))]
+    rows.append((Cell("Items"), f(f"run.{rid}.n", "count"), Cell("–"), Cell("–")))
+    rows.append((Cell("Unparsed answers"), f(f"run.{rid}.unparsed", "count"), Cell("–"), Cell("–")))
+    return Table(f"run-{rid}-metrics", "Scores with 95% bootstrap intervals", ("Metric", "Value", "Low", "High"),
+                 tuple(rows))
+
+
+def run_labels_table(score: RunScore) -> Table:
+    rows = tuple((Cell(label), _plain(s.precision), _plain(s.recall), _plain(s.f1), _plain(s.support, "count"))
+                 for label, s in score.report.per_label.items())
+    return Table(f"run-{score.run_id}-labels", "Per-label precision, recall and F1",
+                 ("Label", "Precision", "Recall", "F1", "Support"), rows)
+
+
+def run_confusion_table(score: RunScore) -> Table:
+    labels = score.report.labels
+    rows = tuple((Cell(gold), *(_plain(n, "count") for n in counts))
+                 for gold, counts in zip(labels, score.report.confusion))
+    return Table(f"run-{score.run_id}-confusion", "Confusion matrix (rows: gold, columns: prediction)",
+                 ("Gold \\ predicted", *labels, "Unparsed"), rows)
+
+
+def run_category_table(f: FactCells, score: RunScore) -> Table:
+    rid = score.run_id
+    rows = tuple((Cell(c), _plain(r.n, "count"), f(f"run.{rid}.category.{c}.accuracy"), f(f"run.{rid}.category.{c}.macro_f1"))
+                 for c, r in score.by_category.items())
+    return Table(f"run-{rid}-categories", "Scores by category", ("Category", "Items", "Accuracy", "Macro F1"), rows)
+
+
+def _plain(value: float, kind: str = "score") -> Cell:
+    """A number taken straight from a run's report (its facts are summarised elsewhere)."""
+    return Cell(key="", value=value, kind=kind)
+
+
+def tie_groups(entries: list[tuple[str, float, float, float]]) -> dict[str, int]:
+    """Rank by score, but put entries whose intervals overlap the group leader's in one group.
+
+    entries: (name, score, low, high). Returns name -> group number (1 = best). A strict
+    rank would claim differences the intervals cannot support.
+    """
+    ordered = sorted(entries, key=lambda e: (-e[1], e[0]))
+    groups: dict[str, int] = {}
+    group, leader_low = 0, None
+    for name, _, low, high in ordered:
+        if leader_low is None or high < leader_low:
+            group += 1
+            leader_low = low
+        groups[name] = group
+    return groups
+
+
+def model_runs_table(f: FactCells, scores: dict[str, RunScore], task: str = "equivalent_selection") -> Table | None:
+    model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model" and s.run.header.task == task]
+    if not model_scores:
+        return None
+    rows = []
+    for condition in ("sighted", "blind"):
+        members = [s for s in model_scores if s.run.header.condition == condition]
+        groups = tie_groups([(s.run_id, s.report.macro_f1, s.intervals["macro_f1"].low, s.intervals["macro_f1"].high)
+                             for s in members])
+        for s in sorted(members, key=lambda s: (groups[s.run_id], -s.report.macro_f1, s.run_id)):
+            rid = s.run_id
+            rows.append((Cell(str(groups[rid])), Cell(s.run.header.subject_name), Cell(condition),
+                         Cell(str(s.run.header.option_seed)), Cell(rid, href=f"runs/{rid}.html"),
+                         f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high"),
+                         f(f"run.{rid}.accuracy")))
+    return Table("model-runs", "Model runs by condition, in tie groups",
+                 ("Group", "Model", "Condition", "Seed", "Run", "Macro F1", "Low", "High", "Accuracy"), tuple(rows),
+                 note="Within a condition, runs share a group while their 95% interval reaches the group leader's; "
+                      "groups, not strict ranks, are what the intervals support.")

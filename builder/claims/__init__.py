@@ -1,0 +1,1 @@
+"""Machine-checkable claims: predictions with deadlines and checks of published statements."""

@@ -1,0 +1,121 @@
+"""Read predictions and statements from YAML, with located errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from builder.claims.engine import AGGREGATES, OPS, Condition, Prediction, Statement
+from builder.errors import InputError, Problem
+
+
+def load_predictions(path: Path, known_measures: set[str]) -> list[Prediction]:
+    entries = _entries(path, "predictions")
+    problems: list[Problem] = []
+    out = []
+    for index, entry in enumerate(entries):
+        where = f"predictions[{index}]"
+        try:
+            out.append(Prediction(
+                id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
+                source=_text(path, entry, "source", where),
+                registered=_date(path, entry, "registered", where, required=True),
+                deadline=_date(path, entry, "deadline", where, required=False),
+                supported_when=_conditions(path, entry, "supported_when", where, known_measures),
+                refuted_when=_conditions(path, entry, "refuted_when", where, known_measures),
+                note=str(entry.get("note", "")),
+            ))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    _unique_ids(path, [p.id for p in out], problems)
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def load_statements(path: Path, known_measures: set[str]) -> list[Statement]:
+    entries = _entries(path, "claims")
+    problems: list[Problem] = []
+    out = []
+    for index, entry in enumerate(entries):
+        where = f"claims[{index}]"
+        try:
+            out.append(Statement(
+                id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
+                source=_text(path, entry, "source", where),
+                holds_when=_conditions(path, entry, "holds_when", where, known_measures),
+                note=str(entry.get("note", "")),
+            ))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    _unique_ids(path, [s.id for s in out], problems)
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def _entries(path: Path, key: str) -> list[dict[str, Any]]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError.single(path, f"not valid YAML: {exc}", line=mark.line + 1 if mark else None) from exc
+    entries = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise InputError.single(path, f"expected a list of mappings under {key!r}", field=key)
+    return entries
+
+
+def _text(path: Path, entry: dict, name: str, where: str) -> str:
+    value = entry.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError.single(path, "required text is missing", field=f"{where}.{name}")
+    return value.strip()
+
+
+def _date(path: Path, entry: dict, name: str, where: str, *, required: bool) -> dt.date | None:
+    value = entry.get(name)
+    if value is None and not required:
+        return None
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        raise InputError.single(path, f"expected a date YYYY-MM-DD, got {value!r}", field=f"{where}.{name}") from None
+
+
+def _conditions(path: Path, entry: dict, name: str, where: str, known: set[str]) -> tuple[Condition, ...]:
+    raw = entry.get(name) or []
+    if not isinstance(raw, list):
+        raise InputError.single(path, "expected a list of conditions", field=f"{where}.{name}")
+    return tuple(_condition(path, c, f"{where}.{name}[{i}]", known) for i, c in enumerate(raw))
+
+
+def _condition(path: Path, raw: Any, where: str, known: set[str]) -> Condition:
+    if not isinstance(raw, dict):
+        raise InputError.single(path, "a condition is a mapping", field=where)
+    problems = []
+    if raw.get("measure") not in known:
+        problems.append(Problem(str(path), f"unknown measure {raw.get('measure')!r} (known: {', '.join(sorted(known))})", None, f"{where}.measure"))
+    if raw.get("aggregate", "all") not in AGGREGATES:
+        problems.append(Problem(str(path), f"aggregate must be one of {', '.join(AGGREGATES)}", None, f"{where}.aggregate"))
+    if raw.get("op") not in OPS:
+        problems.append(Problem(str(path), f"op must be one of {' '.join(OPS)}", None, f"{where}.op"))
+    if not isinstance(raw.get("threshold"), (int, float)) or isinstance(raw.get("threshold"), bool):
+        problems.append(Problem(str(path), "threshold must be a number", None, f"{where}.threshold"))
+    if problems:
+        raise InputError(problems)
+    return Condition(raw["measure"], dict(raw.get("params") or {}), raw.get("aggregate", "all"), raw["op"],
+                     float(raw["threshold"]), str(raw.get("text", "")))
+
+
+def _unique_ids(path: Path, ids: list[str], problems: list[Problem]) -> None:
+    seen = set()
+    for i in ids:
+        if i in seen:
+            problems.append(Problem(str(path), f"id {i!r} is used twice", None, "id"))
+        seen.add(i)

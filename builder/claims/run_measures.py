@@ -1,0 +1,72 @@
+"""Measures over this build's runs and facts, for the falsification tracker."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from builder.analyses.run_scores import RunScore
+from builder.claims.engine import Evidence, MeasureRegistry
+from builder.facts import FactTable
+
+
+def _matches(score: RunScore, task: str | None, condition: str | None, variant: str | None,
+             subject: str | None, kind: str | None, scope: str | None) -> bool:
+    h = score.run.header
+    checks = (
+        task is None or h.task == task,
+        condition is None or h.condition == condition,
+        variant is None or h.dataset.get("variant", "original") == variant,
+        subject is None or re.search(subject, h.subject_name, re.I) is not None,
+        kind is None or h.subject.get("kind") == kind,
+        scope is None or _scope(score) == scope,
+    )
+    return all(checks)
+
+
+def _scope(score: RunScore) -> str:
+    items = score.run.header.items
+    return str(items.get("split") or items.get("selection"))
+
+
+def run_metric_measure(scores: Iterable[RunScore]) -> Callable[..., list[Evidence]]:
+    """Evidence: one value per matching run (its accuracy or macro F1)."""
+    frozen = list(scores)
+
+    def measure(metric: str = "macro_f1", task: str | None = "equivalent_selection", condition: str | None = None,
+                variant: str | None = "original", subject: str | None = None, kind: str | None = None,
+                scope: str | None = None) -> list[Evidence]:
+        if metric not in ("accuracy", "macro_f1"):
+            raise ValueError(f"run_metric: metric must be accuracy or macro_f1, not {metric!r}")
+        return [Evidence(s.run.header.subject_name, getattr(s.report, metric), s.run_id)
+                for s in frozen if _matches(s, task, condition, variant, subject, kind, scope)]
+    return measure
+
+
+def fact_measure(facts: FactTable) -> Callable[..., list[Evidence]]:
+    """Evidence: one fact, if it exists (absent facts are 'no evidence yet')."""
+    def measure(key: str, label: str | None = None) -> list[Evidence]:
+        return [Evidence(label or key, facts[key], key)] if key in facts else []
+    return measure
+
+
+def pair_metric_measure(pairs: Iterable[tuple[str, RunScore, RunScore]], facts: FactTable) -> Callable[..., list[Evidence]]:
+    """Evidence: one value per matching (pair id, blind run, sighted run), read from pair facts."""
+    frozen = list(pairs)
+
+    def measure(metric: str = "gap.macro_f1", task: str | None = "equivalent_selection", variant: str | None = "original",
+                subject: str | None = None, scope: str | None = None) -> list[Evidence]:
+        out = []
+        for pid, blind, sighted in frozen:
+            key = f"pair.{pid}.{metric}"
+            if _matches(blind, task, None, variant, subject, None, scope) and key in facts:
+                out.append(Evidence(blind.run.header.subject_name, facts[key], key))
+        return out
+    return measure
+
+
+def register_run_measures(registry: MeasureRegistry, scores: Iterable[RunScore], facts: FactTable,
+                          pairs: Iterable[tuple[str, RunScore, RunScore]] = ()) -> None:
+    registry.register("run_metric", run_metric_measure(scores))
+    registry.register("pair_metric", pair_metric_measure(pairs, facts))
+    registry.register("fact", fact_measure(facts))

@@ -1,0 +1,1 @@
+"""Reading what authors write: pages, reported figures and predictions."""

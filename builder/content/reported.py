@@ -1,0 +1,78 @@
+"""Figures from the literature (content/reported.yaml), always shown as "reported by".
+
+Measured figures come from the facts table; these never enter it, so the site
+can tell a reader which numbers it recomputed and which it only quotes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from builder.errors import InputError, Problem
+
+FIELDS = ("value", "unit", "what", "source")
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    title: str
+    date: str  # ISO date
+    short: str  # how the page cites it inline, e.g. "the paper"
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Reported:
+    key: str
+    value: float
+    unit: str  # "%", "F1", "items", "p", ""
+    what: str
+    source: Source
+
+
+@dataclass(frozen=True)
+class ReportedTable:
+    figures: dict[str, Reported]
+    sources: dict[str, Source]
+
+    def __getitem__(self, key: str) -> Reported:
+        return self.figures[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.figures
+
+
+def load_reported(path: Path) -> ReportedTable:
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    sources = _sources(path, data.get("sources") or {})
+    figures: dict[str, Reported] = {}
+    problems: list[Problem] = []
+    for key, entry in (data.get("figures") or {}).items():
+        missing = [f for f in FIELDS if not isinstance(entry, dict) or f not in entry]
+        if missing:
+            problems += [Problem(str(path), "required field is missing", None, f"figures.{key}.{m}") for m in missing]
+            continue
+        if entry["source"] not in sources:
+            problems.append(Problem(str(path), f"unknown source {entry['source']!r}", None, f"figures.{key}.source"))
+            continue
+        figures[key] = Reported(key, float(entry["value"]), str(entry["unit"]), str(entry["what"]),
+                                sources[entry["source"]])
+    if problems:
+        raise InputError(problems)
+    return ReportedTable(figures, sources)
+
+
+def _sources(path: Path, raw: dict) -> dict[str, Source]:
+    out = {}
+    for sid, entry in raw.items():
+        if not isinstance(entry, dict) or not {"title", "date", "short"} <= set(entry):
+            raise InputError.single(path, "a source needs a title, a short name and a date", field=f"sources.{sid}")
+        date = entry["date"]
+        iso = date.isoformat() if isinstance(date, dt.date) else str(date)
+        out[sid] = Source(sid, str(entry["title"]), iso, str(entry["short"]), entry.get("url"))
+    return out

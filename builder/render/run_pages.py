@@ -1,0 +1,63 @@
+"""One page per run: header, scores with intervals, confusion, categories and an item browser.
+
+Dataset text is shipped once per site (assets/items.js) and each run page embeds
+only its own compact per-item answers, so pages stay small however many runs exist.
+Everything is inserted into the page as text by the browser script, never as HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment
+from markupsafe import Markup
+
+from builder.analyses.run_scores import RunScore
+from builder.dataset.options import SOURCES
+from builder.render import views as v
+
+if TYPE_CHECKING:
+    from builder.render.site import SiteInputs
+
+SOURCE_CODES = {"literal": "L", "cultural": "C", "pragmatic": "P", "correct": "G"}
+
+
+def script_json(data: object) -> Markup:
+    """JSON safe inside a <script> element: '<' can never start a closing tag."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return Markup(text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def dataset_items_js(inputs: "SiteInputs") -> bytes:
+    """row_id -> [term, category, split, harmful label, literal, cultural, pragmatic, gold]."""
+    frame = inputs.dataset.frame
+    columns = ["term_zh", "category_label", "split", "harmful_label"] + [column for _, column in SOURCES]
+    items = {str(int(row_id)): list(values) for row_id, values in zip(frame.index, frame[columns].itertuples(index=False))}
+    return b"window.BUZZ_ITEMS=" + str(script_json(items)).encode("utf-8") + b";\n"
+
+
+def run_items(score: RunScore) -> list[list[Any]]:
+    """Compact rows: [row_id, option codes in letter order, prediction, gold, response, error]."""
+    rows = []
+    for item, gold in zip(score.run.items, score.gold):
+        order = "".join(SOURCE_CODES[item.letter_map[letter]] for letter in "ABCD") if item.letter_map else ""
+        rows.append([item.row_id, order, item.prediction, gold, item.response, item.error])
+    return rows
+
+
+def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, Any]) -> dict[str, bytes]:
+    cells = v.FactCells(inputs.computed.facts)
+    files = {"assets/items.js": dataset_items_js(inputs)}
+    template = env.get_template("run.html")
+    for rid, score in inputs.computed.scores.items():
+        tables = [v.run_metrics_table(cells, score), v.run_labels_table(score), v.run_confusion_table(score),
+                  v.run_category_table(cells, score)]
+        html = template.render(
+            **common, root="../", slug="runs", title=f"Run {rid}",
+            description=f"Scores, confusion matrix, categories and items of run {rid}.",
+            header=score.run.header, footer=score.run.footer, score=score, tables=tables,
+            header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
+            items_json=script_json({"task": score.run.header.task, "items": run_items(score)}))
+        files[f"runs/{rid}.html"] = html.encode("utf-8")
+    return files
