@@ -1,0 +1,1 @@
+"""Importers: turn other tools' evaluation outputs into buzzprobe runs."""
