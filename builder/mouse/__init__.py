@@ -1,0 +1,7 @@
+"""Mouse (Chinese Chouxiang language) benchmark: schema, parsing, metrics, import, reported tables.
+
+Modules: `config` (gold-column mapping), `dataset` (the three data files), `parsing`
+(official answer and judge formats), `metrics` (0-1 scores and bootstrap intervals),
+`importer` (official output files), `runfile` (`buzzprobe.mouse-run/1` JSONL),
+`reported` (paper Tables 3, 4, 6) and `facts` (FactTable entries). See docs/mouse.md.
+"""
