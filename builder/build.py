@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.fingerprint import build_fingerprint
@@ -19,6 +19,8 @@ class BuildConfig:
     force: bool = False
     spec: object | None = None  # a DatasetSpec; None means the official shape
     charts: bool = True  # tests of other parts may skip the (slower) chart rendering
+    # Chart bundle and SVGs by content hash (safe to delete); BUZZPROBE_CACHE moves it.
+    cache_dir: Path = field(default_factory=lambda: Path(os.environ.get("BUZZPROBE_CACHE") or ".cache"))
 
 
 @dataclass(frozen=True)
@@ -57,11 +59,11 @@ def _render(config: BuildConfig, dataset, computed) -> dict[str, bytes]:
     from builder.render.site import SiteInputs, render_site
 
     registry = MeasureRegistry()
-    register_run_measures(registry, computed.scores.values(), computed.facts)
+    register_run_measures(registry, computed.scores.values(), computed.facts, computed.pair_triples())
     today = build_date(config.content_dir.parent if config.content_dir.is_absolute() else Path("."))
     predictions = load_predictions(config.content_dir / "predictions.yaml", set(registry.measures))
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
-    charts, assets = _charts(computed) if config.charts else ({}, {})
+    charts, assets = _charts(computed, config.cache_dir) if config.charts else ({}, {})
     inputs = SiteInputs(
         dataset=dataset, computed=computed, content_dir=config.content_dir,
         reported=load_reported(config.content_dir / "reported.yaml"), verdicts=verdicts, build_date=today,
@@ -71,7 +73,27 @@ def _render(config: BuildConfig, dataset, computed) -> dict[str, bytes]:
     return render_site(inputs)
 
 
-def _charts(computed) -> tuple[dict, dict[str, bytes]]:
-    from builder.render.chart_bundle import vega_bundle
+def _charts(computed, cache_dir: Path) -> tuple[dict, dict[str, bytes]]:
+    """Charts and the shared Vega bundle; both are cached on disk by content hash because
+    generating them is the slowest step of a build (seconds), and they rarely change."""
+    from builder.render import charts
     from builder.render.chart_set import build_charts
-    return build_charts(computed), {"assets/vega-bundle.js": vega_bundle()}
+    charts.use_svg_cache(cache_dir / "svg")
+    try:
+        return build_charts(computed), {"assets/vega-bundle.js": _cached_bundle(cache_dir)}
+    finally:
+        charts.use_svg_cache(None)
+
+
+def _cached_bundle(cache_dir: Path) -> bytes:
+    import hashlib
+
+    from builder.render.chart_bundle import bundle_version, vega_bundle
+    from builder.render.charts import atomic_write
+    key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
+    path = cache_dir / f"vega-bundle-{key}.js"
+    if path.exists():
+        return path.read_bytes()
+    data = vega_bundle()
+    atomic_write(path, data)
+    return data

@@ -1,4 +1,4 @@
-"""Command line: `buzzprobe build | data fetch | data check | runs | probe`.
+"""Command line: `buzzprobe build | data fetch | data check | runs | import | probe`.
 
 Heavy libraries are imported inside commands so that `build` can answer
 "nothing changed" in a fraction of a second.
@@ -59,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--out", type=Path, default=Path("runs/probes"))
     runs.set_defaults(handler=_cmd_runs)
 
+    imports = sub.add_parser("import", help="convert official CIBuzzBench evaluation outputs into runs")
+    imports.add_argument("results", type=Path, help="the official results folder (task2_*/seed_<n>/predictions.csv, ...)")
+    imports.add_argument("--model", required=True, help="the model's name, as it should appear on the site")
+    imports.add_argument("--out", type=Path, default=Path("runs/official"))
+    imports.set_defaults(handler=_cmd_import)
+
     add_probe_parser(sub)
     return parser
 
@@ -116,6 +122,17 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     dataset = load_dataset(dataset_path())
     written = generate_probe_runs(dataset, args.out, created_stamp())
     print(f"wrote {len(written)} probe runs to {args.out}/")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from builder.dataset.cibuzzbench import load_dataset
+    from builder.importers.official_cibuzzbench import import_official
+    dataset = load_dataset(dataset_path())
+    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    written = import_official(args.results, dataset, model=args.model, out_dir=args.out, created=created)
+    for path in written:
+        print(f"wrote {path}")
     return 0
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from builder.analyses.audits import audit_figures
 from builder.analyses.categories import category_figures
 from builder.analyses.option_lengths import length_distribution, length_figures
+from builder.analyses.paired import PairedAnalysis
+from builder.analyses.paired_facts import add_paired_facts, analyse_pairs, pair_id
 from builder.analyses.run_scores import RunScore, score_run
 from builder.dataset.cibuzzbench import CATEGORIES, Dataset
 from builder.facts import FactTable
@@ -28,6 +30,10 @@ class Computed:
     facts: FactTable
     scores: dict[str, RunScore]  # by run_id, in run_id order
     length_distribution: list[tuple[str, int, int]]  # (slot, characters, items), for the chart
+    pairs: list[PairedAnalysis]  # blind (a) vs sighted (b) runs of the same subject, items and options
+
+    def pair_triples(self) -> list[tuple[str, RunScore, RunScore]]:
+        return [(pair_id(p.run_a, p.run_b), self.scores[p.run_a], self.scores[p.run_b]) for p in self.pairs]
 
 
 def compute(dataset: Dataset, runs: list[Run]) -> Computed:
@@ -37,7 +43,9 @@ def compute(dataset: Dataset, runs: list[Run]) -> Computed:
     for score in scores.values():
         add_run_facts(facts, score)
     add_probe_facts(facts, list(scores.values()))
-    return Computed(facts, scores, length_distribution(dataset))
+    pairs = analyse_pairs([s.run for s in scores.values()], dataset)
+    add_paired_facts(facts, pairs)
+    return Computed(facts, scores, length_distribution(dataset), pairs)
 
 
 def scope_of(run: Run) -> str:

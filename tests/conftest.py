@@ -12,6 +12,13 @@ from tests.synthetic import write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The build date is an input of every build; pin it so golden files do not follow the
+# date of the latest commit (tests of the date logic set their own value).
+os.environ["SOURCE_DATE_EPOCH"] = "1767225600"  # 2026-01-01
+# Every test build (in-process or through the CLI) shares one chart cache: generating the
+# Vega bundle takes seconds and is keyed by its content, so sharing cannot mix results.
+os.environ["BUZZPROBE_CACHE"] = str(REPO / ".cache")
+
 
 @pytest.fixture(scope="session")
 def synthetic_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:

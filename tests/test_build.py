@@ -16,7 +16,11 @@ import pytest
 from builder.build import BuildConfig, build
 from builder.errors import InputError
 from builder.dataset.cibuzzbench import DatasetSpec, load_dataset
+from builder.dataset.options import option_sets
 from builder.probes.generate import generate_probe_runs
+from builder.probes.heuristics import longest_chars
+from builder.runs.schema import Header, Item
+from builder.runs.writer import write_run
 from builder.write import STAMP
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 
@@ -32,9 +36,37 @@ def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+UNGOLDEN = (STAMP, "assets/vega-bundle.js")
+
+
 def content_tree(root: Path) -> dict[str, bytes]:
-    """The published files; the build stamp hashes the code, so golden files leave it out."""
-    return {k: v for k, v in tree(root).items() if k != STAMP}
+    """The published files, less the build stamp (it hashes the code) and the vendored
+    chart bundle (checked against its generator in test_chart_bundle_is_shipped)."""
+    return {k: v for k, v in tree(root).items() if k not in UNGOLDEN}
+
+
+def write_synthetic_model_pair(dataset, folder: Path) -> None:
+    """A SYNTHETIC blind/sighted pair (no model was run): sighted is right on most items,
+    blind picks the longest option, so every paired view has something to show."""
+    sets = option_sets(dataset, 1111)
+    ids = dataset.row_ids()
+    for condition in ("blind", "sighted"):
+        header = Header(
+            run_id=f"synthetic-demo-t2-{condition}-s1111-all", benchmark="cibuzzbench", task="equivalent_selection",
+            condition=condition, subject={"kind": "model", "name": "synthetic-demo", "parameters": {"synthetic": True}},
+            option_seed=1111, items={"selection": "all", "n": len(ids)},
+            dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
+            created=CREATED, tool={"name": "buzzprobe-tests", "version": "0"})
+        items = []
+        for row_id in ids:
+            options = sets[row_id]
+            if condition == "sighted":
+                letter = options.gold_letter if row_id % 5 else longest_chars(options)
+            else:
+                letter = longest_chars(options) if row_id % 7 else ""
+            items.append(Item(row_id=row_id, prediction=letter, response=f" {letter or '??'}",
+                              letter_map=options.letter_map))
+        write_run(folder / f"{header.run_id}.jsonl", header, items, None)
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +81,7 @@ def small_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for path in every.glob("*.jsonl"):
         if "-t3-" in path.name or any(f"-{s}-" in path.name for s in GOLDEN_SEEDS):
             shutil.copy(path, runs / path.name)
+    write_synthetic_model_pair(load_dataset(csv_path, SMALL_SPEC), root / "runs" / "synthetic")
     return csv_path, root / "runs"
 
 
@@ -63,11 +96,23 @@ def test_site_matches_golden(small_inputs, tmp_path):
     built = content_tree(out)
     if os.environ.get("BUZZPROBE_UPDATE_GOLDEN"):
         shutil.rmtree(GOLDEN, ignore_errors=True)
-        shutil.copytree(out, GOLDEN, ignore=shutil.ignore_patterns(STAMP))
+        shutil.copytree(out, GOLDEN, ignore=shutil.ignore_patterns(STAMP, "vega-bundle.js"))
     golden = tree(GOLDEN)
     assert sorted(built) == sorted(golden), "set of site files changed (BUZZPROBE_UPDATE_GOLDEN=1 to accept)"
     for name in golden:
         assert built[name] == golden[name], f"{name} differs from golden (BUZZPROBE_UPDATE_GOLDEN=1 to accept)"
+
+
+def test_chart_bundle_is_shipped(small_inputs, tmp_path):
+    """The site ships the bundle made for this vl-convert version (generation itself is
+    tested in test_charts; here the build's content-hash cache must hand back the same bytes)."""
+    from builder.build import _cached_bundle
+    from builder.render.chart_bundle import bundle_version
+    out = tmp_path / "site"
+    small_build(small_inputs, out)
+    shipped = (out / "assets" / "vega-bundle.js").read_bytes()
+    assert shipped.startswith(f"/*! buzzprobe charts: {bundle_version()}.".encode())
+    assert shipped == _cached_bundle(Path(os.environ["BUZZPROBE_CACHE"]))
 
 
 def test_build_is_deterministic(small_inputs, tmp_path):
@@ -168,18 +213,25 @@ def every_run(tmp_path_factory, synthetic_dataset) -> Path:
     return every
 
 
-@pytest.fixture()
-def project(tmp_path, synthetic_csv, every_run) -> Path:
-    """A working folder with a full-size synthetic CSV, a few runs and a built site."""
-    work = tmp_path / "work"
+@pytest.fixture(scope="module")
+def built_project(tmp_path_factory, synthetic_csv, every_run) -> Path:
+    """A working folder with a full-size synthetic CSV, a few runs and a site built by the CLI."""
+    work = tmp_path_factory.mktemp("project") / "work"
     work.mkdir()
     shutil.copy(synthetic_csv, work / "data.csv")
-    every = every_run
     (work / "runs").mkdir()
     for name in ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl"):
-        shutil.copy(every / name, work / "runs" / name)
+        shutil.copy(every_run / name, work / "runs" / name)
     result = cli(work, "build")
     assert result.returncode == 0, result.stderr
+    return work
+
+
+@pytest.fixture()
+def project(tmp_path, built_project) -> Path:
+    """A private copy of the built project, for a test to break."""
+    work = tmp_path / "work"
+    shutil.copytree(built_project, work, symlinks=True)
     return work
 
 
@@ -272,3 +324,46 @@ def test_cli_reports_missing_dataset(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "make data" in result.stderr and "CIBUZZBENCH_CSV" in result.stderr
+
+
+def test_tracker_status_follows_the_runs(small_inputs, tmp_path):
+    """A prediction over the synthetic pair: its status and evidence come from the runs."""
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    (content / "predictions.yaml").write_text("""
+predictions:
+  - id: demo-supported
+    claim: The synthetic model's blind arm stays under 60 macro F1 and its gap exceeds 20 points.
+    source: test
+    registered: 2025-01-01
+    deadline: 2030-01-01
+    supported_when:
+      - {measure: run_metric, params: {condition: blind, subject: synthetic, kind: model}, aggregate: max, op: "<", threshold: 60}
+      - {measure: pair_metric, params: {subject: synthetic}, aggregate: min, op: ">", threshold: 20}
+    refuted_when:
+      - {measure: run_metric, params: {condition: blind, subject: synthetic, kind: model}, aggregate: any, op: ">=", threshold: 90}
+  - id: demo-refuted
+    claim: The synthetic model scores under 50 sighted.
+    source: test
+    registered: 2025-01-01
+    deadline: 2030-01-01
+    supported_when: []
+    refuted_when:
+      - {measure: run_metric, params: {condition: sighted, subject: synthetic}, aggregate: min, op: ">=", threshold: 50}
+  - id: demo-expired
+    claim: A gold-pool run will exist.
+    source: test
+    registered: 2025-01-01
+    deadline: 2025-06-30
+    supported_when:
+      - {measure: run_metric, params: {variant: gold_pool}, aggregate: count, op: ">=", threshold: 1}
+""")
+    out = tmp_path / "site"
+    small_build(small_inputs, out, content=content)
+    html = (out / "tracker.html").read_text()
+    sections = {pid: html.split(f'id="prediction-{pid}"')[1].split("</section>")[0]
+                for pid in ("demo-supported", "demo-refuted", "demo-expired")}
+    assert "badge-supported" in sections["demo-supported"]
+    assert 'href="runs/synthetic-demo-t2-blind-s1111-all.html"' in sections["demo-supported"]
+    assert "badge-refuted" in sections["demo-refuted"]
+    assert "badge-expired" in sections["demo-expired"] and "no evidence yet" in sections["demo-expired"]

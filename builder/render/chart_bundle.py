@@ -19,7 +19,9 @@ specs carry no ``$schema``), show no actions menu (so no "open in editor" link t
 host), inject no stylesheet of their own, evaluate expressions with Vega's interpreter rather
 than ``new Function`` (so a strict Content-Security-Policy without 'unsafe-eval' still works),
 and give Vega a loader that refuses every URL, so even a spec that named a remote data file or
-image could not make the page fetch it. Vega itself loads no fonts.
+image could not make the page fetch it. Vega itself loads no fonts. The one thing it still
+injects is Vega-Tooltip's small <style> element (a CSP without 'unsafe-inline' styles would
+block it: tooltips then show unstyled, the charts still draw).
 
 The bundle is generated once per process (vl-convert takes about 2 s to bundle) and is
 byte-identical for the same vl-convert version and snippet; ``bundle_version()`` names both so
@@ -37,8 +39,10 @@ import vl_convert
 # live chart and its fallback come from the same compiler. Altair 6 writes v6.4 specs.
 VL_VERSION = "6.4"
 
-# The page-side API. vl-convert resolves `vegaEmbed` and `vega` to the bundled libraries and
-# tree-shakes everything the snippet does not reach.
+# The page-side API. vl-convert resolves `vegaEmbed` to the bundled Vega-Embed (which pulls in
+# Vega and Vega-Lite) and tree-shakes everything the snippet does not reach. Its `vega` name is
+# bound to null in vl-convert 1.9 (a default import of a module without one), so the snippet
+# uses only `vegaEmbed`.
 SNIPPET = r"""
 const SPEC_SELECTOR = 'script[type="application/json"].vl-spec[data-target]';
 const LOG_ERROR = 1;  // vega.Error (levels: None 0, Error 1, Warn 2, Info 3, Debug 4)

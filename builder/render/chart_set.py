@@ -22,6 +22,27 @@ def build_charts(computed: Computed) -> dict[str, Any]:
     category_rows = _category_rows(facts, probes)
     if category_rows:
         out["category-scores"] = c.category_score_chart(category_rows)
+    out.update(_pair_charts(computed))
+    return out
+
+
+def _pair_charts(computed: Computed) -> dict[str, Any]:
+    from builder.render import charts as c
+    facts = computed.facts
+    triples = computed.pair_triples()
+    if not triples:
+        return {}
+    scatter, errors = [], []
+    for pid, blind, sighted in triples:
+        name = f"{blind.run.header.subject_name} (seed {blind.run.header.option_seed})"
+        b, s = blind.intervals["macro_f1"], sighted.intervals["macro_f1"]
+        scatter.append((name, facts[f"pair.{pid}.a.macro_f1"], facts[f"pair.{pid}.b.macro_f1"], b.low, b.high, s.low, s.high))
+        if f"pair.{pid}.errors.total.count" in facts:
+            errors += [(kind, facts[f"pair.{pid}.errors.{kind}.count"], name)
+                       for kind in ("pragmatic", "cultural", "literal", "unparsed")]
+    out = {"sighted-blind": c.sighted_blind_scatter(scatter, id="sighted-blind")}
+    if errors:
+        out["blind-errors"] = c.blind_error_chart(errors, id="blind-errors")
     return out
 
 

@@ -10,8 +10,10 @@ to Vega-Lite's own ``mean`` at draw time unless the caller passes the fact value
   shared bundle (chart_bundle.py) turns into the live chart, and
 * ``columns``/``rows`` as an ordinary HTML table beside it.
 
-``Chart.html()`` writes the first two, already escaped; the table is left to the templates so it
-gets the site's number formatting.
+``Chart.svg`` and ``Chart.spec_json`` are ready to write unescaped (the latter is ``Markup``,
+so ``{{ c.spec_json }}`` is right in a Jinja template; ``{{ c.svg|safe }}`` for the SVG);
+``Chart.html()`` writes both with a container. The table is left to the templates so it gets
+the site's number formatting.
 
 Conventions shared by every chart:
 
@@ -37,16 +39,21 @@ Conventions shared by every chart:
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import math
+import numbers
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import altair as alt
 import vl_convert
+from markupsafe import Markup
 
 from builder.render.chart_bundle import VL_VERSION
 
@@ -58,11 +65,10 @@ INK = "currentColor"
 PALETTE: tuple[str, ...] = ("#3a7fc1", "#c8602a", "#009e73", "#a06cc6", "#b8860b", "#d1495b", "#9c755f", "#cc79a7")
 SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
 SLOT_COLOURS: dict[str, str] = {"gold": "#b8860b", "literal": "#3a7fc1", "cultural": "#009e73", "pragmatic": "#a06cc6"}
-SHAPES: tuple[str, ...] = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "triangle-left")
+SHAPES: tuple[str, ...] = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down",
+                           "triangle-right", "triangle-left")
 
 _ID = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
-# Field names that Vega-Lite would read as nested access or that need escaping are refused.
-_SAFE_FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_ -]*$")
 
 _CONFIG: dict[str, Any] = {
     "background": "transparent",
@@ -80,6 +86,7 @@ _CONFIG: dict[str, Any] = {
         "labelColor": INK, "titleColor": INK, "labelFontSize": 12, "titleFontSize": 12,
         "orient": "top", "labelLimit": 220, "symbolStrokeWidth": 2,
     },
+    "axisQuantitative": {"tickCount": 8},
     "header": {"labelColor": INK, "titleColor": INK, "labelFontSize": 12, "titleFontSize": 12},
     "title": {"color": INK, "subtitleColor": INK},
     "range": {"category": list(PALETTE)},
@@ -103,16 +110,24 @@ class Chart:
     columns: tuple[str, ...]
     rows: tuple[tuple, ...]
 
-    def spec_json(self) -> str:
-        """The spec as deterministic JSON that is safe inside a <script> element."""
-        return script_json(self.spec)
+    @property
+    def spec_json(self) -> Markup:
+        """The spec as deterministic JSON, ready to sit inside a <script> element.
 
-    def html(self) -> str:
-        """The static SVG in its container plus the spec for the live chart (both escaped)."""
-        return (
+        It is ``Markup`` so that a Jinja template writes it as is (``{{ c.spec_json }}``): HTML
+        escaping would be wrong there, as a <script> element's text is never entity-decoded
+        (``&#34;`` would reach JSON.parse). It is safe unescaped because ``script_json`` leaves
+        no ``<``, ``>`` or ``&`` in it.
+        """
+        return Markup(script_json(self.spec))
+
+    def html(self) -> Markup:
+        """The static SVG in a container whose id is the chart id, plus the spec for the live
+        chart (both already escaped); a page may equally write its own container and script."""
+        return Markup(
             f'<div class="chart" id="{self.id}">{self.svg}</div>\n'
             f'<script type="application/json" class="vl-spec" data-target="{self.id}">'
-            f"{self.spec_json()}</script>"
+            f"{self.spec_json}</script>"
         )
 
 
@@ -159,7 +174,7 @@ def render_svg(spec: Mapping[str, Any], *, title: str | None = None, description
     prefix = id_prefix or "chart"
     if not _ID.match(prefix):
         raise ValueError(f"id_prefix {prefix!r} must match {_ID.pattern}")
-    svg = vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
+    svg = _vegalite_svg(spec)
     if _ROOT.match(svg) is None:  # pragma: no cover - vl-convert always starts with the root element
         raise ValueError("vl-convert did not return an <svg> document")
     svg = _TAG.sub(_tidy_tag, svg)
@@ -184,6 +199,35 @@ def render_svg(spec: Mapping[str, Any], *, title: str | None = None, description
     if desc:
         head += f'<desc id="{prefix}-desc">{html.escape(desc, quote=False)}</desc>'
     return head + svg[root.end():]
+
+
+_svg_cache: Path | None = None
+
+
+def use_svg_cache(folder: Path | None) -> None:
+    """Keep raw vl-convert output on disk by content hash, so unchanged charts are not re-rendered."""
+    global _svg_cache
+    _svg_cache = folder
+
+
+def _vegalite_svg(spec: Mapping[str, Any]) -> str:
+    if _svg_cache is None:
+        return vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
+    key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
+                                    separators=(",", ":")).encode("utf-8")).hexdigest()
+    path = _svg_cache / f"{key}.svg"
+    if path.exists():
+        return path.read_text(encoding="utf-8")
+    svg = vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
+    atomic_write(path, svg.encode("utf-8"))
+    return svg
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def _tidy_tag(match: re.Match) -> str:
@@ -214,7 +258,7 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
     seen: dict[tuple[str, int], int] = {}
     for row in rows:
         slot, length, count = _unpack(row, 3, "option length")
-        slot = _field_name(slot, "slot")
+        slot = _label(slot, "slot")
         length, count = _count(length, "length"), _count(count, "count")
         if (slot, length) in seen:
             raise ValueError(f"option length rows repeat slot {slot!r} at length {length}")
@@ -271,13 +315,20 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     for row in rows:
         label, seed, score = _unpack(row, 3, "heuristic seed")
         label, seed, score = _label(label, "heuristic"), _int(seed, "seed"), _score(score, "score")
+        _once((label, seed), table, "heuristic and seed")
         if label not in order:
             order.append(label)
         values.append({"h": label, "seed": seed, "v": score})
         table.append((label, seed, score))
     if not values:
         raise ValueError("heuristic seed chart needs at least one row")
-    fmt = _value_format([v["v"] for v in values] + list((means or {}).values()))
+    mean_values = []
+    if means is not None:
+        unknown = sorted(set(means) - set(order))
+        if unknown:
+            raise ValueError(f"means given for heuristics with no rows: {unknown}")
+        mean_values = [{"h": h, "m": _score(means[h], f"mean of {h!r}")} for h in order if h in means]
+    fmt = _value_format([v["v"] for v in values] + [m["m"] for m in mean_values])
     y = alt.Y("h:N", sort=order, title=None)
     x_scale = alt.Scale(zero=False, nice=True)
     dots = alt.Chart().mark_point(filled=True, size=70, opacity=0.75, color=PALETTE[0]).encode(
@@ -294,10 +345,6 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
         )
         chart = alt.layer(dots, ticks, data=alt.Data(values=values))
     else:
-        unknown = sorted(set(means) - set(order))
-        if unknown:
-            raise ValueError(f"means given for heuristics with no rows: {unknown}")
-        mean_values = [{"h": h, "m": _score(means[h], f"mean of {h!r}")} for h in order if h in means]
         ticks = alt.Chart(alt.Data(values=mean_values)).mark_tick(**tick).encode(
             x=alt.X("m:Q", title=value_title, scale=x_scale), y=y,
             tooltip=[alt.Tooltip("h:N", title="Heuristic"),
@@ -325,6 +372,7 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
         category, label = _label(category, "category"), _label(label, "series")
         value = _score(value, "value")
         low, high = _score(low, "ci_low", optional=True), _score(high, "ci_high", optional=True)
+        _once((category, label), table, "category and series")
         for name, seq in ((category, categories), (label, series)):
             if name not in seq:
                 seq.append(name)
@@ -373,6 +421,7 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
     for row in rows:
         kind, count, source = _unpack(row, 3, "blind error")
         kind, count, source = _label(kind, "distractor type"), _count(count, "count"), _label(source, "source")
+        _once((kind, source), table, "distractor type and source")
         for name, seq in ((kind, types), (source, sources)):
             if name not in seq:
                 seq.append(name)
@@ -414,6 +463,7 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     for row in rows:
         label, blind, sighted, b_lo, b_hi, s_lo, s_hi = _unpack(row, 7, "sighted/blind")
         label = _label(label, "label")
+        _once((label,), table, "label")
         blind, sighted = _score(blind, "blind"), _score(sighted, "sighted")
         b_lo, b_hi = _score(b_lo, "blind_low", optional=True), _score(b_hi, "blind_high", optional=True)
         s_lo, s_hi = _score(s_lo, "sighted_low", optional=True), _score(s_hi, "sighted_high", optional=True)
@@ -430,7 +480,8 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     tooltip = [alt.Tooltip("l:N", title="Run"),
                alt.Tooltip("b:Q", title=x_title, format=fmt), alt.Tooltip("blo:Q", title="Blind low", format=fmt),
                alt.Tooltip("bhi:Q", title="Blind high", format=fmt),
-               alt.Tooltip("s:Q", title=y_title, format=fmt), alt.Tooltip("slo:Q", title="Sighted low", format=fmt),
+               alt.Tooltip("s:Q", title=y_title, format=fmt),
+               alt.Tooltip("slo:Q", title="Sighted low", format=fmt),
                alt.Tooltip("shi:Q", title="Sighted high", format=fmt)]
     x = alt.X("b:Q", title=x_title, scale=scale)
     y = alt.Y("s:Q", title=y_title, scale=scale)
@@ -438,11 +489,13 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
         x=alt.datum(lo, type="quantitative", scale=scale), y=alt.datum(lo, type="quantitative", scale=scale),
         x2=alt.datum(hi), y2=alt.datum(hi),
     )
-    x_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(x=alt.X("blo:Q", title=x_title, scale=scale),
-                                                                            x2="bhi:Q", y=y)
-    y_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(x=x, y=alt.Y("slo:Q", title=y_title, scale=scale),
-                                                                            y2="shi:Q")
-    points = alt.Chart().mark_point(filled=True, size=70, opacity=1, color=PALETTE[0]).encode(x=x, y=y, tooltip=tooltip)
+    interval = {"color": PALETTE[0], "strokeWidth": 1.5}
+    x_bars = alt.Chart().mark_rule(**interval).encode(
+        x=alt.X("blo:Q", title=x_title, scale=scale), x2="bhi:Q", y=y, tooltip=tooltip)
+    y_bars = alt.Chart().mark_rule(**interval).encode(
+        x=x, y=alt.Y("slo:Q", title=y_title, scale=scale), y2="shi:Q", tooltip=tooltip)
+    points = alt.Chart().mark_point(filled=True, size=70, opacity=1, color=PALETTE[0]).encode(
+        x=x, y=y, tooltip=tooltip)
     layers = [diagonal, x_bars, y_bars, points]
     if len(values) <= 12:
         layers.append(alt.Chart().mark_text(align="left", baseline="bottom", dx=5, dy=-4, fontSize=11, color=INK)
@@ -478,27 +531,22 @@ def _unpack(row: Sequence, n: int, what: str) -> tuple:
     return tuple(row)
 
 
+def _once(key: tuple, table: list[tuple], what: str) -> None:
+    """Refuse a repeated key: the rows come computed, so a repeat is an upstream bug (not
+    something to add up or average here)."""
+    if any(row[:len(key)] == key for row in table):
+        raise ValueError(f"rows repeat the same {what}: {key!r}")
+
+
 def _label(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{what} must be a non-empty string, got {value!r}")
     return value
 
 
-def _field_name(value: Any, what: str) -> str:
-    value = _label(value, what)
-    if not _SAFE_FIELD.match(value):
-        raise ValueError(f"{what} {value!r} may hold only letters, digits, spaces, '_' and '-'")
-    return value
-
-
 def _int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            import numpy as np  # numpy ints from pandas are fine; anything else is a caller bug
-        except ImportError:  # pragma: no cover
-            np = None
-        if np is None or not isinstance(value, np.integer):
-            raise ValueError(f"{what} must be an integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):  # numpy ints are Integral
+        raise ValueError(f"{what} must be an integer, got {value!r}")
     return int(value)
 
 
@@ -513,11 +561,8 @@ def _score(value: Any, what: str, *, optional: bool = False) -> float | None:
     """A finite number as float; NaN (an undefined score) and, if optional, None become None."""
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            value = float(value)  # numpy floats
-        except (TypeError, ValueError):
-            raise ValueError(f"{what} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
+        raise ValueError(f"{what} must be a number, got {value!r}")
     value = float(value)
     if math.isnan(value):
         return None

@@ -94,9 +94,10 @@ def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
                    v.category_scores_table(cells, probes), v.category_interval_table(cells, probes)]
     if "harm.always_non_harmful.macro_f1" in facts and "harm.always_non_harmful.test.macro_f1" in facts:
         tables.append(v.harm_table(cells))
-    models = v.model_runs_table(cells, inputs.computed.scores)
-    if models is not None:
-        tables.append(models)
+    triples = inputs.computed.pair_triples()
+    optional = [v.model_runs_table(cells, inputs.computed.scores), v.model_pairs_table(cells, triples),
+                v.pair_category_table(cells, triples), v.blind_error_table(cells, triples)]
+    tables += [t for t in optional if t is not None]
     return {t.id: t for t in tables}
 
 

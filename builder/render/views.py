@@ -276,3 +276,56 @@ def model_runs_table(f: FactCells, scores: dict[str, RunScore], task: str = "equ
                  ("Group", "Model", "Condition", "Seed", "Run", "Macro F1", "Low", "High", "Accuracy"), tuple(rows),
                  note="Within a condition, runs share a group while their 95% interval reaches the group leader's; "
                       "groups, not strict ranks, are what the intervals support.")
+
+
+def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
+    """Sighted versus blind per model, grouped by overlapping sighted intervals."""
+    if not pairs:
+        return None
+    groups = tie_groups([(pid, sighted.report.macro_f1, sighted.intervals["macro_f1"].low,
+                          sighted.intervals["macro_f1"].high) for pid, _, sighted in pairs])
+    rows = []
+    for pid, blind, sighted in sorted(pairs, key=lambda p: (groups[p[0]], -p[2].report.macro_f1, p[0])):
+        base = f"pair.{pid}"
+        rows.append((Cell(str(groups[pid])), Cell(blind.run.header.subject_name),
+                     Cell(str(blind.run.header.option_seed)), f(f"{base}.n", "count"),
+                     f(f"{base}.b.macro_f1"), f(f"{base}.a.macro_f1"), f(f"{base}.gap.macro_f1"),
+                     f(f"{base}.gap.macro_f1.ci95_low"), f(f"{base}.gap.macro_f1.ci95_high"),
+                     f.optional(f"{base}.ratio.macro_f1", "pct"), f(f"{base}.fixes", "count"),
+                     f(f"{base}.breaks", "count"), f(f"{base}.mcnemar_p", "p")))
+    return Table("model-pairs", "Sighted versus blind per model (macro F1 on shared items)",
+                 ("Group", "Model", "Seed", "Items", "Sighted", "Blind", "Gap", "Gap low", "Gap high",
+                  "Blind / sighted", "Fixes", "Breaks", "McNemar p"), tuple(rows),
+                 note="Gap = sighted - blind with a 95% paired-bootstrap interval. Groups come from overlapping "
+                      "95% intervals of the sighted score. Fixes: wrong blind, right sighted; breaks: the reverse.")
+
+
+def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
+    rows = []
+    for pid, blind, _ in pairs:
+        for c in CATEGORIES:
+            base = f"pair.{pid}.category.{c}"
+            if f"{base}.n" not in f.facts:
+                continue
+            rows.append((Cell(blind.run.header.subject_name), Cell(c), f(f"{base}.n", "count"),
+                         f(f"{base}.b.accuracy"), f(f"{base}.a.accuracy"), f(f"{base}.gap.accuracy"),
+                         f(f"{base}.gap.accuracy.ci95_low"), f(f"{base}.gap.accuracy.ci95_high"),
+                         f(f"{base}.mcnemar_p", "p"), f(f"{base}.holm_p", "p")))
+    if not rows:
+        return None
+    return Table("pair-categories", "Sighted minus blind accuracy by category",
+                 ("Model", "Category", "Items", "Sighted", "Blind", "Gap", "Low", "High", "McNemar p", "Holm p"),
+                 tuple(rows), note="95% paired-bootstrap intervals; Holm adjusts each pair's p-values across categories.")
+
+
+def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
+    rows = []
+    for pid, blind, _ in pairs:
+        base = f"pair.{pid}.errors"
+        if f"{base}.total.count" in f.facts:
+            rows.append((Cell(blind.run.header.subject_name), f(f"{base}.total.count", "count"),
+                         *(f(f"{base}.{s}.count", "count") for s in ("pragmatic", "cultural", "literal", "unparsed"))))
+    if not rows:
+        return None
+    return Table("blind-errors", "Where the blind arm's wrong answers went",
+                 ("Model", "Errors", "Pragmatic neighbour", "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows))

@@ -1,0 +1,146 @@
+"""The claims engine: conditions, aggregates, prediction and statement verdicts, YAML loading."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from builder.claims.engine import (
+    Condition, Evidence, MeasureRegistry, Prediction, Statement, evaluate, judge_prediction, judge_statement,
+)
+from builder.claims.loading import load_predictions, load_statements
+from builder.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def registry(**series: list[float]) -> MeasureRegistry:
+    reg = MeasureRegistry()
+    for name, values in series.items():
+        reg.register(name, lambda values=values: [Evidence(f"e{i}", v) for i, v in enumerate(values)])
+    return reg
+
+
+def cond(measure: str, aggregate: str, op: str, threshold: float) -> Condition:
+    return Condition(measure, {}, aggregate, op, threshold)
+
+
+@pytest.mark.parametrize("aggregate, op, threshold, expected, value", [
+    ("all", "<", 40, False, None), ("all", "<", 70, True, None), ("any", ">=", 65, True, None),
+    ("any", ">", 65, False, None), ("min", ">", 30, True, 35.0), ("max", "<", 60, False, 65.0),
+    ("mean", "==", 50, True, 50.0), ("count", ">=", 3, True, 3.0),
+])
+def test_aggregates(aggregate, op, threshold, expected, value):
+    result = evaluate(cond("s", aggregate, op, threshold), registry(s=[35.0, 50.0, 65.0]))
+    assert result.holds is expected
+    assert result.value == value
+    assert [e.value for e in result.evidence] == [35.0, 50.0, 65.0]
+
+
+def test_no_evidence_is_neither_true_nor_false():
+    result = evaluate(cond("s", "max", "<", 40), registry(s=[]))
+    assert result.holds is None and result.evidence == ()
+
+
+def prediction(supported, refuted, deadline=dt.date(2027, 6, 30)) -> Prediction:
+    return Prediction("p", "claim", "src", dt.date(2026, 9, 22), deadline, tuple(supported), tuple(refuted))
+
+
+def test_prediction_statuses():
+    today = dt.date(2026, 12, 1)
+    reg = registry(low=[30.0, 35.0], high=[70.0], none=[])
+    supported = [cond("low", "max", "<", 40)]
+    assert judge_prediction(prediction(supported, [cond("none", "any", ">=", 65)]), reg, today).status == "supported"
+    # refutation wins over support
+    assert judge_prediction(prediction(supported, [cond("high", "any", ">=", 65)]), reg, today).status == "refuted"
+    # no evidence before the deadline: open; after it: expired
+    open_one = prediction([cond("none", "max", "<", 40)], [cond("none", "any", ">=", 65)])
+    assert judge_prediction(open_one, reg, today).status == "open"
+    assert judge_prediction(open_one, reg, dt.date(2027, 7, 1)).status == "expired"
+    assert judge_prediction(open_one, reg, dt.date(2027, 6, 30)).status == "open"  # the deadline day itself counts
+    # partial support is not support
+    partial = prediction([cond("low", "max", "<", 40), cond("none", "min", ">", 30)], [])
+    assert judge_prediction(partial, reg, today).status == "open"
+    # no deadline never expires
+    assert judge_prediction(prediction([cond("none", "max", "<", 1)], [], deadline=None), reg,
+                            dt.date(2099, 1, 1)).status == "open"
+
+
+def test_statement_verdicts():
+    reg = registry(a=[1.0, 2.0], b=[])
+    holds = Statement("s", "c", "src", (cond("a", "max", "==", 2),))
+    fails = Statement("s", "c", "src", (cond("a", "max", "==", 2), cond("a", "min", ">", 1)))
+    unknown = Statement("s", "c", "src", (cond("b", "max", "==", 2),))
+    assert judge_statement(holds, reg).status == "holds"
+    assert judge_statement(fails, reg).status == "does not hold"
+    assert judge_statement(unknown, reg).status == "no evidence"
+
+
+def test_unknown_measure_is_an_error_at_evaluation():
+    with pytest.raises(KeyError, match="unknown measure"):
+        evaluate(cond("missing", "max", "<", 1), registry())
+
+
+def test_project_predictions_load_with_the_build_measures():
+    predictions = load_predictions(REPO / "content" / "predictions.yaml", {"run_metric", "pair_metric", "fact"})
+    ids = [p.id for p in predictions]
+    assert ids == ["gold-pool-collapse", "frontier-blind-near-80"]
+    first = predictions[0]
+    assert first.deadline == dt.date(2027, 6, 30)
+    assert [c.threshold for c in first.supported_when] == [40.0, 30.0]
+    assert first.refuted_when[0].threshold == 65.0
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "claims.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_bad_prediction_file_names_fields(tmp_path):
+    path = write(tmp_path, """
+predictions:
+  - id: x
+    claim: something
+    source: somewhere
+    registered: not-a-date
+    supported_when:
+      - {measure: nope, aggregate: most, op: "~", threshold: high}
+""")
+    with pytest.raises(InputError) as info:
+        load_predictions(path, {"run_metric"})
+    text = str(info.value)
+    for fragment in ("predictions[0].registered", "expected a date"):
+        assert fragment in text
+    path = write(tmp_path, """
+predictions:
+  - {id: x, claim: c, source: s, registered: 2026-01-01,
+     supported_when: [{measure: nope, aggregate: most, op: "~", threshold: high}]}
+""")
+    with pytest.raises(InputError) as info:
+        load_predictions(path, {"run_metric"})
+    text = str(info.value)
+    for fragment in ("supported_when[0].measure", "supported_when[0].aggregate", "supported_when[0].op",
+                     "supported_when[0].threshold", "unknown measure 'nope'"):
+        assert fragment in text, fragment
+
+
+def test_duplicate_ids_and_missing_text(tmp_path):
+    path = write(tmp_path, """
+claims:
+  - {id: a, claim: c, source: s, holds_when: []}
+  - {id: a, claim: c, source: s, holds_when: []}
+  - {id: b, source: s, holds_when: []}
+""")
+    with pytest.raises(InputError) as info:
+        load_statements(path, set())
+    assert "'a' is used twice" in str(info.value) and "claims[2].claim" in str(info.value)
+
+
+def test_invalid_yaml_reports_line(tmp_path):
+    path = write(tmp_path, "predictions:\n  - id: [unclosed\n")
+    with pytest.raises(InputError) as info:
+        load_predictions(path, set())
+    assert "not valid YAML" in str(info.value)
