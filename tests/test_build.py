@@ -367,3 +367,17 @@ predictions:
     assert 'href="runs/synthetic-demo-t2-blind-s1111-all.html"' in sections["demo-supported"]
     assert "badge-refuted" in sections["demo-refuted"]
     assert "badge-expired" in sections["demo-expired"] and "no evidence yet" in sections["demo-expired"]
+
+
+@pytest.mark.parametrize("keep", ["nothing", "one seed, all items only"])
+def test_site_builds_with_few_or_no_runs(small_inputs, tmp_path, keep):
+    """Pages must not assume which runs exist: every figure they quote is guarded."""
+    csv_path, runs = small_inputs
+    subset = tmp_path / "runs"
+    subset.mkdir()
+    if keep != "nothing":
+        for path in (runs / "probes").glob("*-s1111-all.jsonl"):
+            shutil.copy(path, subset / path.name)
+    out = tmp_path / "site"
+    build(BuildConfig(csv_path, subset, CONTENT, out, spec=SMALL_SPEC))
+    assert (out / "article.html").exists() and (out / "tracker.html").exists()

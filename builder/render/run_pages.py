@@ -16,6 +16,7 @@ from markupsafe import Markup
 from builder.analyses.run_scores import RunScore
 from builder.dataset.options import SOURCES
 from builder.render import views as v
+from builder.render.tables_csv import table_csv
 
 if TYPE_CHECKING:
     from builder.render.site import SiteInputs
@@ -60,4 +61,11 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
             items_json=script_json({"task": score.run.header.task, "items": run_items(score)}))
         files[f"runs/{rid}.html"] = html.encode("utf-8")
+        files.update(tables_as_csv(tables))
     return files
+
+
+def tables_as_csv(tables: list[v.Table]) -> dict[str, bytes]:
+    """The download behind each table's CSV link (full precision)."""
+    return {f"tables/{t.id}.csv": table_csv(t.columns, [[c.value if c.numeric else c.text for c in row] for row in t.rows])
+            for t in tables}

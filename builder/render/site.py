@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,9 @@ from builder.dataset.cibuzzbench import Dataset
 from builder.render import views as v
 from builder.render.environment import make_environment
 from builder.render.markdown_pages import FactUse, fact_anchor, page_functions, render_page_body, source_notes
-from builder.render.structured import faq_jsonld, sitemap
+from builder.render.run_pages import render_run_pages, tables_as_csv
 from builder.render.tables_csv import table_csv
+from builder.render.structured import faq_jsonld, sitemap
 
 Files = dict[str, bytes]
 
@@ -61,7 +63,6 @@ def render_site(inputs: SiteInputs) -> Files:
     used = FactUse()
     for page in pages:
         files[f"{page.slug}.html"] = _markdown_page(env, page, inputs, tables, common, used)
-    from builder.render.run_pages import render_run_pages
     files.update(render_run_pages(env, inputs, common))
     files["provenance.html"] = _provenance_page(env, inputs, common, used)
     files.update(_data_files(inputs, tables))
@@ -133,8 +134,19 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, tables: dic
     jsonld = faq_jsonld(str(body)) if page.meta.get("jsonld") == "faq" else ""
     html = env.get_template(page.meta.get("template", "page.html")).render(
         **common, root=root, slug=page.slug, title=page.title, description=page.meta["description"],
-        body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=bool(charts_used))
+        body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=bool(charts_used),
+        base_href=_not_found_base(page, common["site"]))
     return html.encode("utf-8")
+
+
+def _not_found_base(page: Page, config: dict[str, Any]) -> str:
+    """GitHub Pages serves 404.html at the missing address, at any depth, so its relative
+    links need a <base>: the site's path, known when the published URL is configured."""
+    url = str(config.get("url") or "")
+    if page.slug != "404" or not url:
+        return ""
+    path = urlsplit(url).path or "/"
+    return path if path.endswith("/") else path + "/"
 
 
 def _block_html(html: str) -> Markup:
@@ -158,9 +170,7 @@ def _data_files(inputs: SiteInputs, tables: dict[str, v.Table]) -> Files:
         "facts.json": _json(facts.as_json()),
         "provenance.json": _json_lines_object(facts.provenance_json()),
     }
-    for table in tables.values():
-        files[f"tables/{table.id}.csv"] = table_csv(table.columns, [[c.value if c.numeric else c.text for c in row]
-                                                                    for row in table.rows])
+    files.update(tables_as_csv(list(tables.values())))
     for chart in inputs.charts.values():
         files[f"tables/chart-{chart.id}.csv"] = table_csv(chart.columns, chart.rows)
     return files
