@@ -1,0 +1,1 @@
+"""Probing a model: versioned prompts, an OpenAI-compatible client, resumable runs."""
