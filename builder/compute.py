@@ -7,6 +7,7 @@ Fact keys are documented in docs/facts.md; percentages, accuracy and F1 are on a
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from builder.analyses.audits import audit_figures
@@ -18,11 +19,13 @@ from builder.analyses.run_scores import RunScore, score_run
 from builder.dataset.cibuzzbench import CATEGORIES, Dataset
 from builder.facts import FactTable
 from builder.metrics import HARMFUL, summarise_seeds
+from builder.runs.load import variant_of
 from builder.runs.schema import Run
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
 SCORE = "official metric (scikit-learn, macro over labels, x100)"
 BOOT = "seeded percentile bootstrap over items, 2000 resamples, 95%"
+ORIGINAL = "original"
 
 
 @dataclass(frozen=True)
@@ -36,14 +39,23 @@ class Computed:
         return [(pair_id(p.run_a, p.run_b), self.scores[p.run_a], self.scores[p.run_b]) for p in self.pairs]
 
 
-def compute(dataset: Dataset, runs: list[Run]) -> Computed:
+def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] | None = None) -> Computed:
+    """`variants` maps other dataset variants (e.g. gold_pool) to their datasets; their
+    figures go under `variant.<name>.*` so they never mix with the original's."""
+    datasets = {ORIGINAL: dataset, **(variants or {})}
     facts = FactTable()
     add_dataset_facts(facts, dataset)
-    scores = {s.run_id: s for s in (score_run(r, dataset) for r in sorted(runs, key=lambda r: r.header.run_id))}
+    for name, variant in sorted(datasets.items()):
+        if name != ORIGINAL:
+            _add_length_facts(facts, variant, f"variant.{name}.leak")
+            _add_audit_facts(facts, variant, f"variant.{name}.audit")
+    ordered = sorted(runs, key=lambda r: r.header.run_id)
+    scores = {s.run_id: s for s in (score_run(r, datasets[variant_of(r)]) for r in ordered)}
     for score in scores.values():
         add_run_facts(facts, score)
     add_probe_facts(facts, list(scores.values()))
-    pairs = analyse_pairs([s.run for s in scores.values()], dataset)
+    pairs = [p for name, ds in sorted(datasets.items())
+             for p in analyse_pairs([s.run for s in scores.values() if variant_of(s.run) == name], ds)]
     add_paired_facts(facts, pairs)
     return Computed(facts, scores, length_distribution(dataset), pairs)
 
@@ -77,35 +89,36 @@ def add_dataset_facts(facts: FactTable, dataset: Dataset) -> None:
     _add_audit_facts(facts, dataset)
 
 
-def _add_length_facts(facts: FactTable, dataset: Dataset) -> None:
+def _add_length_facts(facts: FactTable, dataset: Dataset, root: str = "leak") -> None:
     for split, infix in ((None, ""), ("test", ".test")):
         f = length_figures(dataset, split)
         how = "characters per option slot (Python len)" + (" on the test split" if split else "")
-        facts.add(f"leak{infix}.gold_strictly_longest.count", f.gold_strictly_longest,
+        base = f"{root}{infix}"
+        facts.add(f"{base}.gold_strictly_longest.count", f.gold_strictly_longest,
                   f"items whose gold is longer than all three distractors; {how}")
-        facts.add(f"leak{infix}.gold_strictly_longest.share", 100.0 * f.gold_strictly_longest / f.items,
+        facts.add(f"{base}.gold_strictly_longest.share", 100.0 * f.gold_strictly_longest / f.items,
                   f"share of items whose gold is strictly the longest option x100; {how}")
         for kind, n in f.gold_longer_than.items():
-            facts.add(f"leak{infix}.gold_longer_than.{kind}.share", 100.0 * n / f.items,
+            facts.add(f"{base}.gold_longer_than.{kind}.share", 100.0 * n / f.items,
                       f"share of items whose gold is longer than the {kind} distractor x100; {how}")
         for slot, mean in f.mean_chars.items():
             name = "gold" if slot == "correct" else slot
-            facts.add(f"leak{infix}.mean_chars.{name}", mean, f"mean {how}")
-            facts.add(f"leak{infix}.median_chars.{name}", f.median_chars[slot], f"median {how}")
+            facts.add(f"{base}.mean_chars.{name}", mean, f"mean {how}")
+            facts.add(f"{base}.median_chars.{name}", f.median_chars[slot], f"median {how}")
 
 
-def _add_audit_facts(facts: FactTable, dataset: Dataset) -> None:
+def _add_audit_facts(facts: FactTable, dataset: Dataset, root: str = "audit") -> None:
     a = audit_figures(dataset)
     how = "case-insensitive, whitespace-trimmed comparison"
-    facts.add("audit.distractor_is_other_gold.count", a.distractor_is_other_gold,
+    facts.add(f"{root}.distractor_is_other_gold.count", a.distractor_is_other_gold,
               f"distractor strings equal to another item's gold; {how}")
-    facts.add("audit.distractor_is_other_gold.share", 100.0 * a.distractor_is_other_gold / a.distractor_strings,
+    facts.add(f"{root}.distractor_is_other_gold.share", 100.0 * a.distractor_is_other_gold / a.distractor_strings,
               f"share of all {a.distractor_strings} distractor strings x100; {how}")
     for kind, n in a.distractor_is_other_gold_by_type.items():
-        facts.add(f"audit.distractor_is_other_gold.{kind}.count", n, f"{kind} distractors equal to another item's gold; {how}")
-    facts.add("audit.duplicate_option_items", a.duplicate_option_items, f"items with two equal options; {how}")
-    facts.add("audit.distinct_terms", a.distinct_terms, "distinct term_zh values")
-    facts.add("audit.train_test_term_overlap", a.train_test_term_overlap, "distinct term_zh values in both splits")
+        facts.add(f"{root}.distractor_is_other_gold.{kind}.count", n, f"{kind} distractors equal to another item's gold; {how}")
+    facts.add(f"{root}.duplicate_option_items", a.duplicate_option_items, f"items with two equal options; {how}")
+    facts.add(f"{root}.distinct_terms", a.distinct_terms, "distinct term_zh values")
+    facts.add(f"{root}.train_test_term_overlap", a.train_test_term_overlap, "distinct term_zh values in both splits")
 
 
 def add_run_facts(facts: FactTable, score: RunScore) -> None:
@@ -127,19 +140,21 @@ def _label_key(label: str) -> str:
 
 
 def add_probe_facts(facts: FactTable, scores: list[RunScore]) -> None:
-    """Model-free probe figures under `leak.*` (Task 2) and `harm.*` (Task 3)."""
-    groups: dict[tuple[str, str, str], list[RunScore]] = defaultdict(list)
+    """Model-free probe figures under `leak.*` (Task 2) and `harm.*` (Task 3); probes on
+    another dataset variant go under `variant.<name>.leak.*`."""
+    groups: dict[tuple[str, str, str, str], list[RunScore]] = defaultdict(list)
     for s in scores:
         if s.run.header.condition == "probe":
-            groups[(s.run.header.task, s.run.header.subject_name, scope_of(s.run))].append(s)
-    for (task, probe, scope), members in sorted(groups.items()):
+            groups[(variant_of(s.run), s.run.header.task, s.run.header.subject_name, scope_of(s.run))].append(s)
+    for (variant, task, probe, scope), members in sorted(groups.items()):
         infix = "" if scope == "all" else f".{scope}"
+        root = "" if variant == ORIGINAL else f"variant.{variant}."
         if task == EQUIVALENT_SELECTION:
-            _add_seed_group(facts, f"leak.{probe}{infix}", members)
+            _add_seed_group(facts, f"{root}leak.{probe}{infix}", members)
             if scope == "all":
-                _add_category_group(facts, f"leak.{probe}.category", members)
+                _add_category_group(facts, f"{root}leak.{probe}.category", members)
         elif task == HARMFULNESS_DETECTION and len(members) == 1:
-            _add_harm_probe(facts, f"harm.{probe}{infix}", members[0])
+            _add_harm_probe(facts, f"{root}harm.{probe}{infix}", members[0])
 
 
 def _add_seed_group(facts: FactTable, base: str, members: list[RunScore]) -> None:

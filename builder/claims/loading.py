@@ -4,54 +4,52 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import yaml
 
 from builder.claims.engine import AGGREGATES, OPS, Condition, Prediction, Statement
 from builder.errors import InputError, Problem
 
+T = TypeVar("T")
+
 
 def load_predictions(path: Path, known_measures: set[str]) -> list[Prediction]:
-    entries = _entries(path, "predictions")
-    problems: list[Problem] = []
-    out = []
-    for index, entry in enumerate(entries):
-        where = f"predictions[{index}]"
-        try:
-            out.append(Prediction(
-                id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
-                source=_text(path, entry, "source", where),
-                registered=_date(path, entry, "registered", where, required=True),
-                deadline=_date(path, entry, "deadline", where, required=False),
-                supported_when=_conditions(path, entry, "supported_when", where, known_measures),
-                refuted_when=_conditions(path, entry, "refuted_when", where, known_measures),
-                note=str(entry.get("note", "")),
-            ))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    _unique_ids(path, [p.id for p in out], problems)
-    if problems:
-        raise InputError(problems)
-    return out
+    def build(entry: dict[str, Any], where: str) -> Prediction:
+        return Prediction(
+            id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
+            source=_text(path, entry, "source", where),
+            registered=_date(path, entry, "registered", where, required=True),
+            deadline=_date(path, entry, "deadline", where, required=False),
+            supported_when=_conditions(path, entry, "supported_when", where, known_measures),
+            refuted_when=_conditions(path, entry, "refuted_when", where, known_measures),
+            note=str(entry.get("note", "")),
+        )
+    return _load(path, "predictions", build)
 
 
 def load_statements(path: Path, known_measures: set[str]) -> list[Statement]:
-    entries = _entries(path, "claims")
+    def build(entry: dict[str, Any], where: str) -> Statement:
+        return Statement(
+            id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
+            source=_text(path, entry, "source", where),
+            holds_when=_conditions(path, entry, "holds_when", where, known_measures),
+            note=str(entry.get("note", "")),
+        )
+    return _load(path, "claims", build)
+
+
+def _load(path: Path, key: str, build: Callable[[dict[str, Any], str], T]) -> list[T]:
+    """Build every entry, collecting all problems (and duplicate ids) before failing."""
     problems: list[Problem] = []
-    out = []
-    for index, entry in enumerate(entries):
-        where = f"claims[{index}]"
+    out: list[T] = []
+    for index, entry in enumerate(_entries(path, key)):
         try:
-            out.append(Statement(
-                id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
-                source=_text(path, entry, "source", where),
-                holds_when=_conditions(path, entry, "holds_when", where, known_measures),
-                note=str(entry.get("note", "")),
-            ))
+            out.append(build(entry, f"{key}[{index}]"))
         except InputError as exc:
             problems.extend(exc.problems)
-    _unique_ids(path, [s.id for s in out], problems)
+    _unique_ids(path, [item.id for item in out], problems)  # type: ignore[attr-defined]
     if problems:
         raise InputError(problems)
     return out

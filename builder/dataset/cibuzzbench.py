@@ -7,9 +7,7 @@ content (`content_sha256`) and the file's own sha256 is only recorded.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from builder.errors import InputError, Problem
+from builder.textfiles import csv_records, decode_utf8
 
 COLUMNS: tuple[str, ...] = (
     "row_id", "split", "term_zh", "explanation_zh", "meaning_en", "equivalent_en",
@@ -70,8 +69,8 @@ def load_dataset(path: str | Path, spec: DatasetSpec = OFFICIAL_SPEC) -> Dataset
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError.single(path, f"cannot read dataset: {exc.strerror or exc}") from exc
-    text = _decode(path, raw)
-    header, records = _parse(path, text)
+    text = decode_utf8(path, raw)
+    header, records = csv_records(path, text)
     rows = _validate(path, header, records, spec)
     frame = pd.DataFrame([dict(zip(COLUMNS, r)) for r in rows], columns=list(COLUMNS))
     frame["row_id"] = frame["row_id"].astype(int)
@@ -84,40 +83,6 @@ def content_hash(rows: list[list[str]]) -> str:
     """Hash of the parsed cells, independent of line endings, quoting and BOM."""
     payload = json.dumps([list(COLUMNS)] + rows, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-def _decode(path: Path, raw: bytes) -> str:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError.single(
-            path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", line=line
-        ) from exc
-    return text.removeprefix("\ufeff")
-
-
-def _parse(path: Path, text: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Split into header and (first line number, cells) records."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise InputError.single(path, "file is empty", line=1) from None
-    except csv.Error as exc:
-        raise InputError.single(path, f"malformed CSV: {exc}", line=1) from exc
-    if not header:
-        raise InputError.single(path, "first line is blank: expected the header row", line=1)
-    records: list[tuple[int, list[str]]] = []
-    start = reader.line_num + 1
-    try:
-        for cells in reader:
-            if cells:
-                records.append((start, cells))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise InputError.single(path, f"malformed CSV: {exc}", line=start) from exc
-    return header, records
 
 
 def _validate(path: Path, header: list[str], records: list[tuple[int, list[str]]],

@@ -8,9 +8,7 @@ judge scores written by those scripts line up with the dataset by position.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError, Problem
+from builder.textfiles import csv_records, decode_utf8
 
 MAX_PROBLEMS = 200
 FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
@@ -56,37 +55,18 @@ def read_table(path: str | Path) -> Table:
 
 
 def decode(path: Path, raw: bytes) -> str:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError.single(
-            path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-            "save the file as UTF-8", line=line) from exc
-    return text.removeprefix("\ufeff")
+    return decode_utf8(path, raw)
 
 
 def _csv_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise InputError.single(path, "file is empty", line=1) from None
-    except csv.Error as exc:
-        raise InputError.single(path, f"malformed CSV: {exc}", line=1) from exc
+    header, records = csv_records(path, text)
     problems = _header_problems(path, header)
     rows: list[Row] = []
-    start = reader.line_num + 1
-    try:
-        for cells in reader:
-            if cells:
-                if len(cells) != len(header):
-                    problems.append(Problem(str(path), f"expected {len(header)} fields, found {len(cells)}"
-                                            " (an unbalanced quote can swallow the lines after it)", start))
-                rows.append(Row(len(rows), start, dict(zip(header, cells))))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        problems.append(Problem(str(path), f"malformed CSV: {exc}", start))
+    for line, cells in records:
+        if len(cells) != len(header):
+            problems.append(Problem(str(path), f"expected {len(header)} fields, found {len(cells)}"
+                                    " (an unbalanced quote can swallow the lines after it)", line))
+        rows.append(Row(len(rows), line, dict(zip(header, cells))))
     raise_problems(problems)
     return tuple(header), rows
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from builder.dataset.cibuzzbench import Dataset
@@ -15,13 +16,19 @@ def run_files(runs_dir: Path) -> list[Path]:
     return sorted(p for p in runs_dir.rglob("*.jsonl") if p.is_file()) if runs_dir.exists() else []
 
 
-def load_runs(runs_dir: Path, dataset: Dataset) -> list[Run]:
+def variant_of(run: Run) -> str:
+    return str(run.header.dataset.get("variant", "original"))
+
+
+def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
+    """Read and validate every run against the dataset variant it names."""
+    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
     runs: list[Run] = []
     problems: list[Problem] = []
     for path in run_files(runs_dir):
         try:
             run = read_run(path)
-            validate_run(run, dataset)
+            validate_run(run, _dataset_for(run, by_variant))
         except InputError as exc:
             problems.extend(exc.problems)
             continue
@@ -30,6 +37,14 @@ def load_runs(runs_dir: Path, dataset: Dataset) -> list[Run]:
     if problems:
         raise InputError(problems)
     return runs
+
+
+def _dataset_for(run: Run, datasets: dict[str, Dataset]) -> Dataset:
+    variant = variant_of(run)
+    if variant not in datasets:
+        raise InputError.single(run.path, f"dataset variant {variant!r} is not available in this build "
+                                f"(available: {', '.join(sorted(datasets))})", line=1, field="dataset.variant")
+    return datasets[variant]
 
 
 def _duplicate_ids(runs: list[Run]) -> list[Problem]:

@@ -15,7 +15,7 @@ TASKS = ("equivalent_selection", "harmfulness_detection")
 CONDITIONS = ("sighted", "blind", "probe")
 SUBJECT_KINDS = ("model", "probe")
 SELECTIONS = ("all", "split", "sample")
-VARIANTS = ("original",)
+VARIANTS = ("original", "gold_pool")
 SPLITS = ("train", "test")
 
 
