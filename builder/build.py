@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +58,7 @@ def _render(config: BuildConfig, dataset, computed) -> dict[str, bytes]:
     from builder.claims.loading import load_predictions
     from builder.claims.run_measures import register_run_measures
     from builder.content.reported import load_reported
+    from builder.mouse.site_parts import mouse_site_parts
     from builder.render.site import SiteInputs, render_site
 
     registry = MeasureRegistry()
@@ -63,26 +66,35 @@ def _render(config: BuildConfig, dataset, computed) -> dict[str, bytes]:
     today = build_date(config.content_dir.parent if config.content_dir.is_absolute() else Path("."))
     predictions = load_predictions(config.content_dir / "predictions.yaml", set(registry.measures))
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
-    charts, assets = _charts(computed, config.cache_dir) if config.charts else ({}, {})
+    with _svg_cache(config.cache_dir if config.charts else None):
+        charts, assets = _charts(computed, config.cache_dir) if config.charts else ({}, {})
+        mouse = mouse_site_parts(computed.facts, config.content_dir, charts=config.charts)
     inputs = SiteInputs(
         dataset=dataset, computed=computed, content_dir=config.content_dir,
         reported=load_reported(config.content_dir / "reported.yaml"), verdicts=verdicts, build_date=today,
-        site_url=os.environ.get("BUZZPROBE_SITE_URL", ""), charts=charts,
+        site_url=os.environ.get("BUZZPROBE_SITE_URL", ""), charts={**charts, **mouse.charts},
+        extra_tables=mouse.tables, mouse_verdicts=mouse.verdicts,
         assets={**assets, "assets/item-browser.js": (config.content_dir / "static" / "item-browser.js").read_bytes()},
     )
     return render_site(inputs)
 
 
-def _charts(computed, cache_dir: Path) -> tuple[dict, dict[str, bytes]]:
-    """Charts and the shared Vega bundle; both are cached on disk by content hash because
-    generating them is the slowest step of a build (seconds), and they rarely change."""
+@contextmanager
+def _svg_cache(cache_dir: Path | None) -> Iterator[None]:
+    """Chart SVGs are cached on disk by content hash while the build renders them."""
     from builder.render import charts
-    from builder.render.chart_set import build_charts
-    charts.use_svg_cache(cache_dir / "svg")
+    charts.use_svg_cache(cache_dir / "svg" if cache_dir else None)
     try:
-        return build_charts(computed), {"assets/vega-bundle.js": _cached_bundle(cache_dir)}
+        yield
     finally:
         charts.use_svg_cache(None)
+
+
+def _charts(computed, cache_dir: Path) -> tuple[dict, dict[str, bytes]]:
+    """Charts and the shared Vega bundle; the bundle is cached on disk by content hash because
+    generating it is the slowest step of a build (seconds), and it rarely changes."""
+    from builder.render.chart_set import build_charts
+    return build_charts(computed), {"assets/vega-bundle.js": _cached_bundle(cache_dir)}
 
 
 def _cached_bundle(cache_dir: Path) -> bytes:

@@ -45,6 +45,7 @@ class SiteInputs:
     charts: dict[str, Any] = field(default_factory=dict)  # id -> Chart
     extra_tables: dict[str, v.Table] = field(default_factory=dict)
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
+    mouse_verdicts: list[Any] = field(default_factory=list)  # the Mouse claims check (StatementVerdict)
 
 
 def load_site_config(content_dir: Path) -> dict[str, Any]:
