@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from builder.errors import InputError
+from builder.mouse.command import add_mouse_parser
 from builder.probe.command import add_probe_parser
 
 EXIT_INPUT = 2
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     imports.set_defaults(handler=_cmd_import)
 
     add_probe_parser(sub)
+    add_mouse_parser(sub)
     return parser
 
 
