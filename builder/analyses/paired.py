@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import binomtest
-
 from builder.dataset.cibuzzbench import CATEGORIES, Dataset
 from builder.dataset.options import DISTRACTOR_TYPES, GOLD
 from builder.metrics import (
@@ -100,7 +98,10 @@ def mcnemar_exact(fixes: int, breaks: int) -> float:
     if fixes < 0 or breaks < 0:
         raise ValueError(f"counts must be >= 0, got fixes={fixes}, breaks={breaks}")
     discordant = fixes + breaks
-    return 1.0 if discordant == 0 else float(binomtest(fixes, discordant, 0.5).pvalue)
+    if discordant == 0:
+        return 1.0
+    from scipy.stats import binomtest  # imported here: scipy.stats costs ~2 s at start-up
+    return float(binomtest(fixes, discordant, 0.5).pvalue)
 
 
 def holm(pvalues: Sequence[float]) -> tuple[float, ...]:
