@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.fingerprint import build_fingerprint
+from builder.runs.load import variant_of
 from builder.write import read_stamp
 
 
@@ -41,18 +42,30 @@ def build(config: BuildConfig) -> BuildResult:
     # Heavy imports only once we know there is work to do.
     from builder.compute import compute
     from builder.dataset.cibuzzbench import load_dataset
+    from builder.dataset.variants import derive_variants
     from builder.runs.load import load_runs
     from builder.write import write_site
 
     dataset = load_dataset(config.dataset, config.spec) if config.spec else load_dataset(config.dataset)
-    runs = load_runs(config.runs_dir, dataset)
-    computed = compute(dataset, runs)
-    files = _render(config, dataset, computed)
+    variants = derive_variants(dataset)
+    runs = load_runs(config.runs_dir, {"original": dataset, **variants})
+    computed = compute(dataset, runs, variants)
+    _add_importance(computed, dataset, config)
+    files = _render(config, dataset, computed, variants)
     write_site(files, config.out, fingerprint)
     return BuildResult(skipped=False, files=len(files), facts=len(computed.facts.values), runs=len(runs))
 
 
-def _render(config: BuildConfig, dataset, computed) -> dict[str, bytes]:
+def _add_importance(computed, dataset, config: BuildConfig) -> None:
+    """Feature importance of the learned probe, shown only when its runs are in the build."""
+    from builder.analyses.importance import add_importance_facts, feature_importance
+    learned = tuple(rid for rid, s in computed.scores.items()
+                    if s.run.header.subject_name == "learned_options" and variant_of(s.run) == "original")
+    if learned:
+        add_importance_facts(computed.facts, feature_importance(dataset, config.cache_dir), learned)
+
+
+def _render(config: BuildConfig, dataset, computed, variants) -> dict[str, bytes]:
     from builder.build_date import build_date
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
@@ -73,7 +86,7 @@ def _render(config: BuildConfig, dataset, computed) -> dict[str, bytes]:
         dataset=dataset, computed=computed, content_dir=config.content_dir,
         reported=load_reported(config.content_dir / "reported.yaml"), verdicts=verdicts, build_date=today,
         site_url=os.environ.get("BUZZPROBE_SITE_URL", ""), charts={**charts, **mouse.charts},
-        extra_tables=mouse.tables, mouse_verdicts=mouse.verdicts,
+        extra_tables=mouse.tables, mouse_verdicts=mouse.verdicts, variants=variants,
         assets={**assets, "assets/item-browser.js": (config.content_dir / "static" / "item-browser.js").read_bytes()},
     )
     return render_site(inputs)

@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     fetch.set_defaults(handler=_cmd_fetch)
     check = data.add_parser("check", help="validate the CSV and print its hashes")
     check.set_defaults(handler=_cmd_check)
+    pool = data.add_parser("gold-pool", help="write the length-matched gold-pool variant and its manifest into data/")
+    pool.add_argument("--out", type=Path, default=Path("data"))
+    pool.set_defaults(handler=_cmd_gold_pool)
 
     runs = sub.add_parser("runs", help="regenerate the model-free probe runs in runs/probes/")
     runs.add_argument("--out", type=Path, default=Path("runs/probes"))
@@ -107,6 +110,16 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_gold_pool(args: argparse.Namespace) -> int:
+    """The variant's CSV (dataset text: never commit it) for inspection and other tools;
+    builds and `probe --variant gold_pool` derive the same bytes themselves."""
+    from builder.dataset.cibuzzbench import load_dataset
+    from builder.dataset.gold_pool import ensure_gold_pool
+    variant = ensure_gold_pool(load_dataset(dataset_path()), args.out)
+    print(f"{variant.path}: gold-pool variant, content sha256 {variant.content_sha256}")
+    return 0
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     _cmd_check_path(dataset_path())
     return 0
@@ -121,8 +134,9 @@ def _cmd_check_path(path: Path) -> None:
 def _cmd_runs(args: argparse.Namespace) -> int:
     from builder.dataset.cibuzzbench import load_dataset
     from builder.probes.generate import generate_probe_runs
+    from builder.dataset.variants import derive_variants
     dataset = load_dataset(dataset_path())
-    written = generate_probe_runs(dataset, args.out, created_stamp())
+    written = generate_probe_runs(dataset, args.out, created_stamp(), derive_variants(dataset), learned=True)
     print(f"wrote {len(written)} probe runs to {args.out}/")
     return 0
 

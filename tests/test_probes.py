@@ -230,7 +230,8 @@ def test_committed_probe_runs_are_reproducible(tmp_path: Path, real_dataset: Dat
     with stamp_source.open(encoding="utf-8") as handle:
         created = json.loads(handle.readline())["created"]
 
-    written = generate_probe_runs(real_dataset, tmp_path, created)
+    from builder.dataset.variants import derive_variants
+    written = generate_probe_runs(real_dataset, tmp_path, created, derive_variants(real_dataset), learned=True)
     assert sorted(p.name for p in written) == [p.name for p in committed]
     mismatched = [p.name for p in committed if (tmp_path / p.name).read_bytes() != p.read_bytes()]
     assert mismatched == [], "committed probe runs differ from `make runs`; regenerate them"

@@ -69,6 +69,11 @@ def load_dataset(path: str | Path, spec: DatasetSpec = OFFICIAL_SPEC) -> Dataset
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError.single(path, f"cannot read dataset: {exc.strerror or exc}") from exc
+    return parse_dataset(path, raw, spec)
+
+
+def parse_dataset(path: Path, raw: bytes, spec: DatasetSpec = OFFICIAL_SPEC) -> Dataset:
+    """Validate CSV bytes; `path` only names them in errors (derived variants have no file)."""
     text = decode_utf8(path, raw)
     header, records = csv_records(path, text)
     rows = _validate(path, header, records, spec)

@@ -32,6 +32,8 @@ def add_probe_parser(sub: Any) -> None:
     what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",
                       help="blind: Task 2 without the Chinese term (default %(default)s)")
     what.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
+    what.add_argument("--variant", choices=("original", "gold_pool"), default="original",
+                      help="option set: the official distractors or the length-matched gold pool (docs/gold-pool.md)")
     what.add_argument("--items", choices=("all",), default=None, help="every item (the default)")
     what.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
     what.add_argument("--sample", type=_positive_int, metavar="N", help="a seeded sample of N items")
@@ -189,7 +191,10 @@ def _plans(args: argparse.Namespace) -> list[Any]:
         policy=RetryPolicy(args.retries, args.backoff, max(60.0, args.backoff), args.max_retry_after),
         progress=not args.quiet)
     dataset = load_dataset(dataset_path())
-    return [plan_run(dataset, protocol, settings, seed, out, args.run_id) for seed in seeds]
+    if args.variant != "original":
+        from builder.dataset.variants import derive_variants
+        dataset = derive_variants(dataset)[args.variant]
+    return [plan_run(dataset, protocol, settings, seed, out, args.run_id, args.variant) for seed in seeds]
 
 
 def _seeds(args: argparse.Namespace) -> list[int | None]:

@@ -7,7 +7,7 @@ files byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from builder.runs.writer import write_run
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
 PROBE_DIR = Path("runs/probes")
+ORIGINAL = "original"
 RANDOM_SEED = 0
 
 
@@ -63,17 +64,20 @@ SCOPES: dict[str, dict[str, Any]] = {
 }
 
 
-def run_id(probe: str, task: str, scope: str, seed: int | None) -> str:
+def run_id(probe: str, task: str, scope: str, seed: int | None, variant: str = ORIGINAL) -> str:
     task_tag = "t2" if task == EQUIVALENT_SELECTION else "t3"
     seed_tag = f"-s{seed}" if seed is not None else ""
-    return f"probe-{probe}-{task_tag}{seed_tag}-{scope}"
+    variant_tag = "" if variant == ORIGINAL else f"-{variant}"
+    return f"probe-{probe}-{task_tag}{seed_tag}-{scope}{variant_tag}"
 
 
-def generate_probe_runs(dataset: Dataset, out_dir: Path, created: str) -> list[Path]:
-    """Write all probe runs; remove stale files the current probe set no longer makes."""
+def generate_probe_runs(dataset: Dataset, out_dir: Path, created: str,
+                        variants: Mapping[str, Dataset] | None = None, learned: bool = False) -> list[Path]:
+    """Write all probe runs (on the original and each variant); remove stale files the
+    current probe set no longer makes."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for header, items in _all_runs(dataset, created):
+    for header, items in _all_runs(dataset, created, dict(variants or {}), learned):
         path = out_dir / f"{header.run_id}.jsonl"
         write_run(path, header, items, Footer(len(items)))
         written.append(path)
@@ -82,29 +86,43 @@ def generate_probe_runs(dataset: Dataset, out_dir: Path, created: str) -> list[P
     return written
 
 
-def _all_runs(dataset: Dataset, created: str) -> Iterator[tuple[Header, list[Item]]]:
-    for scope, selection in SCOPES.items():
-        ids = dataset.row_ids(selection.get("split"))
-        for probe in OPTION_PROBES:
-            for seed in OFFICIAL_SEEDS:
-                yield _option_run(dataset, probe, scope, selection, ids, seed, created)
-        for constant in CONSTANT_PROBES:
-            yield _constant_run(dataset, constant, scope, selection, ids, created)
+def _all_runs(dataset: Dataset, created: str, variants: dict[str, Dataset],
+              learned: bool) -> Iterator[tuple[Header, list[Item]]]:
+    for variant, data in [(ORIGINAL, dataset), *sorted(variants.items())]:
+        for scope, selection in SCOPES.items():
+            ids = data.row_ids(selection.get("split"))
+            for probe in OPTION_PROBES:
+                for seed in OFFICIAL_SEEDS:
+                    yield _option_run(data, probe, scope, selection, ids, seed, created, variant)
+            if variant == ORIGINAL:  # Task 3 has no options, so a variant changes nothing
+                for constant in CONSTANT_PROBES:
+                    yield _constant_run(data, constant, scope, selection, ids, created)
+        if learned:
+            yield from _learned_runs(data, created, variant)
+
+
+def _learned_runs(dataset: Dataset, created: str, variant: str) -> Iterator[tuple[Header, list[Item]]]:
+    """The learned option-only probe: train->test everywhere; 5-fold CV only on the original,
+    because on a gold-pool variant held-out golds reappear as training distractors."""
+    from builder.probes.learned import learned_probe_runs
+    for header, items in learned_probe_runs(dataset, seeds=OFFICIAL_SEEDS, created=created, variant=variant):
+        if variant == ORIGINAL or header.items.get("selection") != "all":
+            yield header, items
 
 
 def _header(dataset: Dataset, name: str, task: str, parameters: dict[str, Any], scope: str,
-            selection: dict[str, Any], n: int, seed: int | None, created: str) -> Header:
+            selection: dict[str, Any], n: int, seed: int | None, created: str, variant: str = ORIGINAL) -> Header:
     return Header(
-        run_id=run_id(name, task, scope, seed), benchmark="cibuzzbench", task=task, condition="probe",
+        run_id=run_id(name, task, scope, seed, variant), benchmark="cibuzzbench", task=task, condition="probe",
         subject={"kind": "probe", "name": name, "parameters": parameters},
         option_seed=seed, items={**selection, "n": n},
-        dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
+        dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
         created=created, tool={"name": "buzzprobe", "version": __version__},
     )
 
 
 def _option_run(dataset: Dataset, probe: OptionProbe, scope: str, selection: dict[str, Any],
-                ids: list[int], seed: int, created: str) -> tuple[Header, list[Item]]:
+                ids: list[int], seed: int, created: str, variant: str) -> tuple[Header, list[Item]]:
     choose = probe.make()
     sets = option_sets(dataset, seed)
     items = []
@@ -112,7 +130,7 @@ def _option_run(dataset: Dataset, probe: OptionProbe, scope: str, selection: dic
         letter = choose(sets[row_id])
         items.append(Item(row_id=row_id, prediction=letter, letter_map=sets[row_id].letter_map))
     header = _header(dataset, probe.name, EQUIVALENT_SELECTION, probe.parameters, scope, selection,
-                     len(ids), seed, created)
+                     len(ids), seed, created, variant)
     return header, items
 
 

@@ -14,7 +14,9 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from builder.analyses.run_scores import RunScore
+from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import SOURCES
+from builder.runs.load import variant_of
 from builder.render import views as v
 from builder.render.tables_csv import table_csv
 
@@ -30,9 +32,14 @@ def script_json(data: object) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def dataset_items_js(inputs: "SiteInputs") -> bytes:
+def items_asset(variant: str) -> str:
+    """One item-text file per dataset variant: a variant's runs must show its own options."""
+    return "assets/items.js" if variant == "original" else f"assets/items-{variant}.js"
+
+
+def dataset_items_js(dataset: Dataset) -> bytes:
     """row_id -> [term, category, split, harmful label, literal, cultural, pragmatic, gold]."""
-    frame = inputs.dataset.frame
+    frame = dataset.frame
     columns = ["term_zh", "category_label", "split", "harmful_label"] + [column for _, column in SOURCES]
     items = {str(int(row_id)): list(values) for row_id, values in zip(frame.index, frame[columns].itertuples(index=False))}
     return b"window.BUZZ_ITEMS=" + str(script_json(items)).encode("utf-8") + b";\n"
@@ -49,7 +56,9 @@ def run_items(score: RunScore) -> list[list[Any]]:
 
 def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, Any]) -> dict[str, bytes]:
     cells = v.FactCells(inputs.computed.facts)
-    files = {"assets/items.js": dataset_items_js(inputs)}
+    datasets = {"original": inputs.dataset, **inputs.variants}
+    used = {variant_of(s.run) for s in inputs.computed.scores.values()} | {"original"}
+    files = {items_asset(v): dataset_items_js(datasets[v]) for v in sorted(used)}
     template = env.get_template("run.html")
     for rid, score in inputs.computed.scores.items():
         tables = [v.run_metrics_table(cells, score), v.run_labels_table(score), v.run_confusion_table(score),
@@ -59,7 +68,8 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
             description=f"Scores, confusion matrix, categories and items of run {rid}.",
             header=score.run.header, footer=score.run.footer, score=score, tables=tables,
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
-            items_json=script_json({"task": score.run.header.task, "items": run_items(score)}))
+            items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
+            items_asset=items_asset(variant_of(score.run)))
         files[f"runs/{rid}.html"] = html.encode("utf-8")
         files.update(tables_as_csv(tables))
     return files

@@ -46,6 +46,7 @@ class SiteInputs:
     extra_tables: dict[str, v.Table] = field(default_factory=dict)
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
     mouse_verdicts: list[Any] = field(default_factory=list)  # the Mouse claims check (StatementVerdict)
+    variants: dict[str, Dataset] = field(default_factory=dict)  # derived dataset variants, by name
 
 
 def load_site_config(content_dir: Path) -> dict[str, Any]:
@@ -96,6 +97,9 @@ def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
                    v.category_scores_table(cells, probes), v.category_interval_table(cells, probes)]
     if "harm.always_non_harmful.macro_f1" in facts and "harm.always_non_harmful.test.macro_f1" in facts:
         tables.append(v.harm_table(cells))
+    if any(k.startswith("variant.gold_pool.leak.") and k.endswith(".macro_f1.mean") for k in facts.values):
+        tables.append(v.variant_table(cells, probes))
+    tables += [t for t in (v.importance_table(cells, "permutation"), v.importance_table(cells, "coef")) if t]
     triples = inputs.computed.pair_triples()
     optional = [v.model_runs_table(cells, inputs.computed.scores), v.model_pairs_table(cells, triples),
                 v.pair_category_table(cells, triples), v.blind_error_table(cells, triples)]

@@ -18,6 +18,7 @@ PROBE_LABELS = {
     "longest_chars": "Longest option (characters)",
     "shortest_chars": "Shortest option (characters)",
     "longest_words": "Longest option (words)",
+    "learned_options": "Learned option-only probe",
 }
 
 
@@ -329,3 +330,32 @@ def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
         return None
     return Table("blind-errors", "Where the blind arm's wrong answers went",
                  ("Model", "Errors", "Pragmatic neighbour", "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows))
+
+
+def variant_table(f: FactCells, probes: list[str], variant: str = "gold_pool") -> Table:
+    """Model-free scores on the original and a variant, side by side (means over seeds)."""
+    rows = []
+    for p in probes:
+        cells = [Cell(PROBE_LABELS.get(p, p))]
+        for scope in (".test", ""):
+            for root in ("", f"variant.{variant}."):
+                cells.append(f.optional(f"{root}leak.{p}{scope}.macro_f1.mean"))
+        rows.append(tuple(cells))
+    return Table(f"variants-{variant}", "Model-free macro F1 on the original and the gold-pool distractors",
+                 ("Probe", "Test: original", "Test: gold pool", "All items: original", "All items: gold pool"),
+                 tuple(rows), note="Means over the five official option seeds. The learned probe is trained on the "
+                 "train split and scored on the test split; its all-items figure is 5-fold cross-validation, "
+                 "which is not valid on the gold pool (held-out golds reappear as training distractors), "
+                 "so it is not computed there.")
+
+
+def importance_table(f: FactCells, kind: str, limit: int = 12) -> Table | None:
+    prefix = f"learned.importance.{kind}."
+    keys = [k for k in f.facts.values if k.startswith(prefix)]
+    if not keys:
+        return None
+    ranked = sorted(keys, key=lambda k: (-abs(f.facts[k]), k))[:limit]
+    label = "Coefficient" if kind == "coef" else "Accuracy drop (points)"
+    return Table(f"importance-{kind}", "Which features carry the learned probe's signal: " +
+                 ("standardised coefficients" if kind == "coef" else "permutation importance on the test split"),
+                 ("Feature", label), tuple((Cell(k[len(prefix):]), f(k)) for k in ranked))

@@ -1,0 +1,269 @@
+"""The learned option-only probe: it reads nothing but the options, never learns from the
+items it predicts, is deterministic, writes valid runs, and finds the synthetic leak."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from builder.dataset import gold_pool as gp
+from builder.dataset.cibuzzbench import Dataset, load_dataset
+from builder.dataset.options import OFFICIAL_SEEDS, option_sets
+from builder.metrics.classification import TASK2_LABELS, classification_report
+from builder.probes import learned as lp
+from builder.runs import schema
+from builder.runs.reader import read_run
+from builder.runs.schema import Footer, Header, Item
+from builder.runs.validate import validate_run
+from builder.runs.writer import dump_line, write_run
+from tests.synthetic import synthetic_rows, write_synthetic_csv
+
+REPO = Path(__file__).resolve().parents[1]
+CREATED = "2026-12-01T00:00:00Z"
+NON_OPTION = ("term_zh", "explanation_zh", "meaning_en", "harmful_label", "category_label")
+
+
+def dataset_from(rows: list[dict[str, str]], folder: Path) -> Dataset:
+    return load_dataset(write_synthetic_csv(folder / "data.csv", rows))
+
+
+def scrambled(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Every non-option column permuted across items (labels stay valid labels)."""
+    out = [dict(r) for r in rows]
+    rng = random.Random(99)
+    for column in NON_OPTION:
+        values = [r[column] for r in rows]
+        rng.shuffle(values)
+        for r, v in zip(out, values):
+            r[column] = v
+    for r in out:
+        r["term_zh"] = r["term_zh"][::-1] + "乱"
+        r["explanation_zh"] = "打乱" + r["explanation_zh"]
+    return out
+
+
+def replaced(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Every column but row_id, split and the four options set to one constant."""
+    return [{**r, "term_zh": "同", "explanation_zh": "同", "meaning_en": "same",
+             "harmful_label": "harmful", "category_label": "Slang"} for r in rows]
+
+
+def chosen_sources(dataset: Dataset, runs: list[tuple[Header, list[Item]]]) -> dict[str, list[str]]:
+    """run_id -> the source (not the letter) of every prediction: letters follow term_zh."""
+    out = {}
+    for header, items in runs:
+        sets = option_sets(dataset, header.option_seed)
+        out[header.run_id] = [sets[i.row_id].letter_map[i.prediction] for i in items]
+    return out
+
+
+def run_bytes(runs: list[tuple[Header, list[Item]]]) -> bytes:
+    return "".join(dump_line(h.to_json()) + "".join(dump_line(i.to_json()) for i in items)
+                   for h, items in runs).encode("utf-8")
+
+
+def accuracy(dataset: Dataset, header: Header, items: list[Item]) -> float:
+    sets = option_sets(dataset, header.option_seed)
+    gold = [sets[i.row_id].gold_letter for i in items]
+    return classification_report(gold, [i.prediction for i in items], TASK2_LABELS).accuracy
+
+
+@pytest.fixture(scope="module")
+def synthetic_runs(synthetic_dataset: Dataset) -> list[tuple[Header, list[Item]]]:
+    return lp.learned_probe_runs(synthetic_dataset, seeds=OFFICIAL_SEEDS, created=CREATED)
+
+
+# ----------------------------------------------------------------- what it reads
+
+
+@pytest.mark.parametrize("change", [scrambled, replaced])
+def test_predictions_ignore_every_non_option_column(tmp_path: Path, synthetic_dataset: Dataset,
+                                                    synthetic_runs: list, change) -> None:
+    other = dataset_from(change(synthetic_rows()), tmp_path)
+    assert other.content_sha256 != synthetic_dataset.content_sha256
+    _, *ours = lp.evaluate(synthetic_dataset)
+    _, *theirs = lp.evaluate(other)
+    for a, b in zip(ours, theirs):
+        assert np.array_equal(a.items, b.items) and np.array_equal(a.scores, b.scores)
+    runs = lp.learned_probe_runs(other, seeds=(1111,), created=CREATED)
+    expected = chosen_sources(synthetic_dataset, synthetic_runs[:2])
+    assert chosen_sources(other, runs) == expected
+
+
+def test_option_table_reads_only_options_and_split() -> None:
+    frame_columns: list[list[str]] = []
+
+    class Frame:
+        def __getitem__(self, columns: list[str]):
+            frame_columns.append(list(columns))
+            raise LookupError("stop")
+
+    class Fake:
+        frame = Frame()
+
+    with pytest.raises(LookupError):
+        lp.option_table(Fake())  # type: ignore[arg-type]
+    assert frame_columns == [["split", *lp.OPTION_COLUMNS]]
+
+
+def test_letters_do_not_change_any_choice(synthetic_dataset: Dataset, synthetic_runs: list) -> None:
+    sources = chosen_sources(synthetic_dataset, synthetic_runs)
+    for evaluation in (lp.TRAIN_TEST, lp.CROSS_VALIDATION):
+        per_seed = [sources[lp.run_id(evaluation, seed)] for seed in OFFICIAL_SEEDS]
+        assert all(s == per_seed[0] for s in per_seed)
+    _, tt, cv = lp.evaluate(synthetic_dataset)
+    for e in (tt, cv):  # no exact ties, so "ties to the earliest letter" never decides
+        top = np.sort(e.scores, axis=1)
+        assert np.all(top[:, -1] > top[:, -2])
+
+
+# ----------------------------------------------------------------- no learning from predicted items
+
+
+def test_train_to_test_never_trains_on_test_items(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    """Poison the test items' gold (swap it with the literal distractor): the options are
+    the same strings, only the labels changed, so scores must not move."""
+    rows = synthetic_rows()
+    for r in rows:
+        if r["split"] == "test":
+            r["equivalent_en"], r["distractor_literal_en"] = r["distractor_literal_en"], r["equivalent_en"]
+    poisoned = dataset_from(rows, tmp_path)
+    clean_table, poisoned_table = lp.option_table(synthetic_dataset), lp.option_table(poisoned)
+    assert not np.array_equal(clean_table.gold, poisoned_table.gold)
+    clean = lp.train_test(clean_table, lp.features(clean_table))
+    dirty = lp.train_test(poisoned_table, lp.features(poisoned_table))
+    assert np.array_equal(clean.scores, dirty.scores)
+
+
+def test_training_reads_no_text_of_held_out_items(synthetic_dataset: Dataset) -> None:
+    table = lp.option_table(synthetic_dataset)
+    feats = lp.features(table)
+    split = np.array(table.splits)
+    train, test = np.flatnonzero(split == "train"), np.flatnonzero(split == "test")
+    noise = lp.Features(feats.dense.copy(), feats.char.copy(), feats.word.copy())
+    rows = (4 * test[:, None] + np.arange(4)).reshape(-1)
+    noise.dense[rows] = np.random.default_rng(0).normal(size=(len(rows), noise.dense.shape[1])) * 1e3
+    gold = table.gold.copy()
+    gold[test] = (gold[test] + 1) % 4
+    a, b = lp.fit_scorer(feats, table.gold, train), lp.fit_scorer(noise, gold, train)
+    assert np.array_equal(a.model.coef_, b.model.coef_) and np.array_equal(a.scaler.mean_, b.scaler.mean_)
+
+
+def test_cv_folds_partition_the_items() -> None:
+    folds = lp.cv_folds(3001)
+    assert len(folds) == 5
+    held = np.concatenate([b for _, b in folds])
+    assert sorted(held.tolist()) == list(range(3001))
+    for train, held_out in folds:
+        assert not set(train.tolist()) & set(held_out.tolist())
+        assert len(train) + len(held_out) == 3001
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, lp.cv_folds(3001)))
+
+
+def test_cv_predictions_come_from_models_blind_to_them(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    """Poison the gold of fold 0's held-out items: their CV scores must not move."""
+    rows = synthetic_rows()
+    _, held_out = lp.cv_folds(len(rows))[0]
+    for i in held_out:
+        r = rows[int(i)]
+        r["equivalent_en"], r["distractor_pragmatic_neighbor_en"] = r["distractor_pragmatic_neighbor_en"], r["equivalent_en"]
+    poisoned = dataset_from(rows, tmp_path)
+    _, _, clean = lp.evaluate(synthetic_dataset)
+    _, _, dirty = lp.evaluate(poisoned)
+    assert np.array_equal(clean.scores[held_out], dirty.scores[held_out])
+    assert not np.array_equal(clean.scores, dirty.scores)  # the other folds did learn from them
+
+
+# ----------------------------------------------------------------- runs
+
+
+def test_runs_have_the_agreed_shape(synthetic_dataset: Dataset, synthetic_runs: list) -> None:
+    ids = [h.run_id for h, _ in synthetic_runs]
+    assert ids[:2] == ["probe-learned_options-t2-s1111-test", "probe-learned_options-cv-t2-s1111-all"]
+    assert len(ids) == len(set(ids)) == 10
+    for header, items in synthetic_runs:
+        assert header.subject["name"] == "learned_options" and header.condition == "probe"
+        assert header.subject["parameters"]["evaluation"] in ("train→test", "5-fold CV")
+        assert header.dataset == {"name": "CIBuzzBench", "variant": "original",
+                                  "content_sha256": synthetic_dataset.content_sha256}
+        expected = synthetic_dataset.row_ids("test" if header.items.get("split") == "test" else None)
+        assert [i.row_id for i in items] == expected and header.items["n"] == len(expected)
+
+
+def test_runs_validate_against_the_dataset(tmp_path: Path, synthetic_dataset: Dataset, synthetic_runs: list) -> None:
+    for header, items in synthetic_runs:
+        path = tmp_path / f"{header.run_id}.jsonl"
+        write_run(path, header, items, Footer(len(items)))
+        validate_run(read_run(path), synthetic_dataset)
+
+
+def test_runs_are_byte_for_byte_deterministic(synthetic_dataset: Dataset, synthetic_runs: list,
+                                              synthetic_csv: Path) -> None:
+    """A fresh process with another hash seed writes the same bytes (no hidden state)."""
+    code = ("import hashlib,sys; from builder.dataset.cibuzzbench import load_dataset; "
+            "from builder.probes.learned import learned_probe_runs; from tests.test_learned_probe import run_bytes; "
+            "runs = learned_probe_runs(load_dataset(sys.argv[1]), seeds=(1111, 2222, 3333, 4444, 5555), "
+            "created='2026-12-01T00:00:00Z'); print(hashlib.sha256(run_bytes(runs)).hexdigest())")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run([sys.executable, "-c", code, str(synthetic_csv)], cwd=REPO, env=env,
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == hashlib.sha256(run_bytes(synthetic_runs)).hexdigest()
+
+
+def test_beats_random_on_the_synthetic_leak(synthetic_dataset: Dataset, synthetic_runs: list) -> None:
+    for header, items in synthetic_runs[:2]:
+        assert accuracy(synthetic_dataset, header, items) > 60.0
+
+
+def test_gold_pool_runs_record_the_variant(tmp_path: Path, synthetic_dataset: Dataset,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # The reader accepts only known variants; until the lead registers "gold_pool" there.
+    monkeypatch.setattr(schema, "VARIANTS", tuple(dict.fromkeys((*schema.VARIANTS, "gold_pool"))))
+    variant = gp.ensure_gold_pool(synthetic_dataset, tmp_path / "variant")
+    runs = lp.learned_probe_runs(variant, seeds=(1111,), created=CREATED, variant="gold_pool")
+    assert [h.run_id for h, _ in runs] == ["probe-learned_options-t2-s1111-test-gold_pool",
+                                           "probe-learned_options-cv-t2-s1111-all-gold_pool"]
+    for header, items in runs:
+        assert header.dataset["variant"] == "gold_pool"
+        assert header.dataset["content_sha256"] == variant.content_sha256
+        path = tmp_path / f"{header.run_id}.jsonl"
+        write_run(path, header, items, Footer(len(items)))
+        validate_run(read_run(path), variant)
+    # same letters as on the original: the variant keeps row_id and term_zh
+    assert option_sets(variant, 1111)[5].letter_map == option_sets(synthetic_dataset, 1111)[5].letter_map
+
+
+def test_feature_importance_is_deterministic_and_complete(synthetic_dataset: Dataset) -> None:
+    first = lp.feature_importance(synthetic_dataset)
+    assert first == lp.feature_importance(synthetic_dataset)
+    coefs = [(n, v) for n, v in first if n.startswith("coef:")]
+    perms = [(n, v) for n, v in first if n.startswith("permutation:")]
+    assert len(coefs) + len(perms) == len(first)
+    assert {n[5:] for n, _ in coefs} == set(lp.DENSE_FEATURES)
+    assert {n[12:] for n, _ in perms} == set(lp.DENSE_FEATURES) | {"char_ngrams", "word_ngrams"}
+    assert [abs(v) for _, v in coefs] == sorted((abs(v) for _, v in coefs), reverse=True)
+    assert [v for _, v in perms] == sorted((v for _, v in perms), reverse=True)
+
+
+# ----------------------------------------------------------------- real data (scores only)
+
+
+@pytest.mark.realdata
+def test_real_runs_validate_and_beat_random(tmp_path: Path, real_dataset: Dataset) -> None:
+    runs = lp.learned_probe_runs(real_dataset, seeds=OFFICIAL_SEEDS, created=CREATED)
+    for header, items in runs[:2]:
+        path = tmp_path / f"{header.run_id}.jsonl"
+        write_run(path, header, items, Footer(len(items)))
+        validate_run(read_run(path), real_dataset)
+        assert accuracy(real_dataset, header, items) > 40.0
+    sources = chosen_sources(real_dataset, runs)
+    for evaluation in (lp.TRAIN_TEST, lp.CROSS_VALIDATION):
+        per_seed = [sources[lp.run_id(evaluation, seed)] for seed in OFFICIAL_SEEDS]
+        assert all(s == per_seed[0] for s in per_seed)  # letters never change a choice
