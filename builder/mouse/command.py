@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
+from builder.probe.command import add_client_arguments, non_negative_int, positive_int
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
@@ -45,7 +46,7 @@ def _add_probe(actions: Any) -> None:
                       help="main_eval.csv (tr, rc, ir, td), single_choice.csv (ms) or icc.csv (cc); CSV or JSONL")
     what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",
                       help="blind: ms/cc options only, the question withheld (default %(default)s)")
-    what.add_argument("--sample", type=_positive_int, metavar="N", help="a seeded sample of N items")
+    what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     _add_config(p)
     _add_client(p, default_out="runs-mouse/{model_slug}/{run_id}.jsonl")
@@ -71,32 +72,10 @@ def _add_config(p: argparse.ArgumentParser) -> None:
 
 def _add_client(p: argparse.ArgumentParser, default_out: str) -> None:
     """The client options of `buzzprobe probe`, with the same meanings and defaults."""
-    model = p.add_argument_group("model and sampling")
-    model.add_argument("--model", required=True, help="model name sent to the endpoint")
-    model.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (required unless --dry-run)")
-    model.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
-                       help="environment variable holding the API key (default %(default)s; unset: no "
-                            "Authorization header)")
-    model.add_argument("--temperature", type=float, default=0.0, help="(default %(default)s)")
-    model.add_argument("--top-p", type=float, default=None, help="sent only when given")
-    model.add_argument("--max-tokens", type=_positive_int, default=None,
-                       help="output budget (default: the protocol's; 128 for the tasks, 512 for the judge)")
-    how = p.add_argument_group("how to ask")
-    how.add_argument("--concurrency", type=_positive_int, default=8, help="requests in flight at most (default %(default)s)")
-    how.add_argument("--timeout", type=float, default=60.0, help="seconds per request attempt (default %(default)s)")
-    how.add_argument("--retries", type=_non_negative_int, default=4,
-                     help="extra attempts on 429/5xx/timeouts/drops (default %(default)s)")
-    how.add_argument("--backoff", type=float, default=1.0,
-                     help="first retry wait in seconds, doubling, with jitter (default %(default)s)")
-    how.add_argument("--max-retry-after", type=float, default=300.0,
-                     help="clamp a server's Retry-After, seconds (default %(default)s)")
-    how.add_argument("--out", default=None, metavar="TEMPLATE", help=f"{OUT_HELP} (default {default_out})")
-    how.add_argument("--run-id", default=None, help="override the derived run id")
-    how.add_argument("--retry-errors", action="store_true",
-                     help="re-ask the items whose request failed after its retries (raw null)")
-    how.add_argument("--dry-run", nargs="?", type=int, const=3, default=None, metavar="N",
-                     help="print the exact request bodies of the first N items (default 3); no network, no files")
-    how.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_client_arguments(
+        p, max_tokens_help="output budget (default: the protocol's; 128 for the tasks, 512 for the judge)",
+        out_help=f"{OUT_HELP} (default {default_out})", run_id_help="override the derived run id",
+        retry_errors_help="re-ask the items whose request failed after its retries (raw null)")
 
 
 def _add_import(actions: Any) -> None:
@@ -109,7 +88,7 @@ def _add_import(actions: Any) -> None:
     p.add_argument("--data", type=Path, action="append", default=[],
                    help="a data file to check the outputs against, row by row (repeatable)")
     p.add_argument("--temperature", type=float, default=None, help="recorded in the runs when given")
-    p.add_argument("--max-tokens", type=_positive_int, default=None, help="recorded in the runs when given")
+    p.add_argument("--max-tokens", type=positive_int, default=None, help="recorded in the runs when given")
     p.add_argument("--gold-columns", type=Path, default=None,
                    help="gold-column mapping (default content/mouse/gold_columns.yaml)")
     p.add_argument("--out", type=Path, default=Path("runs-mouse/official"), help="folder (default %(default)s)")
@@ -123,26 +102,12 @@ def _add_score(actions: Any) -> None:
                    help="the data files the runs were made on (repeatable; tr runs need none)")
     p.add_argument("--gold-columns", type=Path, default=None,
                    help="gold-column mapping (default content/mouse/gold_columns.yaml)")
-    p.add_argument("--resamples", type=_positive_int, default=2000, help="bootstrap resamples (default %(default)s)")
+    p.add_argument("--resamples", type=positive_int, default=2000, help="bootstrap resamples (default %(default)s)")
     p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default: the site's)")
     p.add_argument("--level", type=float, default=0.95, help="interval level (default %(default)s)")
     p.add_argument("--no-intervals", action="store_true", help="point values only")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.set_defaults(handler=_score)
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 # ---------------------------------------------------------------- probe and judge

@@ -36,13 +36,24 @@ def add_probe_parser(sub: Any) -> None:
                       help="option set: the official distractors or the length-matched gold pool (docs/gold-pool.md)")
     what.add_argument("--items", choices=("all",), default=None, help="every item (the default)")
     what.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
-    what.add_argument("--sample", type=_positive_int, metavar="N", help="a seeded sample of N items")
+    what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     what.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
                       help=f"option-shuffle seeds, one run each (Task 2; default {DEFAULT_SEED})")
     what.add_argument("--protocols", type=Path, default=None,
                       help="protocol file (default: content/protocols/cibuzzbench.yaml)")
 
+    add_client_arguments(
+        p, max_tokens_help="output budget (default: the protocol's, 8 for both tasks as officially)",
+        out_help="output file; {run_id} and {model_slug} are filled in (default runs/{model_slug}/{run_id}.jsonl)",
+        run_id_help="override the derived run id (single seed only)",
+        retry_errors_help="re-ask the items whose line records an error (the file is rewritten without them)")
+    p.set_defaults(handler=run_probe_command)
+
+
+def add_client_arguments(p: argparse.ArgumentParser, *, max_tokens_help: str, out_help: str,
+                         run_id_help: str, retry_errors_help: str) -> None:
+    """The endpoint and client options shared by every command that asks a model."""
     model = p.add_argument_group("model and sampling")
     model.add_argument("--model", required=True, help="model name sent to the endpoint")
     model.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (required unless --dry-run)")
@@ -51,40 +62,35 @@ def add_probe_parser(sub: Any) -> None:
                             "unset: no Authorization header)")
     model.add_argument("--temperature", type=float, default=0.0, help="(default %(default)s, as officially)")
     model.add_argument("--top-p", type=float, default=None, help="sent only when given")
-    model.add_argument("--max-tokens", type=_positive_int, default=None,
-                       help="output budget (default: the protocol's, 8 for both tasks as officially)")
+    model.add_argument("--max-tokens", type=positive_int, default=None, help=max_tokens_help)
 
     how = p.add_argument_group("how to ask")
-    how.add_argument("--concurrency", type=_positive_int, default=8,
+    how.add_argument("--concurrency", type=positive_int, default=8,
                      help="requests in flight at most (default %(default)s)")
     how.add_argument("--timeout", type=float, default=60.0,
                      help="seconds per request attempt (default %(default)s)")
-    how.add_argument("--retries", type=_non_negative_int, default=4,
+    how.add_argument("--retries", type=non_negative_int, default=4,
                      help="extra attempts on 429/5xx/timeouts/drops (default %(default)s)")
     how.add_argument("--backoff", type=float, default=1.0,
                      help="first retry wait in seconds, doubling, with jitter (default %(default)s)")
     how.add_argument("--max-retry-after", type=float, default=300.0,
                      help="clamp a server's Retry-After, seconds (default %(default)s)")
-    how.add_argument("--out", default=None, metavar="TEMPLATE",
-                     help="output file; {run_id} and {model_slug} are filled in "
-                          "(default runs/{model_slug}/{run_id}.jsonl)")
-    how.add_argument("--run-id", default=None, help="override the derived run id (single seed only)")
-    how.add_argument("--retry-errors", action="store_true",
-                     help="re-ask the items whose line records an error (the file is rewritten without them)")
+    how.add_argument("--out", default=None, metavar="TEMPLATE", help=out_help)
+    how.add_argument("--run-id", default=None, help=run_id_help)
+    how.add_argument("--retry-errors", action="store_true", help=retry_errors_help)
     how.add_argument("--dry-run", nargs="?", type=int, const=3, default=None, metavar="N",
                      help="print the exact request bodies of the first N items (default 3); no network, no files")
     how.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(handler=run_probe_command)
 
 
-def _non_negative_int(text: str) -> int:
+def non_negative_int(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
     return value
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
