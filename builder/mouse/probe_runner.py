@@ -28,7 +28,8 @@ from builder.mouse.probe import Answers, Job, MousePlan
 from builder.mouse.probe_writer import (CallLog, MouseRunWriter, call_totals, calls_path, read_calls,
                                         stable_header)
 from builder.mouse.runfile import MouseRun, MouseRunItem, read_mouse_run, write_mouse_run
-from builder.probe.client import ChatClient, FatalError, RequestError
+from builder.probe.client import ChatClient, RequestError
+from builder.probe.runner import run_workers
 
 Prior = dict[int, Answers]  # answers kept from an earlier attempt (RC components that succeeded)
 
@@ -111,20 +112,7 @@ async def _ask_all(plan: MousePlan, pending: list[int], client: ChatClient, reco
             item, calls = await ask_job(plan, plan.build(index), client, prior.get(index, {}))
             await recorder.record(item, calls)
 
-    try:
-        async with asyncio.TaskGroup() as group:
-            for _ in range(min(plan.settings.concurrency, len(pending))):
-                group.create_task(worker())
-    except ExceptionGroup as group:
-        fatal = group.subgroup(FatalError)
-        if fatal is None:
-            raise
-        raise _first_leaf(fatal) from None
-
-
-def _first_leaf(group: BaseExceptionGroup) -> BaseException:
-    first = group.exceptions[0]
-    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
+    await run_workers(min(plan.settings.concurrency, len(pending)), worker)
 
 
 async def ask_job(plan: MousePlan, job: Job, client: ChatClient, prior: Answers) -> tuple[MouseRunItem, list]:

@@ -13,7 +13,7 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -213,9 +213,15 @@ async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, record
         for row_id in queue:
             await recorder.record(await ask_item(plan, plan.build(row_id), client))
 
+    await run_workers(min(plan.settings.concurrency, len(pending)), worker)
+
+
+async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
+    """Run `count` workers; a fatal error (bad key, model or URL) stops them all and is raised
+    on its own rather than wrapped in an exception group."""
     try:
         async with asyncio.TaskGroup() as group:
-            for _ in range(min(plan.settings.concurrency, len(pending))):
+            for _ in range(count):
                 group.create_task(worker())
     except ExceptionGroup as group:
         fatal = group.subgroup(FatalError)
