@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.fingerprint import build_fingerprint
-from builder.runs.load import variant_of
 from builder.write import read_stamp
 
 
@@ -59,6 +58,7 @@ def build(config: BuildConfig) -> BuildResult:
 def _add_importance(computed, dataset, config: BuildConfig) -> None:
     """Feature importance of the learned probe, shown only when its runs are in the build."""
     from builder.analyses.importance import add_importance_facts, feature_importance
+    from builder.runs.load import variant_of
     learned = tuple(rid for rid, s in computed.scores.items()
                     if s.run.header.subject_name == "learned_options" and variant_of(s.run) == "original")
     if learned:

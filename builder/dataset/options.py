@@ -57,8 +57,10 @@ class OptionSet:
         return "\n".join(f"{o.letter}. {o.text}" for o in self.options)
 
 
+@lru_cache(maxsize=65536)
 def shuffled_sources(seed: int, row_id: int, term_zh: str) -> tuple[str, ...]:
-    """Source order after the official shuffle; depends only on seed, id and term."""
+    """Source order after the official shuffle; depends only on seed, id and term (cached:
+    dataset variants keep the terms, so they reuse the original's shuffles)."""
     order = [name for name, _ in SOURCES]
     random.Random(f"{seed}:{row_id}:{term_zh}").shuffle(order)
     return tuple(order)
