@@ -9,7 +9,7 @@ those cells, whose provenance says how. Nothing is measured: the Mouse data is g
 Fact keys added here (values on the paper's 0-1 scale):
 - `mouse.reported.<main|mcc|human_cc>.<row slug>.<column>` — every cell (unless the compute
   stage already added them with `add_reported_facts`);
-- `mouse.reported.text.<name>` — figures stated in the paper's text (`TEXT_FIGURES`);
+- `mouse.reported.text.<name>` — figures stated in the paper's text (`text_figures` in reported.yaml);
 - `mouse.derived.models`, `mouse.derived.group.<group>.n`, `mouse.derived.group.<group>.<column>`
   (mean over the group's models), `mouse.derived.group_gap.<column>` (commercial − local);
 - `mouse.derived.human_cc.<fp|ufp>.minus_best_model` (Table 6);
@@ -24,7 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import yaml
+
 from builder.claims.engine import MeasureRegistry, StatementVerdict, judge_statement
+from builder.errors import InputError
 from builder.facts import FactTable
 from builder.mouse.facts import add_reported_facts
 from builder.mouse.measures import COLUMN_LABELS, PRIMARY, load_mouse_claims, register_mouse_measures
@@ -40,17 +43,19 @@ COMMERCIAL, LOCAL = "commercial", "local"
 MCC_LABELS = {"rc_homophonic": "RC homophonic", "rc_semantic": "RC semantic", "rc_visual": "RC visual",
               "ir": "IR", "td": "TD", "ms": "MS", "cc": "CC"}
 # Figures the paper states in its text (transcribed in shared/data/mouse/README.md), not in a table.
-TEXT_FIGURES: tuple[tuple[str, float, str], ...] = (
-    ("instances", 1099, "Chouxiang expression instances (CXEIs) in the main set"),
-    ("ms_items", 100, "Meaning Selection items"),
-    ("cc_items", 100, "Cloze Completion items"),
-    ("judge_subset", 150, "items on which the LLM judge was compared with human experts"),
-    ("judge_qwk_low", 0.8, "lowest quadratic weighted kappa, LLM judge against human experts"),
-    ("judge_qwk_high", 0.9, "highest quadratic weighted kappa, LLM judge against human experts"),
-    ("max_output_tokens", 128, "maximum output tokens of the local models"),
-    ("temperature", 0, "sampling temperature of the local models"),
-)
 SCALE_CHART = "mouse-qwen3-scale"
+
+
+def text_figures(folder: Path) -> list[tuple[str, float, str]]:
+    """Figures the paper states in its text, kept with the tables in content/mouse/reported.yaml."""
+    path = folder / "reported.yaml"
+    entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("text_figures") or {}
+    out = []
+    for name, entry in entries.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("value"), (int, float)) or "what" not in entry:
+            raise InputError.single(path, "expected {value: <number>, what: <text>}", field=f"text_figures.{name}")
+        out.append((str(name), entry["value"], str(entry["what"])))
+    return out
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,7 @@ def mouse_site_parts(facts: FactTable, content_dir: Path, *, charts: bool = True
     `charts=False` skips the (slow) chart rendering, like BuildConfig.charts."""
     folder = Path(content_dir) / "mouse"
     reported = load_reported(folder)
-    add_mouse_facts(facts, reported)
+    add_mouse_facts(facts, reported, folder)
     registry = MeasureRegistry()
     register_mouse_measures(registry, reported)
     verdicts = [judge_statement(s, registry) for s in load_mouse_claims(folder / "claims.yaml", registry)]
@@ -95,10 +100,10 @@ def short_cite(reported: Reported) -> str:
     return f"{s.authors[0].split()[-1]} et al. ({s.venue}, arXiv:{s.arxiv})"
 
 
-def add_mouse_facts(facts: FactTable, reported: Reported) -> None:
+def add_mouse_facts(facts: FactTable, reported: Reported, folder: Path) -> None:
     if not any(k.startswith("mouse.reported.main.") for k in facts.values):
         add_reported_facts(facts, reported)
-    for name, value, what in TEXT_FIGURES:
+    for name, value, what in text_figures(folder):
         facts.add(f"mouse.reported.text.{name}", value, f"{what}; stated in the text of {reported.source.citation()}")
     facts.add("mouse.derived.models", len(reported.models), f"models in {cite(reported, reported.main)}")
     add_group_facts(facts, reported)
