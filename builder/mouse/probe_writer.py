@@ -23,7 +23,7 @@ from typing import IO, Any, Self, TypeVar
 from builder.errors import InputError
 from builder.mouse.runfile import MouseRunHeader, MouseRunItem
 # Shared with the CIBuzzBench writer: one line format, one rule for a complete line.
-from builder.runs.writer import _complete_record, dump_line
+from builder.runs.writer import add_done, complete_record, dump_line
 
 CALLS_SCHEMA = "buzzprobe.mouse-calls/1"
 Records = list[tuple[int, dict[str, Any]]]  # (line number, JSON object)
@@ -101,7 +101,7 @@ def _scan(path: Path) -> tuple[Records, int]:
     lines = path.read_bytes().splitlines(keepends=True)
     keep, records = 0, []
     for number, line in enumerate(lines, start=1):
-        record = _complete_record(line)
+        record = complete_record(line)
         last = number == len(lines)
         if record is None and not last:
             raise InputError.single(path, "cannot resume: line is not valid JSON", line=number)
@@ -145,12 +145,7 @@ def _done(path: Path, records: Records, header: MouseRunHeader) -> set[int]:
                                     f"command asks for {value!r}; use another output file", line=1, field=key)
     done: set[int] = set()
     for number, record in records[1:]:
-        index = record.get("index")
-        if record.get("type") != "item" or type(index) is not int:
-            raise InputError.single(path, "cannot resume: not a well-formed item line", line=number, field="index")
-        if index in done:
-            raise InputError.single(path, f"cannot resume: duplicate index {index}", line=number, field="index")
-        done.add(index)
+        add_done(path, number, record, done, key="index")
     return done
 
 
@@ -174,7 +169,7 @@ def read_calls(run_path: str | Path) -> list[dict[str, Any]]:
     path = calls_path(run_path)
     if not path.is_file():
         return []
-    records = [_complete_record(line) for line in path.read_bytes().splitlines(keepends=True)]
+    records = [complete_record(line) for line in path.read_bytes().splitlines(keepends=True)]
     return [r for r in records if r is not None and r.get("type") == "call"]
 
 

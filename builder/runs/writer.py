@@ -103,7 +103,7 @@ def _recover(path: Path, header: Header) -> set[int]:
     lines = raw.splitlines(keepends=True)
     keep, done, first = 0, set(), None
     for number, line in enumerate(lines, start=1):
-        record = _complete_record(line)
+        record = complete_record(line)
         if record is None and number < len(lines):
             raise InputError.single(path, "cannot resume: line is not valid JSON", line=number)
         if record is not None and record.get("type") == "footer" and number < len(lines):
@@ -113,7 +113,7 @@ def _recover(path: Path, header: Header) -> set[int]:
         if first is None:
             first = record
         else:
-            _add_done(path, number, record, done)
+            add_done(path, number, record, done)
         keep += len(line)
     _check_same_header(path, first, header)
     if keep < len(raw):
@@ -122,17 +122,18 @@ def _recover(path: Path, header: Header) -> set[int]:
     return done
 
 
-def _add_done(path: Path, number: int, record: dict[str, Any], done: set[int]) -> None:
-    """Refuse to resume over items the strict reader would reject later."""
-    row_id = record.get("row_id")
-    if record.get("type") != "item" or type(row_id) is not int:
-        raise InputError.single(path, "cannot resume: not a well-formed item line", line=number, field="row_id")
-    if row_id in done:
-        raise InputError.single(path, f"cannot resume: duplicate row_id {row_id}", line=number, field="row_id")
-    done.add(row_id)
+def add_done(path: Path, number: int, record: dict[str, Any], done: set[int], key: str = "row_id") -> None:
+    """Refuse to resume over items the strict reader would reject later (any run format
+    whose items carry an integer `key`)."""
+    item_id = record.get(key)
+    if record.get("type") != "item" or type(item_id) is not int:
+        raise InputError.single(path, "cannot resume: not a well-formed item line", line=number, field=key)
+    if item_id in done:
+        raise InputError.single(path, f"cannot resume: duplicate {key} {item_id}", line=number, field=key)
+    done.add(item_id)
 
 
-def _complete_record(line: bytes) -> dict[str, Any] | None:
+def complete_record(line: bytes) -> dict[str, Any] | None:
     if not line.endswith(b"\n"):
         return None
     try:
