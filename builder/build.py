@@ -58,9 +58,8 @@ def build(config: BuildConfig) -> BuildResult:
 def _add_importance(computed, dataset, config: BuildConfig) -> None:
     """Feature importance of the learned probe, shown only when its runs are in the build."""
     from builder.analyses.importance import add_importance_facts, feature_importance
-    from builder.runs.load import variant_of
     learned = tuple(rid for rid, s in computed.scores.items()
-                    if s.run.header.subject_name == "learned_options" and variant_of(s.run) == "original")
+                    if s.run.header.subject_name == "learned_options" and s.run.header.variant == "original")
     if learned:
         add_importance_facts(computed.facts, feature_importance(dataset, config.cache_dir), learned)
 

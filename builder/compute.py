@@ -19,7 +19,6 @@ from builder.analyses.run_scores import RunScore, score_run
 from builder.dataset.cibuzzbench import CATEGORIES, Dataset
 from builder.facts import FactTable
 from builder.metrics import HARMFUL, summarise_seeds
-from builder.runs.load import variant_of
 from builder.runs.schema import Run
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
@@ -50,22 +49,14 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
             _add_length_facts(facts, variant, f"variant.{name}.leak")
             _add_audit_facts(facts, variant, f"variant.{name}.audit")
     ordered = sorted(runs, key=lambda r: r.header.run_id)
-    scores = {s.run_id: s for s in (score_run(r, datasets[variant_of(r)]) for r in ordered)}
+    scores = {s.run_id: s for s in (score_run(r, datasets[r.header.variant]) for r in ordered)}
     for score in scores.values():
         add_run_facts(facts, score)
     add_probe_facts(facts, list(scores.values()))
     pairs = [p for name, ds in sorted(datasets.items())
-             for p in analyse_pairs([s.run for s in scores.values() if variant_of(s.run) == name], ds)]
+             for p in analyse_pairs([s.run for s in scores.values() if s.run.header.variant == name], ds)]
     add_paired_facts(facts, pairs)
     return Computed(facts, scores, length_distribution(dataset), pairs)
-
-
-def scope_of(run: Run) -> str:
-    """'all' or the split name, from how the run chose its items."""
-    items = run.header.items
-    if items.get("selection") == "split":
-        return str(items.get("split"))
-    return str(items.get("selection"))
 
 
 def add_dataset_facts(facts: FactTable, dataset: Dataset) -> None:
@@ -145,7 +136,7 @@ def add_probe_facts(facts: FactTable, scores: list[RunScore]) -> None:
     groups: dict[tuple[str, str, str, str], list[RunScore]] = defaultdict(list)
     for s in scores:
         if s.run.header.condition == "probe":
-            groups[(variant_of(s.run), s.run.header.task, s.run.header.subject_name, scope_of(s.run))].append(s)
+            groups[(s.run.header.variant, s.run.header.task, s.run.header.subject_name, s.run.header.scope)].append(s)
     for (variant, task, probe, scope), members in sorted(groups.items()):
         infix = "" if scope == "all" else f".{scope}"
         root = "" if variant == ORIGINAL else f"variant.{variant}."

@@ -162,7 +162,7 @@ def _check_comparable(run_a: Run, run_b: Run, dataset: Dataset, shared: list[int
 
 def _header_mismatch(run_a: Run, run_b: Run, dataset: Dataset) -> str | None:
     ha, hb = run_a.header, run_b.header
-    variant_a, variant_b = (h.dataset.get("variant", "original") for h in (ha, hb))
+    variant_a, variant_b = ha.variant, hb.variant
     hash_a, hash_b = (h.dataset.get("content_sha256") for h in (ha, hb))
     checks = (
         (ha.run_id == hb.run_id, "a run cannot be paired with itself"),

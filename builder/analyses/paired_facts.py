@@ -43,7 +43,7 @@ def _pair_key(run: Run) -> tuple:
     """A blind English prompt against a sighted Chinese one is not a like-for-like pair, so the
     prompt language (parameter `lang`; absent means the official default, English) counts too."""
     h = run.header
-    return (h.subject_name, h.task, h.option_seed, h.dataset.get("variant", "original"),
+    return (h.subject_name, h.task, h.option_seed, h.variant,
             h.dataset.get("content_sha256"), (h.subject.get("parameters") or {}).get("lang", "en"))
 
 

@@ -16,17 +16,12 @@ def _matches(score: RunScore, task: str | None, condition: str | None, variant: 
     checks = (
         task is None or h.task == task,
         condition is None or h.condition == condition,
-        variant is None or h.dataset.get("variant", "original") == variant,
+        variant is None or h.variant == variant,
         subject is None or re.search(subject, h.subject_name, re.I) is not None,
         kind is None or h.subject.get("kind") == kind,
-        scope is None or _scope(score) == scope,
+        scope is None or h.scope == scope,
     )
     return all(checks)
-
-
-def _scope(score: RunScore) -> str:
-    items = score.run.header.items
-    return str(items.get("split") or items.get("selection"))
 
 
 def run_metric_measure(scores: Iterable[RunScore]) -> Callable[..., list[Evidence]]:

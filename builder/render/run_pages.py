@@ -16,7 +16,6 @@ from markupsafe import Markup
 from builder.analyses.run_scores import RunScore
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import SOURCES
-from builder.runs.load import variant_of
 from builder.render import views as v
 from builder.render.tables_csv import table_csv
 
@@ -57,7 +56,7 @@ def run_items(score: RunScore) -> list[list[Any]]:
 def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, Any]) -> dict[str, bytes]:
     cells = v.FactCells(inputs.computed.facts)
     datasets = {"original": inputs.dataset, **inputs.variants}
-    used = {variant_of(s.run) for s in inputs.computed.scores.values()} | {"original"}
+    used = {s.run.header.variant for s in inputs.computed.scores.values()} | {"original"}
     files = {items_asset(v): dataset_items_js(datasets[v]) for v in sorted(used)}
     template = env.get_template("run.html")
     for rid, score in inputs.computed.scores.items():
@@ -69,7 +68,7 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
             header=score.run.header, footer=score.run.footer, score=score, tables=tables,
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
             items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
-            items_asset=items_asset(variant_of(score.run)))
+            items_asset=items_asset(score.run.header.variant))
         files[f"runs/{rid}.html"] = html.encode("utf-8")
         files.update(tables_as_csv(tables))
     return files

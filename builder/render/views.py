@@ -170,9 +170,8 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
     for rid, s in scores.items():
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
-        scope = h.items.get("split") or h.items.get("selection")
         rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_name), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
-                     Cell(str(scope)), f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"),
+                     Cell(h.scope), f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"),
                      f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
                                       "Macro F1", "F1 low", "F1 high"), tuple(rows),

@@ -16,10 +16,6 @@ def run_files(runs_dir: Path) -> list[Path]:
     return sorted(p for p in runs_dir.rglob("*.jsonl") if p.is_file()) if runs_dir.exists() else []
 
 
-def variant_of(run: Run) -> str:
-    return str(run.header.dataset.get("variant", "original"))
-
-
 def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
     """Read and validate every run against the dataset variant it names."""
     by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
@@ -40,7 +36,7 @@ def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list
 
 
 def _dataset_for(run: Run, datasets: dict[str, Dataset]) -> Dataset:
-    variant = variant_of(run)
+    variant = run.header.variant
     if variant not in datasets:
         raise InputError.single(run.path, f"dataset variant {variant!r} is not available in this build "
                                 f"(available: {', '.join(sorted(datasets))})", line=1, field="dataset.variant")

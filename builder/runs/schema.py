@@ -45,6 +45,16 @@ class Header:
     def subject_name(self) -> str:
         return str(self.subject.get("name", ""))
 
+    @property
+    def variant(self) -> str:
+        """The dataset variant the run was made on ("original" when the header names none)."""
+        return str(self.dataset.get("variant", "original"))
+
+    @property
+    def scope(self) -> str:
+        """Where the items come from: a split name (also for a sample drawn within one) or "all"."""
+        return str(self.items.get("split") or self.items.get("selection"))
+
 
 @dataclass(frozen=True)
 class Item:
