@@ -42,14 +42,50 @@ def test_official_prompts_are_quoted_exactly(protocols) -> None:
     assert "official" in t2.source.lower() and "2609.21722" in t2.source
 
 
-def test_chinese_variants_are_labelled_as_buzzprobes_rendering(protocols) -> None:
-    for task in ("equivalent_selection", "harmfulness_detection"):
-        zh = find_protocol(protocols, task, "sighted", "zh")
-        assert "buzzprobe's Chinese rendering" in zh.source and "not the official" in zh.source
+OFFICIAL_T2_ZH_SYSTEM = ("你正在评测大语言模型对中文互联网梗词的跨语言理解能力。"
+                         "请从四个英文梗词或习语选项中，选择最符合该中文梗词隐含含义的一项。"
+                         "只能返回一个大写字母：A、B、C 或 D。")
+OFFICIAL_T3_ZH_SYSTEM = ("你正在评测中文互联网梗词的有害性。请判断该词是否具有有害性，"
+                         "包括侮辱、贬损、歧视、骚扰、攻击、辱骂或其他不安全用法。"
+                         "只能返回一个英文标签：harmful 或 non-harmful。")
+ARTICLE_BLIND = ("Exactly one of these four English phrases is the gold equivalent of a Chinese internet "
+                 "buzzword you are not shown. The other three are a literal gloss, a cultural mismatch, "
+                 "and a pragmatic neighbour.")
+
+
+def test_official_chinese_prompts_are_the_defaults(protocols) -> None:
+    t2 = find_protocol(protocols, "equivalent_selection", "sighted", "zh")
+    t3 = find_protocol(protocols, "harmfulness_detection", "sighted", "zh")
+    assert (t2.id, t3.id) == ("t2-sighted-zh-official", "t3-sighted-zh-official")
+    assert t2.system == OFFICIAL_T2_ZH_SYSTEM
+    assert t2.user == "中文梗词/网络用语：\n{term_zh}\n\n选项：\n{options}\n\n请只回答 A、B、C 或 D。"
+    assert (t3.system, t3.user) == (OFFICIAL_T3_ZH_SYSTEM, "中文梗词/网络用语：\n{term_zh}\n\n标签：")
+
+
+def test_buzzprobes_chinese_renderings_stay_named_alternatives(protocols) -> None:
+    for task, pid in (("equivalent_selection", "t2-sighted-zh"), ("harmfulness_detection", "t3-sighted-zh")):
+        zh = find_protocol(protocols, task, "sighted", "zh", pid)
+        assert "buzzprobe's Chinese rendering" in zh.source and not zh.default
+
+
+def test_the_article_blind_prompt_is_the_official_one_without_the_term(protocols) -> None:
+    blind = find_protocol(protocols, "equivalent_selection", "blind", "en")
+    assert blind.id == "t2-blind-article-en" and blind.default
+    assert blind.system == OFFICIAL_T2_SYSTEM + " " + ARTICLE_BLIND
+    assert blind.user == OFFICIAL_T2_USER.replace("Chinese buzzword/slang term:\n{term_zh}\n\n", "")
+    zh = find_protocol(protocols, "equivalent_selection", "blind", "zh")
+    assert zh.id == "t2-blind-article-zh" and zh.system.startswith(OFFICIAL_T2_ZH_SYSTEM)
+    assert "translation" in zh.source
+
+
+def test_a_named_protocol_must_serve_the_task(protocols) -> None:
+    assert find_protocol(protocols, "equivalent_selection", "blind", "en", "t2-blind-en").id == "t2-blind-en"
+    with pytest.raises(InputError, match="t2-blind-article-en, t2-blind-en"):
+        find_protocol(protocols, "equivalent_selection", "blind", "en", "t2-sighted-en")
 
 
 def test_every_protocol_has_a_version(protocols) -> None:
-    assert len(protocols) == 6
+    assert len(protocols) == 10
     assert all(isinstance(p.version, int) and p.version >= 1 for p in protocols.values())
 
 
@@ -64,8 +100,9 @@ def test_blind_prompt_never_contains_the_term(protocols, synthetic_dataset: Data
         assert option_sets(synthetic_dataset, 1111)[row_id].as_prompt_lines() in text
 
 
-def test_blind_wording_names_the_setup(protocols) -> None:
-    system = find_protocol(protocols, "equivalent_selection", "blind", "en").system
+@pytest.mark.parametrize("pid", ["t2-blind-article-en", "t2-blind-en"])
+def test_blind_wording_names_the_setup(protocols, pid: str) -> None:
+    system = find_protocol(protocols, "equivalent_selection", "blind", "en", pid).system
     for phrase in ("Exactly one", "not shown", "literal gloss", "cultural mismatch", "pragmatic neighbour",
                    "Return only one capital letter: A, B, C, or D."):
         assert phrase in system
@@ -138,12 +175,26 @@ def test_bad_fields_are_all_reported(tmp_path: Path) -> None:
     assert "version" in text and "extra" in text and "duplicate id" in text
 
 
-def test_newest_version_is_chosen(tmp_path: Path) -> None:
+def test_default_wins_over_a_newer_version_and_else_the_newest(tmp_path: Path) -> None:
     def add(entries):
         newer = dict(entries[0], id="t2-sighted-en-v2", version=2, user=entries[0]["user"] + " ")
+        newer.pop("default")
         entries.append(newer)
-    chosen = find_protocol(load_protocols(_write_protocols(tmp_path, add)), "equivalent_selection", "sighted", "en")
+    protocols = load_protocols(_write_protocols(tmp_path, add))
+    assert find_protocol(protocols, "equivalent_selection", "sighted", "en").id == "t2-sighted-en"
+
+    def undefault(entries):
+        add(entries)
+        entries[0].pop("default")
+    chosen = find_protocol(load_protocols(_write_protocols(tmp_path, undefault)), "equivalent_selection", "sighted", "en")
     assert (chosen.id, chosen.version) == ("t2-sighted-en-v2", 2)
+
+
+def test_two_defaults_for_one_prompt_are_refused(tmp_path: Path) -> None:
+    def second(entries):
+        entries.append(dict(entries[0], id="t2-sighted-en-copy", user=entries[0]["user"] + " "))
+    with pytest.raises(InputError, match="several protocols are the default"):
+        load_protocols(_write_protocols(tmp_path, second))
 
 
 def test_sample_is_deterministic_sorted_and_inside_its_split(synthetic_dataset: Dataset) -> None:

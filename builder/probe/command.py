@@ -42,6 +42,12 @@ def add_probe_parser(sub: Any) -> None:
                       help=f"option-shuffle seeds, one run each (Task 2; default {DEFAULT_SEED})")
     what.add_argument("--protocols", type=Path, default=None,
                       help="protocol file (default: content/protocols/cibuzzbench.yaml)")
+    what.add_argument("--protocol", default=None, metavar="ID",
+                      help="a named alternative prompt, e.g. t2-blind-en (default: the protocol marked "
+                           "default for the task, condition and language; docs/probing.md lists them)")
+    what.add_argument("--runtime-info", type=Path, default=None, metavar="JSON",
+                      help="a JSON object describing what serves the model (file sha256, quantisation, runtime "
+                           "and version, threads), recorded in each run's header; `make local-serve` writes one")
 
     add_client_arguments(
         p, max_tokens_help="output budget (default: the protocol's, 8 for both tasks as officially)",
@@ -188,7 +194,8 @@ def _plans(args: argparse.Namespace) -> list[Any]:
     except (KeyError, IndexError, ValueError) as exc:
         raise InputError.single("--out", f"only {{run_id}} and {{model_slug}} can be filled in ({exc!r})") from None
     protocol = find_protocol(load_protocols(args.protocols or DEFAULT_PROTOCOLS),
-                             args.task, args.condition, args.lang)
+                             args.task, args.condition, args.lang, args.protocol)
+    runtime = read_runtime_info(args.runtime_info) if args.runtime_info else None
     settings = ProbeSettings(
         model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
         max_tokens=args.max_tokens or protocol.max_tokens,
@@ -200,7 +207,24 @@ def _plans(args: argparse.Namespace) -> list[Any]:
     if args.variant != "original":
         from builder.dataset.variants import derive_variants
         dataset = derive_variants(dataset)[args.variant]
-    return [plan_run(dataset, protocol, settings, seed, out, args.run_id, args.variant) for seed in seeds]
+    return [plan_run(dataset, protocol, settings, seed, out, args.run_id, args.variant, runtime) for seed in seeds]
+
+
+def read_runtime_info(path: Path) -> dict[str, Any]:
+    """A flat JSON object of strings, numbers and booleans: it goes into run headers verbatim."""
+    import json
+    import math
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError.single(path, f"cannot read runtime info: {exc}") from None
+    if not isinstance(data, dict) or not data:
+        raise InputError.single(path, "runtime info must be a non-empty JSON object", line=1)
+    bad = sorted(k for k, v in data.items() if not isinstance(v, (str, int, float, bool)) or
+                 (isinstance(v, float) and not math.isfinite(v)))
+    if bad:
+        raise InputError.single(path, "values must be strings, numbers or booleans", field=", ".join(bad))
+    return data
 
 
 def _seeds(args: argparse.Namespace) -> list[int | None]:

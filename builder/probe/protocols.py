@@ -31,6 +31,7 @@ PLACEHOLDERS: dict[tuple[str, str], frozenset[str]] = {
 }
 _FIELDS = {"id": str, "version": int, "task": str, "condition": str, "lang": str,
            "max_tokens": int, "source": str, "system": str, "user": str}
+_OPTIONAL = {"default": bool}
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Protocol:
     source: str  # attribution: quoted official text, or buzzprobe's own wording
     system: str
     user: str
+    default: bool = False  # the one `probe` uses when several serve a (task, condition, lang)
 
     @property
     def sha256(self) -> str:
@@ -79,9 +81,20 @@ def load_protocols(path: str | Path = DEFAULT_PROTOCOLS) -> dict[str, Protocol]:
             problems.append(Problem(str(path), f"protocol {index}: duplicate id {protocol.id!r}", field="id"))
         elif protocol is not None:
             found[protocol.id] = protocol
+    problems.extend(_check_defaults(path, found))
     if problems:
         raise InputError(problems)
     return found
+
+
+def _check_defaults(path: Path, found: dict[str, Protocol]) -> list[Problem]:
+    """At most one default per (task, condition, lang), so the default choice is never a guess."""
+    defaults: dict[tuple[str, str, str], list[str]] = {}
+    for p in found.values():
+        if p.default:
+            defaults.setdefault((p.task, p.condition, p.lang), []).append(p.id)
+    return [Problem(str(path), f"several protocols are the default for {key}: {', '.join(ids)}", field="default")
+            for key, ids in sorted(defaults.items()) if len(ids) > 1]
 
 
 def _check_entry(path: Path, index: int, entry: Any, problems: list[Problem]) -> Protocol | None:
@@ -93,7 +106,10 @@ def _check_entry(path: Path, index: int, entry: Any, problems: list[Problem]) ->
     for name, kind in _FIELDS.items():
         if type(entry.get(name)) is not kind:
             problems.append(Problem(str(path), f"{where}: missing or not a {kind.__name__}", field=name))
-    for name in sorted(set(entry) - set(_FIELDS)):
+    for name, kind in _OPTIONAL.items():
+        if name in entry and type(entry[name]) is not kind:
+            problems.append(Problem(str(path), f"{where}: not a {kind.__name__}", field=name))
+    for name in sorted(set(entry) - set(_FIELDS) - set(_OPTIONAL)):
         problems.append(Problem(str(path), f"{where}: unknown field", field=name))
     if len(problems) > before:
         return None
@@ -116,9 +132,19 @@ def _placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
 
 
-def find_protocol(protocols: dict[str, Protocol], task: str, condition: str, lang: str) -> Protocol:
-    """The single protocol for a (task, condition, lang); the newest version if several."""
+def find_protocol(protocols: dict[str, Protocol], task: str, condition: str, lang: str,
+                  protocol_id: str | None = None) -> Protocol:
+    """The protocol for a (task, condition, lang): the one named, else the one marked default,
+    else the newest version."""
     matches = [p for p in protocols.values() if (p.task, p.condition, p.lang) == (task, condition, lang)]
+    if protocol_id is not None:
+        named = [p for p in matches if p.id == protocol_id]
+        if not named:
+            choices = ", ".join(sorted(p.id for p in matches)) or "none"
+            raise InputError.single("protocols", f"protocol {protocol_id!r} does not serve task={task}, "
+                                                 f"condition={condition}, lang={lang} (choices: {choices})")
+        return named[0]
     if not matches:
         raise InputError.single("protocols", f"no protocol for task={task}, condition={condition}, lang={lang}")
-    return max(matches, key=lambda p: p.version)
+    defaults = [p for p in matches if p.default]
+    return defaults[0] if defaults else max(matches, key=lambda p: p.version)

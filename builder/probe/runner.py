@@ -100,18 +100,25 @@ def utc_now() -> str:
 
 
 def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed: int | None,
-             out_template: str = DEFAULT_OUT, run_id: str | None = None, variant: str = "original") -> RunPlan:
+             out_template: str = DEFAULT_OUT, run_id: str | None = None, variant: str = "original",
+             runtime: dict[str, Any] | None = None) -> RunPlan:
     """`dataset` is the variant's dataset when `variant` is not the original: the prompts
-    show that variant's options, and the run records the variant and its content hash."""
+    show that variant's options, and the run records the variant and its content hash.
+    `runtime` (what served the model: file hash, quantisation, runtime version...) is recorded
+    in the header's subject as given."""
     row_ids = settings.selection.row_ids(dataset)
     rid = run_id or make_run_id(settings.model, protocol, seed, settings.selection)
+    if run_id is None and not protocol.default:
+        rid = f"{rid}-{protocol.id}"
     if variant != "original" and run_id is None:
         rid = f"{rid}-{variant}"
+    subject: dict[str, Any] = {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}
+    if runtime:
+        subject["runtime"] = runtime
     path = Path(out_template.format(run_id=rid, model_slug=model_slug(settings.model)))
     header = Header(
         run_id=rid, benchmark="cibuzzbench", task=protocol.task, condition=protocol.condition,
-        subject={"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)},
-        option_seed=seed, items=settings.selection.header(len(row_ids)),
+        subject=subject, option_seed=seed, items=settings.selection.header(len(row_ids)),
         dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
         created=utc_now(), tool={"name": "buzzprobe", "version": __version__})
     return RunPlan(header, path, row_ids, prompt_builder(dataset, protocol, seed), settings)
