@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 # so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
 PROBE_EPOCH ?= 1796083200
 
-.PHONY: install data site runs test bench probe serve clean
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,3 +42,20 @@ serve: site
 
 clean:
 	rm -rf site .cache
+
+# A local model for probing without an API key (docs/probing.md): the GGUF (verified sha256) and
+# llama-cpp-python's server in a virtualenv of their own under $(LOCAL); the site never needs them.
+LOCAL ?= .local-model
+LOCAL_PORT ?= 8080
+
+local-model:
+	$(PYTHON) scripts/local_model.py --dir $(LOCAL) fetch
+	$(PYTHON) scripts/local_model.py --dir $(LOCAL) runtime
+
+# Serves on 127.0.0.1:$(LOCAL_PORT) only; writes $(LOCAL)/runtime.json for `probe --runtime-info`.
+local-serve: local-model
+	$(PYTHON) scripts/local_model.py --dir $(LOCAL) serve --port $(LOCAL_PORT)
+
+# Slow and opt-in (not in CI): starts the real server and probes 20 items in both conditions.
+test-local-model: $(INSTALLED) local-model
+	LOCAL_MODEL_DIR=$(LOCAL) $(BIN)/python -m pytest -q tests_local
