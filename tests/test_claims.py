@@ -144,3 +144,75 @@ def test_invalid_yaml_reports_line(tmp_path):
     with pytest.raises(InputError) as info:
         load_predictions(path, set())
     assert "not valid YAML" in str(info.value)
+
+
+def labelled(**series: dict[str, list[float]]) -> MeasureRegistry:
+    """Measures whose evidence is labelled by subject, as run and pair measures are."""
+    reg = MeasureRegistry()
+    for name, by_subject in series.items():
+        reg.register(name, lambda by_subject=by_subject: [
+            Evidence(subject, v) for subject, values in by_subject.items() for v in values])
+    return reg
+
+
+def test_a_named_population_waits_for_every_named_subject():
+    from builder.claims.engine import Population
+    today = dt.date(2026, 12, 1)
+    both = Population("GPT-5.5 and Gemini 3.1 Pro", ("gpt-5\\.5", "gemini-3\\.1-pro"))
+    near_80 = [cond("blind", "min", ">=", 75)]
+    under_70 = [cond("blind", "any", "<", 70)]
+    # Only one of the two named models (and a small local model that is not named) has runs:
+    # nothing may be decided, and the local model's evidence is shown as excluded.
+    reg = labelled(blind={"GPT-5.5": [80.0], "qwen2.5-coder-1.5b": [27.0]})
+    verdict = judge_prediction(Prediction("p", "c", "s", today, None, tuple(near_80), tuple(under_70), "", both),
+                               reg, today)
+    assert verdict.status == "open"
+    assert verdict.supported[0].missing == ("gemini-3\\.1-pro",) and verdict.supported[0].holds is None
+    assert [e.label for e in verdict.supported[0].excluded] == ["qwen2.5-coder-1.5b"]
+    # Without the population, the 1.5B model alone would have refuted a claim about two others.
+    bare = Prediction("p", "c", "s", today, None, tuple(near_80), tuple(under_70))
+    assert judge_prediction(bare, reg, today).status == "refuted"
+    # With both named models present, the claim is judged on them alone.
+    reg = labelled(blind={"GPT-5.5": [80.0], "Gemini-3.1-Pro": [78.0], "qwen2.5-coder-1.5b": [27.0]})
+    verdict = judge_prediction(Prediction("p", "c", "s", today, None, tuple(near_80), tuple(under_70), "", both),
+                               reg, today)
+    assert verdict.status == "supported" and verdict.supported[0].value == 78.0
+
+
+def test_a_qualifying_population_counts_only_subjects_that_qualify():
+    from builder.claims.engine import Population
+    today = dt.date(2026, 12, 1)
+    capable = Population("sighted >= 55", qualify=cond("sighted", "mean", ">=", 55))
+    reg = labelled(sighted={"frontier": [86.0, 88.0], "small": [27.0]},
+                   gap={"frontier": [35.0], "small": [1.0]})
+    gap_above_30 = Prediction("p", "c", "s", today, None, (cond("gap", "min", ">", 30),), (), "", capable)
+    verdict = judge_prediction(gap_above_30, reg, today)
+    assert verdict.status == "supported"
+    assert [e.label for e in verdict.supported[0].excluded] == ["small"]
+    # Flip the data: the capable model's gap falls to 5, and the status follows it.
+    reg = labelled(sighted={"frontier": [86.0], "small": [27.0]}, gap={"frontier": [5.0], "small": [40.0]})
+    assert judge_prediction(gap_above_30, reg, today).status == "open"
+
+
+def test_population_yaml_is_validated(tmp_path: Path):
+    path = tmp_path / "predictions.yaml"
+    path.write_text("""predictions:
+  - id: p
+    claim: c
+    source: s
+    registered: 2026-09-22
+    population: {subjects: ["gpt-5(("]}
+    supported_when: []
+""", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_predictions(path, {"run_metric"})
+    assert "population.subjects" in str(caught.value) and "pattern" in str(caught.value)
+
+
+def test_the_shipped_predictions_name_their_populations():
+    predictions = {p.id: p for p in load_predictions(REPO / "content" / "predictions.yaml",
+                                                     {"run_metric", "pair_metric", "fact"})}
+    assert predictions["frontier-blind-near-80"].population.subjects == ("gpt-5\\.5", "gemini-3\\.1-pro")
+    qualify = predictions["gold-pool-collapse"].population.qualify
+    assert (qualify.params["condition"], qualify.params["variant"], qualify.op, qualify.threshold) == \
+        ("sighted", "original", ">=", 55.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import operator
+import re
 import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class ConditionResult:
     evidence: tuple[Evidence, ...]
     value: float | None  # the aggregated value compared with the threshold
     holds: bool | None  # None: no evidence yet
+    excluded: tuple[Evidence, ...] = ()  # evidence of subjects outside the claim's population
+    missing: tuple[str, ...] = ()  # named subjects without evidence (the condition waits for them)
 
 
 Measure = Callable[..., list[Evidence]]
@@ -67,24 +70,66 @@ class MeasureRegistry:
         return self.measures[condition.measure](**condition.params)
 
 
-def evaluate(condition: Condition, registry: MeasureRegistry) -> ConditionResult:
+def evaluate(condition: Condition, registry: MeasureRegistry, population: "Population | None" = None,
+             eligible: frozenset[str] | None = None) -> ConditionResult:
+    """Aggregate the condition's evidence; with a population, only its subjects' evidence counts,
+    and a condition that lacks a named subject has no verdict yet."""
     evidence = tuple(registry.evidence(condition))
+    excluded: tuple[Evidence, ...] = ()
+    missing: tuple[str, ...] = ()
+    if population is not None:
+        evidence, excluded = population.split(evidence, eligible)
+        missing = population.missing(evidence)
     compare = OPS[condition.op]
-    if not evidence:
-        return ConditionResult(condition, evidence, None, None)
+    if not evidence or missing:
+        return ConditionResult(condition, evidence, None, None, excluded, missing)
     values = [e.value for e in evidence]
-    if condition.aggregate == "all":
-        return ConditionResult(condition, evidence, None, all(compare(v, condition.threshold) for v in values))
-    if condition.aggregate == "any":
-        return ConditionResult(condition, evidence, None, any(compare(v, condition.threshold) for v in values))
+    if condition.aggregate in ("all", "any"):
+        test = all if condition.aggregate == "all" else any
+        return ConditionResult(condition, evidence, None, test(compare(v, condition.threshold) for v in values),
+                               excluded, missing)
     value = _aggregate(condition.aggregate, values)
-    return ConditionResult(condition, evidence, value, compare(value, condition.threshold))
+    return ConditionResult(condition, evidence, value, compare(value, condition.threshold), excluded, missing)
 
 
 def _aggregate(name: str, values: list[float]) -> float:
     if name == "count":
         return float(len(values))
     return {"min": min, "max": max, "mean": statistics.fmean}[name](values)
+
+
+@dataclass(frozen=True)
+class Population:
+    """Whose evidence a prediction is about. Evidence of other subjects is shown beside the
+    verdict but never counted: a 1.5B model meeting half of a claim about frontier models says
+    nothing about it. `subjects` are patterns that must each have evidence before a condition
+    can hold or fail; `qualify` is a condition every counted subject must meet on its own."""
+
+    text: str
+    subjects: tuple[str, ...] = ()
+    qualify: Condition | None = None
+
+    def eligible(self, registry: MeasureRegistry) -> frozenset[str] | None:
+        """Labels (subjects) that meet `qualify`, each aggregated over its own evidence."""
+        if self.qualify is None:
+            return None
+        by_label: dict[str, list[float]] = {}
+        for e in registry.evidence(self.qualify):
+            by_label.setdefault(e.label, []).append(e.value)
+        q = self.qualify
+        agg = q.aggregate if q.aggregate not in ("all", "any") else "min" if q.aggregate == "all" else "max"
+        return frozenset(label for label, values in by_label.items()
+                         if OPS[q.op](_aggregate(agg, values), q.threshold))
+
+    def split(self, evidence: tuple[Evidence, ...], eligible: frozenset[str] | None
+              ) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...]]:
+        def counts(e: Evidence) -> bool:
+            named = not self.subjects or any(re.search(s, e.label, re.I) for s in self.subjects)
+            return named and (eligible is None or e.label in eligible)
+        return tuple(e for e in evidence if counts(e)), tuple(e for e in evidence if not counts(e))
+
+    def missing(self, evidence: tuple[Evidence, ...]) -> tuple[str, ...]:
+        return tuple(s for s in self.subjects if not any(re.search(s, e.label, re.I) for e in evidence))
 
 
 @dataclass(frozen=True)
@@ -97,6 +142,7 @@ class Prediction:
     supported_when: tuple[Condition, ...]  # all must hold
     refuted_when: tuple[Condition, ...]  # any one suffices
     note: str = ""
+    population: Population | None = None
 
 
 @dataclass(frozen=True)
@@ -109,8 +155,10 @@ class PredictionVerdict:
 
 def judge_prediction(prediction: Prediction, registry: MeasureRegistry, today: dt.date) -> PredictionVerdict:
     """Refutation wins over support; a deadline passed without either is 'expired'."""
-    supported = tuple(evaluate(c, registry) for c in prediction.supported_when)
-    refuted = tuple(evaluate(c, registry) for c in prediction.refuted_when)
+    population = prediction.population
+    eligible = population.eligible(registry) if population else None
+    supported = tuple(evaluate(c, registry, population, eligible) for c in prediction.supported_when)
+    refuted = tuple(evaluate(c, registry, population, eligible) for c in prediction.refuted_when)
     if any(r.holds for r in refuted):
         status = "refuted"
     elif supported and all(r.holds for r in supported):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import yaml
 
-from builder.claims.engine import AGGREGATES, OPS, Condition, Prediction, Statement
+from builder.claims.engine import AGGREGATES, OPS, Condition, Population, Prediction, Statement
 from builder.errors import InputError, Problem
 
 T = TypeVar("T")
@@ -25,8 +26,30 @@ def load_predictions(path: Path, known_measures: set[str]) -> list[Prediction]:
             supported_when=_conditions(path, entry, "supported_when", where, known_measures),
             refuted_when=_conditions(path, entry, "refuted_when", where, known_measures),
             note=str(entry.get("note", "")),
+            population=_population(path, entry, where, known_measures),
         )
     return _load(path, "predictions", build)
+
+
+def _population(path: Path, entry: dict, where: str, known: set[str]) -> Population | None:
+    raw = entry.get("population")
+    if raw is None:
+        return None
+    field = f"{where}.population"
+    if not isinstance(raw, dict) or set(raw) - {"text", "subjects", "qualify"}:
+        raise InputError.single(path, "expected a mapping with text, subjects and/or qualify", field=field)
+    subjects = raw.get("subjects") or []
+    if not isinstance(subjects, list) or not all(isinstance(s, str) and s for s in subjects):
+        raise InputError.single(path, "subjects must be a list of patterns", field=f"{field}.subjects")
+    for s in subjects:
+        try:
+            re.compile(s)
+        except re.error as exc:
+            raise InputError.single(path, f"not a valid pattern: {exc}", field=f"{field}.subjects") from None
+    qualify = _condition(path, raw["qualify"], f"{field}.qualify", known) if "qualify" in raw else None
+    if not subjects and qualify is None:
+        raise InputError.single(path, "a population needs subjects or qualify", field=field)
+    return Population(_text(path, raw, "text", field), tuple(subjects), qualify)
 
 
 def load_statements(path: Path, known_measures: set[str]) -> list[Statement]:
