@@ -117,7 +117,11 @@ def add_run_facts(facts: FactTable, score: RunScore) -> None:
     runs = (rid,)
     r = score.report
     facts.add(f"run.{rid}.n", r.n, "items in the run", runs)
-    facts.add(f"run.{rid}.unparsed", r.unparsed, "items whose response could not be parsed", runs)
+    failed = sum(1 for item in score.run.items if item.error is not None)
+    facts.add(f"run.{rid}.failed", failed, "items whose request failed (error set, no answer); scored as wrong", runs)
+    facts.add(f"run.{rid}.unparsed", r.unparsed - sum(1 for item in score.run.items if item.error is not None
+                                                      and item.prediction == ""),
+              "items with a response that could not be parsed (failed requests not included); scored as wrong", runs)
     _add_headline(facts, f"run.{rid}", score)
     for label, scores in r.per_label.items():
         facts.add(f"run.{rid}.f1.{_label_key(label)}", scores.f1, f"F1 of label {label}; {SCORE}", runs)

@@ -209,6 +209,7 @@ def run_metrics_table(f: FactCells, score: RunScore) -> Table:
             for metric, label in (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))]
     rows.append((Cell("Items"), f(f"run.{rid}.n", "count"), Cell("–"), Cell("–")))
     rows.append((Cell("Unparsed answers"), f(f"run.{rid}.unparsed", "count"), Cell("–"), Cell("–")))
+    rows.append((Cell("Failed requests"), f(f"run.{rid}.failed", "count"), Cell("–"), Cell("–")))
     return Table(f"run-{rid}-metrics", "Scores with 95% bootstrap intervals", ("Metric", "Value", "Low", "High"),
                  tuple(rows))
 
