@@ -105,6 +105,11 @@ def _add_audit_facts(facts: FactTable, dataset: Dataset, root: str = "audit") ->
               f"distractor strings equal to another item's gold; {how}")
     facts.add(f"{root}.distractor_is_other_gold.share", 100.0 * a.distractor_is_other_gold / a.distractor_strings,
               f"share of all {a.distractor_strings} distractor strings x100; {how}")
+    exact = "exact string comparison (letter case and spaces count)"
+    facts.add(f"{root}.distractor_is_other_gold.exact.count", a.distractor_is_other_gold_exact,
+              f"distractor strings equal to another item's gold; {exact}")
+    facts.add(f"{root}.distractor_is_other_gold.exact.share", 100.0 * a.distractor_is_other_gold_exact / a.distractor_strings,
+              f"share of all {a.distractor_strings} distractor strings x100; {exact}")
     for kind, n in a.distractor_is_other_gold_by_type.items():
         facts.add(f"{root}.distractor_is_other_gold.{kind}.count", n, f"{kind} distractors equal to another item's gold; {how}")
     facts.add(f"{root}.duplicate_option_items", a.duplicate_option_items, f"items with two equal options; {how}")

@@ -31,6 +31,7 @@ class Cell:
     value: float | None = None
     kind: str = "text"  # text | num | pct | count | score | p
     href: str | None = None  # site-relative link for text cells
+    digits: int | None = None  # fixed decimals for num/pct cells (e.g. a quote's precision)
 
     @property
     def numeric(self) -> bool:
