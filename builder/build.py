@@ -74,7 +74,7 @@ def _add_fidelity(computed, config: BuildConfig):
     reported = load_reported(config.content_dir / "reported.yaml")
     path = config.content_dir / "article-figures.yaml"
     statements = load_article_figures(path, reported)
-    add_fidelity_facts(computed.facts, statements, reported, path)
+    add_fidelity_facts(computed.facts, statements, reported)
     return reported, statements
 
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from builder.analyses.fidelity import add_fidelity_facts, evaluate
+from builder.analyses.fidelity import add_fidelity_facts, check_fact_keys, evaluate
 from builder.content.article_figures import load_article_figures
 from builder.content.reported import ReportedTable, load_reported
 from builder.errors import InputError
 from builder.facts import FactTable
-from builder.render.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, fidelity_table
+from builder.render.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE, fidelity_table
 from builder.render.views import FactCells
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,7 +73,7 @@ def compared(tmp_path: Path, seed: float, share: float) -> tuple[FactTable, list
     path = statements_file(tmp_path)
     statements = load_article_figures(path, reported)
     facts = facts_with(seed, share)
-    add_fidelity_facts(facts, statements, reported, path)
+    add_fidelity_facts(facts, statements, reported)
     return facts, statements, reported
 
 
@@ -89,7 +90,8 @@ def test_verdicts_follow_the_numbers(tmp_path: Path) -> None:
     assert facts["fidelity.share.matches"] == 1  # 2.7991 rounds to 2.80
     assert facts["fidelity.mcnemar.matches"] == 1 and facts["fidelity.mcnemar.site"] == pytest.approx(1.1097e-06, rel=1e-3)
     assert "fidelity.accuracy.site" not in facts  # needs the model run: quoted only
-    assert [facts[f"fidelity.{k}.count"] for k in ("recomputed", "matches", "differs", "reported_only")] == [3, 2, 1, 1]
+    assert [facts[f"fidelity.{k}.count"] for k in ("recomputed", "matches", "differs", "reported_only", "unavailable")] \
+        == [3, 2, 1, 1, 0]
     assert facts.provenance["fidelity.seed.site"].runs == ("run-a",)
 
 
@@ -123,7 +125,7 @@ def test_tolerance_can_be_stated(tmp_path: Path) -> None:
     reported = reported_table(tmp_path)
     path = statements_file(tmp_path, text)
     facts = facts_with(41.4877, 2.7991)
-    add_fidelity_facts(facts, load_article_figures(path, reported), reported, path)
+    add_fidelity_facts(facts, load_article_figures(path, reported), reported)
     assert facts["fidelity.seed.matches"] == 1
 
 
@@ -157,9 +159,34 @@ def test_duplicate_ids_and_unknown_fact_keys_are_located(tmp_path: Path) -> None
         load_article_figures(path, reported)
     path = statements_file(tmp_path, "statements:\n  - {id: a, figure: share, where: W, fact: leak.nope}\n")
     with pytest.raises(InputError) as info:
-        add_fidelity_facts(FactTable(), load_article_figures(path, reported), reported, path)
+        check_fact_keys(load_article_figures(path, reported), FactTable(), path)
     (problem,) = info.value.problems
     assert (problem.line, problem.field) == (2, "a.fact") and "leak.nope" in problem.message
+
+
+def test_a_build_without_the_runs_says_so(tmp_path: Path) -> None:
+    reported = reported_table(tmp_path)
+    statements = load_article_figures(statements_file(tmp_path), reported)
+    facts = FactTable()
+    facts.add("audit.share", 2.7991, "case-insensitive share")  # no probe runs: no leak.* facts
+    add_fidelity_facts(facts, statements, reported)
+    assert "fidelity.seed.matches" not in facts and facts["fidelity.unavailable.count"] == 1
+    table = fidelity_table(FactCells(facts), statements, reported)
+    assert table is not None
+    row = next(r for r in table.rows if r[0].text == "The score at one seed.")
+    assert row[3].text == f"{UNAVAILABLE} (leak.seed)"
+    assert not any(r[0].text.startswith("… ") for r in table.rows)  # its context fact is missing too
+
+
+def test_every_fact_the_projects_statements_name_exists_in_a_full_build() -> None:
+    """The golden site is built with every probe kind: a misspelt key would be missing there."""
+    facts = FactTable()
+    for key, value in json.loads((REPO / "tests" / "golden" / "site" / "facts.json").read_text()).items():
+        facts.add(key, value, "golden")
+    path = REPO / "content" / "article-figures.yaml"
+    statements = load_article_figures(path, load_reported(REPO / "content" / "reported.yaml"))
+    check_fact_keys(statements, facts, path)
+    assert all(f"fidelity.{s.id}.matches" in facts for s in statements if s.recomputable)
 
 
 def test_evaluate_arithmetic(tmp_path: Path) -> None:
@@ -187,7 +214,7 @@ def test_real_data_comparison(real_dataset, tmp_path: Path) -> None:
     computed = compute(real_dataset, runs)
     reported = load_reported(REPO / "content" / "reported.yaml")
     path = REPO / "content" / "article-figures.yaml"
-    add_fidelity_facts(computed.facts, load_article_figures(path, reported), reported, path)
+    add_fidelity_facts(computed.facts, load_article_figures(path, reported), reported)
     f = computed.facts
     assert f["fidelity.longest-option-seed-1111.matches"] == 0
     assert round(f["fidelity.longest-option-seed-1111.site"], 2) == 41.49

@@ -16,6 +16,7 @@ from builder.render.views import Cell, FactCells, Table
 
 NOT_RECOMPUTABLE = "reported; not recomputable without the model run"
 NO_REASON = "no reason recorded yet"
+UNAVAILABLE = "not recomputed: this build lacks the runs behind"
 
 
 def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable) -> Table | None:
@@ -28,12 +29,15 @@ def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reporte
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(NOT_RECOMPUTABLE), Cell(s.note)))
             continue
         base = f"fidelity.{s.id}"
+        if f"{base}.matches" not in f.facts:
+            rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(f"{UNAVAILABLE} ({s.fact})"), Cell(s.note)))
+            continue
         matches = bool(f.facts[f"{base}.matches"])
         why = " ".join(t for t in ((s.reason or NO_REASON) if not matches else "", s.note) if t)
         rows.append((Cell(s.where), _quoted(figure), _site(f, f"{base}.site", figure),
                      Cell("matches" if matches else "differs"), Cell(why)))
         rows += [(Cell(f"… {c.label}"), Cell("–"), _site(f, c.fact, figure), Cell("–"), Cell(""))
-                 for c in s.context]
+                 for c in s.context if c.fact in f.facts]
     return Table("article-fidelity", "The published probe's figures against this site's recomputation",
                  ("What the article states", "Article", "This site", "Verdict", "Why"), tuple(rows),
                  note="Matches: the site's value rounds to the article's figure (it lies within half a unit "
