@@ -50,7 +50,8 @@ def build(config: BuildConfig) -> BuildResult:
     runs = load_runs(config.runs_dir, {"original": dataset, **variants})
     computed = compute(dataset, runs, variants)
     _add_importance(computed, dataset, config)
-    files = _render(config, dataset, computed, variants)
+    reported, statements = _add_fidelity(computed, config)
+    files = _render(config, dataset, computed, variants, reported, statements)
     write_site(files, config.out, fingerprint)
     return BuildResult(skipped=False, files=len(files), facts=len(computed.facts.values), runs=len(runs))
 
@@ -64,12 +65,24 @@ def _add_importance(computed, dataset, config: BuildConfig) -> None:
         add_importance_facts(computed.facts, feature_importance(dataset, config.cache_dir), learned)
 
 
-def _render(config: BuildConfig, dataset, computed, variants) -> dict[str, bytes]:
+def _add_fidelity(computed, config: BuildConfig):
+    """The published probe's figures against the facts (content/article-figures.yaml); returns
+    the reported figures (which the pages quote too) and the statements."""
+    from builder.analyses.fidelity import add_fidelity_facts
+    from builder.content.article_figures import load_article_figures
+    from builder.content.reported import load_reported
+    reported = load_reported(config.content_dir / "reported.yaml")
+    path = config.content_dir / "article-figures.yaml"
+    statements = load_article_figures(path, reported)
+    add_fidelity_facts(computed.facts, statements, reported)
+    return reported, statements
+
+
+def _render(config: BuildConfig, dataset, computed, variants, reported, statements) -> dict[str, bytes]:
     from builder.build_date import build_date
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
     from builder.claims.run_measures import register_run_measures
-    from builder.content.reported import load_reported
     from builder.mouse.site_parts import mouse_site_parts
     from builder.render.site import SiteInputs, render_site
 
@@ -83,9 +96,9 @@ def _render(config: BuildConfig, dataset, computed, variants) -> dict[str, bytes
         mouse = mouse_site_parts(computed.facts, config.content_dir, charts=config.charts)
     inputs = SiteInputs(
         dataset=dataset, computed=computed, content_dir=config.content_dir,
-        reported=load_reported(config.content_dir / "reported.yaml"), verdicts=verdicts, build_date=today,
+        reported=reported, verdicts=verdicts, build_date=today,
         site_url=os.environ.get("BUZZPROBE_SITE_URL", ""), charts={**charts, **mouse.charts},
-        extra_tables=mouse.tables, mouse_verdicts=mouse.verdicts, variants=variants,
+        extra_tables=mouse.tables, mouse_verdicts=mouse.verdicts, variants=variants, article_figures=statements,
         assets={**assets, "assets/item-browser.js": (config.content_dir / "static" / "item-browser.js").read_bytes()},
     )
     return render_site(inputs)

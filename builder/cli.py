@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     runs.set_defaults(handler=_cmd_runs)
 
     imports = sub.add_parser("import", help="convert official CIBuzzBench evaluation outputs into runs")
-    imports.add_argument("results", type=Path, help="the official results folder (task2_*/seed_<n>/predictions.csv, ...)")
+    imports.add_argument("results", type=Path, help="the official results folder <output_dir>/<model>/<lang> (config.json, task2_*/seed_<n>/predictions.csv, ...); see docs/import.md")
     imports.add_argument("--model", required=True, help="the model's name, as it should appear on the site")
     imports.add_argument("--out", type=Path, default=Path("runs/official"))
     imports.set_defaults(handler=_cmd_import)

@@ -105,6 +105,11 @@ def _add_audit_facts(facts: FactTable, dataset: Dataset, root: str = "audit") ->
               f"distractor strings equal to another item's gold; {how}")
     facts.add(f"{root}.distractor_is_other_gold.share", 100.0 * a.distractor_is_other_gold / a.distractor_strings,
               f"share of all {a.distractor_strings} distractor strings x100; {how}")
+    exact = "exact string comparison (letter case and spaces count)"
+    facts.add(f"{root}.distractor_is_other_gold.exact.count", a.distractor_is_other_gold_exact,
+              f"distractor strings equal to another item's gold; {exact}")
+    facts.add(f"{root}.distractor_is_other_gold.exact.share", 100.0 * a.distractor_is_other_gold_exact / a.distractor_strings,
+              f"share of all {a.distractor_strings} distractor strings x100; {exact}")
     for kind, n in a.distractor_is_other_gold_by_type.items():
         facts.add(f"{root}.distractor_is_other_gold.{kind}.count", n, f"{kind} distractors equal to another item's gold; {how}")
     facts.add(f"{root}.duplicate_option_items", a.duplicate_option_items, f"items with two equal options; {how}")
@@ -117,7 +122,11 @@ def add_run_facts(facts: FactTable, score: RunScore) -> None:
     runs = (rid,)
     r = score.report
     facts.add(f"run.{rid}.n", r.n, "items in the run", runs)
-    facts.add(f"run.{rid}.unparsed", r.unparsed, "items whose response could not be parsed", runs)
+    failed = sum(1 for item in score.run.items if item.error is not None)
+    facts.add(f"run.{rid}.failed", failed, "items whose request failed (error set, no answer); scored as wrong", runs)
+    facts.add(f"run.{rid}.unparsed", r.unparsed - sum(1 for item in score.run.items if item.error is not None
+                                                      and item.prediction == ""),
+              "items with a response that could not be parsed (failed requests not included); scored as wrong", runs)
     _add_headline(facts, f"run.{rid}", score)
     for label, scores in r.per_label.items():
         facts.add(f"run.{rid}.f1.{_label_key(label)}", scores.f1, f"F1 of label {label}; {SCORE}", runs)

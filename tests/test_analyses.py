@@ -140,6 +140,13 @@ def test_distractor_is_other_gold(audit_dataset: Dataset) -> None:
     assert figures.distractor_is_other_gold == 4
 
 
+def test_exact_matching_counts_only_identical_strings(tmp_path: Path, audit_dataset: Dataset) -> None:
+    assert audit_figures(audit_dataset).distractor_is_other_gold_exact == 0  # every hit above differs in case or spaces
+    ds = load_rows(tmp_path, [item(0, "Alpha", "x", "y", "z"), item(1, "Beta", "Alpha", "alpha", "Alpha ")])
+    figures = audit_figures(ds)
+    assert (figures.distractor_is_other_gold, figures.distractor_is_other_gold_exact) == (3, 1)
+
+
 def test_own_gold_is_not_other_gold(tmp_path: Path) -> None:
     ds = load_rows(tmp_path, [item(0, "Alpha", " alpha", "ALPHA", "alpha "), item(1, "Beta", "x", "y", "z")])
     figures = audit_figures(ds)
@@ -253,4 +260,7 @@ def test_real_length_and_audit_invariants(real_dataset: Dataset) -> None:
     audit = audit_figures(real_dataset)
     assert audit.items == 3001 and audit.distractor_strings == 9003
     assert audit.distractor_is_other_gold == sum(audit.distractor_is_other_gold_by_type.values())
+    # issue 17: the published 2.80% needs case-insensitive matching; exact matching finds fewer
+    assert round(100 * audit.distractor_is_other_gold / 9003, 2) == 2.80
+    assert round(100 * audit.distractor_is_other_gold_exact / 9003, 2) == 2.78
     assert 0 < audit.distinct_terms <= 3001

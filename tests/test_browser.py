@@ -519,7 +519,8 @@ def test_item_browser_shows_rows_and_more(run_page, site):
     assert rows[0]["Term"] == site.dataset.frame.loc[0, "term_zh"]
     assert rows[10]["Response"] == sighted_response(10, rows[10]["Prediction"])
     assert rows[5]["Prediction"] == "(unparsed)" and rows[5]["Result"] == "unparsed"
-    assert rows[41]["Response"] == "" and rows[41]["Result"] == "unparsed"
+    assert rows[41]["Response"] == f"error: {ERRORS[41]}" and rows[41]["Result"] == "failed"
+    assert rows[41]["Prediction"] == "(failed request)"
     assert all(r["Options"].count("\n") == 3 and "[gold]" in r["Options"] for r in rows)
     assert b.more_visible()
     b.page.click("#browser-more")
@@ -568,10 +569,11 @@ def test_item_browser_result_filter(run_page, site):
     b = run_page(SIGHTED)
     gold = {r: s.gold_letter for r, s in option_sets(site.dataset, SEED).items()}
     items = site.runs[SIGHTED]
-    expected = {"unparsed": sum(1 for i in items if i.prediction == ""),
+    expected = {"unparsed": sum(1 for i in items if i.prediction == "" and i.error is None),
+                "failed": sum(1 for i in items if i.error is not None),
                 "right": sum(1 for i in items if i.prediction == gold[i.row_id]),
                 "wrong": sum(1 for i in items if i.prediction not in ("", gold[i.row_id]))}
-    assert expected["unparsed"] == len(UNPARSED) + len(ERRORS)
+    assert (expected["unparsed"], expected["failed"]) == (len(UNPARSED), len(ERRORS))
     for status, n in expected.items():
         b.page.select_option("#browser-filter", status)
         rows = b.rows()

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from builder.analyses.run_scores import score_run
+from builder.compute import add_run_facts
+from builder.facts import FactTable
 from builder.dataset.cibuzzbench import COLUMNS, Dataset
 from builder.dataset.options import LETTERS, OptionSet, option_sets
 from builder.errors import InputError, Problem
@@ -189,13 +191,94 @@ def test_test_split_selection(tmp_path: Path, synthetic_dataset: Dataset) -> Non
         assert run.header.run_id.endswith("-test")
 
 
-def test_partial_selection_is_rejected(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+def test_partial_selection_without_config_is_rejected(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     d = synthetic_dataset
     root = tmp_path / "results"
-    write_csv(t2_path(root, 1111), t2_rows(d, 1111, list(range(50))))  # like --max_samples 50
+    write_csv(t2_path(root, 1111), t2_rows(d, 1111, list(range(50))))  # --max_samples 50, config.json lost
     (problem,) = rejected(root, d, tmp_path / "runs")
     assert problem.path == str(t2_path(root, 1111))
-    assert "50 of 3001 rows" in problem.message and "--max_samples" in problem.message
+    assert "50 of 3001 rows" in problem.message and "config.json" in problem.message
+
+
+def official_output(out_dir: Path, dataset: Dataset, *, split: str = "all", max_samples: int = 0,
+                    seeds: tuple[int, ...] = (1111,), model: str = "flash", lang: str = "en") -> Path:
+    """What `evaluate_api.py --split S --max_samples N --option_seeds ...` leaves on disk:
+    <out_dir>/<model>/<lang>/config.json and one predictions file per task and seed, over the
+    rows of split S in file order, cut to the first N when N > 0."""
+    ids = sorted(dataset.row_ids(None if split == "all" else split))
+    ids = ids[:max_samples] if max_samples > 0 else ids
+    root = out_dir / model / lang
+    root.mkdir(parents=True)
+    (root / "config.json").write_text(json.dumps({
+        "model": model, "base_url": "http://127.0.0.1:1/v1", "prompt_language": lang, "split": split,
+        "tasks": ["equivalent", "harmfulness"], "temperature": 0.0, "top_p": None,
+        "option_seeds": list(seeds), "num_examples": len(ids)}, indent=2), encoding="utf-8")
+    for seed in seeds:
+        write_csv(t2_path(root, seed), t2_rows(dataset, seed, ids))
+    write_csv(t3_path(root), t3_rows(dataset, ids))
+    return root
+
+
+@pytest.mark.parametrize("split, tag, header_split", [("all", "first50", None), ("test", "test-first50", "test"),
+                                                      ("train", "train-first50", "train")])
+def test_max_samples_output_is_imported_as_first_n(tmp_path: Path, synthetic_dataset: Dataset, split: str,
+                                                   tag: str, header_split: str | None) -> None:
+    d = synthetic_dataset
+    root = official_output(tmp_path / "api_eval", d, split=split, max_samples=50, seeds=(1111, 2222))
+    paths = do_import(root, d, tmp_path / "runs")
+    slug = model_slug(MODEL)
+    assert [p.name for p in paths] == [f"official-{slug}-t2-s1111-{tag}.jsonl", f"official-{slug}-t2-s2222-{tag}.jsonl",
+                                       f"official-{slug}-t3-{tag}.jsonl"]
+    expected = sorted(d.row_ids(header_split))[:50]
+    for path in paths:
+        run = read_valid(path, d)
+        want = {"selection": "first", "n": 50, **({"split": header_split} if header_split else {})}
+        assert run.header.items == want
+        assert run.row_ids == expected
+        assert run.header.subject["parameters"]["lang"] == "en"
+
+
+def test_max_samples_as_large_as_the_split_is_the_split(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    d = synthetic_dataset
+    root = official_output(tmp_path / "api_eval", d, split="test", max_samples=5000)
+    for path in do_import(root, d, tmp_path / "runs"):
+        assert read_valid(path, d).header.items == {"selection": "split", "split": "test", "n": 600}
+
+
+def test_rows_that_are_not_the_first_n_are_rejected(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    d = synthetic_dataset
+    root = official_output(tmp_path / "api_eval", d, split="test", max_samples=50)
+    first = sorted(d.row_ids("test"))
+    rows = t2_rows(d, 1111, first[1:51])  # shifted by one: 50 rows, but not the first 50
+    write_csv(t2_path(root, 1111), rows)
+    (problem,) = rejected(root, d, tmp_path / "runs")
+    assert (problem.path, problem.line, problem.field) == (str(t2_path(root, 1111)), line_of(rows, 49), "row_id")
+    assert f"row_id {first[50]} is not among the first 50 rows of the test split" in problem.message
+
+
+def test_row_count_must_match_config(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    d = synthetic_dataset
+    root = official_output(tmp_path / "api_eval", d, split="test", max_samples=50)
+    write_csv(t3_path(root), t3_rows(d, sorted(d.row_ids("test"))[:40]))  # a truncated file
+    (problem,) = rejected(root, d, tmp_path / "runs")
+    assert problem.path == str(t3_path(root)) and "40 rows" in problem.message and "num_examples=50" in problem.message
+
+
+@pytest.mark.parametrize("field, value", [("split", "dev"), ("num_examples", 0), ("num_examples", "50")])
+def test_bad_config_is_rejected(tmp_path: Path, synthetic_dataset: Dataset, field: str, value: Any) -> None:
+    d = synthetic_dataset
+    root = official_output(tmp_path / "api_eval", d, split="test", max_samples=50)
+    config = json.loads((root / "config.json").read_text(encoding="utf-8"))
+    (root / "config.json").write_text(json.dumps({**config, field: value}), encoding="utf-8")
+    (problem,) = rejected(root, d, tmp_path / "runs")
+    assert (problem.path, problem.field) == (str(root / "config.json"), field)
+
+
+def test_model_folder_names_its_language_folders(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    d = synthetic_dataset
+    root = official_output(tmp_path / "api_eval", d, split="test", max_samples=50)
+    (problem,) = rejected(root.parent, d, tmp_path / "runs")
+    assert "<model> folder" in problem.message and str(root) in problem.message
 
 
 def test_failed_rows_are_kept_as_errors(tmp_path: Path, synthetic_dataset: Dataset) -> None:
@@ -216,7 +299,26 @@ def test_failed_rows_are_kept_as_errors(tmp_path: Path, synthetic_dataset: Datas
     assert set(failed) == {first, second}
     assert failed[first].error == "HTTP 429: rate limited" and failed[second].error
     assert all(i.prediction == "" and i.response is None and i.latency_ms is None for i in failed.values())
-    assert score_run(run, d).report.unparsed == 2
+    assert score_run(run, d).report.unparsed == 2  # both count as wrong answers
+    facts = FactTable()
+    add_run_facts(facts, score_run(run, d))
+    rid = run.header.run_id
+    assert (facts[f"run.{rid}.failed"], facts[f"run.{rid}.unparsed"]) == (2, 0)  # failed, not unparsed
+
+
+def test_unparsed_and_failed_are_counted_apart(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    d = synthetic_dataset
+    rows = t2_rows(d, 1111, split_ids(d))
+    rows[3].update(prediction="", raw_response="", success=False, error="HTTP 500")
+    for i in (7, 8, 9):
+        rows[i].update(prediction="", raw_response="I am not sure")
+    root = tmp_path / "results"
+    write_csv(t2_path(root, 1111), rows)
+    (path,) = do_import(root, d, tmp_path / "runs")
+    facts = FactTable()
+    add_run_facts(facts, score_run(read_valid(path, d), d))
+    rid = path.stem
+    assert (facts[f"run.{rid}.failed"], facts[f"run.{rid}.unparsed"]) == (1, 3)
 
 
 def test_task3_import(tmp_path: Path, synthetic_dataset: Dataset) -> None:

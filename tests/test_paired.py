@@ -231,6 +231,12 @@ def test_mcnemar_matches_manual_binomial(fixes: int, breaks: int) -> None:
     assert mcnemar_exact(fixes, breaks) == pytest.approx(expected, rel=1e-9)
 
 
+@pytest.mark.parametrize("fixes, breaks", [(0, 1), (5, 5), (6, 5), (54, 14), (14, 54), (700, 640), (1500, 1400), (3, 2900)])
+def test_mcnemar_equals_scipy_binomtest(fixes: int, breaks: int) -> None:
+    from scipy.stats import binomtest
+    assert mcnemar_exact(fixes, breaks) == pytest.approx(binomtest(fixes, fixes + breaks, 0.5).pvalue, rel=1e-9, abs=1e-300)
+
+
 def test_mcnemar_rejects_negative_counts() -> None:
     with pytest.raises(ValueError):
         mcnemar_exact(-1, 3)

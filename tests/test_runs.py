@@ -464,6 +464,30 @@ def test_validate_sample_selection_accepts_any_known_row(tmp_path: Path, synthet
     validate_run(read_run(path), synthetic_dataset)
 
 
+def test_validate_first_selection_allows_exactly_the_first_n(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    test_ids = sorted(synthetic_dataset.row_ids("test"))
+    header = make_header(synthetic_dataset, task=T3, run_id="r3-test-first3",
+                         selection={"selection": "first", "n": 3, "split": "test"})
+    path = tmp_path / "r.jsonl"
+    write_run(path, header, [Item(i, "harmful") for i in test_ids[:3]], Footer(3))
+    validate_run(read_run(path), synthetic_dataset)
+
+    write_run(path, header, [Item(i, "harmful") for i in test_ids[:2]] + [Item(test_ids[3], "harmful")], Footer(3))
+    exc = validate_error(path, synthetic_dataset)
+    expect_problem(exc, path, line=4, field="row_id", contains="outside the run's item selection")
+
+
+@pytest.mark.parametrize("items, field", [({"selection": "first"}, "items.n"),
+                                          ({"selection": "first", "n": 0}, "items.n"),
+                                          ({"selection": "first", "n": 5, "split": "dev"}, "items.split")])
+def test_header_first_selection_needs_n_and_a_known_split(tmp_path: Path, synthetic_dataset: Dataset,
+                                                           items: dict[str, Any], field: str) -> None:
+    record = t3_header_rec(synthetic_dataset)
+    record["items"] = items
+    path = write_text(tmp_path / "r.jsonl", [record, item_rec(1)])
+    expect_problem(read_error(path), path, line=1, field=field)
+
+
 def test_validate_task2_prediction_labels(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     path = tmp_path / "r.jsonl"
     items = [t2_item(synthetic_dataset, i, p) for i, p in enumerate(["A", "B", "C", "D", ""])]

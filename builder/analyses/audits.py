@@ -7,6 +7,7 @@ train and test leak the answer; each is counted so readers can weigh the scores.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from builder.dataset.cibuzzbench import Dataset
@@ -19,6 +20,7 @@ class AuditFigures:
     distractor_strings: int
     distractor_is_other_gold: int  # distractor strings equal to the gold of a different item
     distractor_is_other_gold_by_type: dict[str, int]
+    distractor_is_other_gold_exact: int  # the same, comparing strings exactly (case and spaces count)
     duplicate_option_items: int  # items where two of the four options are equal
     distinct_terms: int
     train_test_term_overlap: int  # distinct terms present in both splits
@@ -32,26 +34,33 @@ def normalise(text: str) -> str:
 def audit_figures(dataset: Dataset) -> AuditFigures:
     frame = dataset.frame
     columns = dict(SOURCES)
-    golds = [normalise(t) for t in frame[columns[GOLD]]]
-    owners: dict[str, set[int]] = {}
-    for row_id, key in zip(frame.index, golds):
-        owners.setdefault(key, set()).add(int(row_id))
-    by_type = {t: _other_gold_hits(frame, columns[t], owners) for t in DISTRACTOR_TYPES}
+    owners = _gold_owners(frame, columns[GOLD], normalise)
+    by_type = {t: _other_gold_hits(frame, columns[t], owners, normalise) for t in DISTRACTOR_TYPES}
+    exact = _gold_owners(frame, columns[GOLD], str)
     return AuditFigures(
         items=len(frame),
         distractor_strings=len(frame) * len(DISTRACTOR_TYPES),
         distractor_is_other_gold=sum(by_type.values()),
         distractor_is_other_gold_by_type=by_type,
+        distractor_is_other_gold_exact=sum(_other_gold_hits(frame, columns[t], exact, str) for t in DISTRACTOR_TYPES),
         duplicate_option_items=_duplicate_option_items(frame, [c for _, c in SOURCES]),
         distinct_terms=len({normalise(t) for t in frame["term_zh"]}),
         train_test_term_overlap=_split_overlap(frame),
     )
 
 
-def _other_gold_hits(frame, column: str, owners: dict[str, set[int]]) -> int:
+def _gold_owners(frame, column: str, key: Callable[[str], str]) -> dict[str, set[int]]:
+    """Comparison key of each gold -> the rows whose gold it is."""
+    owners: dict[str, set[int]] = {}
+    for row_id, text in zip(frame.index, frame[column]):
+        owners.setdefault(key(text), set()).add(int(row_id))
+    return owners
+
+
+def _other_gold_hits(frame, column: str, owners: dict[str, set[int]], key: Callable[[str], str]) -> int:
     hits = 0
     for row_id, text in zip(frame.index, frame[column]):
-        holders = owners.get(normalise(text), set())
+        holders = owners.get(key(text), set())
         hits += bool(holders - {int(row_id)})
     return hits
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import yaml
@@ -33,6 +34,14 @@ class Reported:
     unit: str  # "%", "F1", "items", "p", ""
     what: str
     source: Source
+    quoted: str = ""  # the value as written in reported.yaml, e.g. "76.50": its precision is the source's
+
+    @property
+    def half_unit(self) -> float:
+        """Half a unit in the last quoted digit: how far a figure may lie from the quote and
+        still round to it ("41.39" -> 0.005, "1.1e-06" -> 5e-08, "3001" -> 0.5)."""
+        exponent = Decimal(self.quoted or repr(self.value)).as_tuple().exponent
+        return 0.5 * 10.0 ** int(exponent)
 
 
 @dataclass(frozen=True)
@@ -48,7 +57,9 @@ class ReportedTable:
 
 
 def load_reported(path: Path) -> ReportedTable:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    text = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text) or {}
+    quoted = _quoted_values(text)
     sources = _sources(path, data.get("sources") or {})
     figures: dict[str, Reported] = {}
     problems: list[Problem] = []
@@ -61,7 +72,7 @@ def load_reported(path: Path) -> ReportedTable:
             problems.append(Problem(str(path), f"unknown source {entry['source']!r}", None, f"figures.{key}.source"))
             continue
         figures[key] = Reported(key, float(entry["value"]), str(entry["unit"]), str(entry["what"]),
-                                sources[entry["source"]])
+                                sources[entry["source"]], quoted.get(key, ""))
     if problems:
         raise InputError(problems)
     return ReportedTable(figures, sources)
@@ -76,3 +87,21 @@ def _sources(path: Path, raw: dict) -> dict[str, Source]:
         iso = date.isoformat() if isinstance(date, dt.date) else str(date)
         out[sid] = Source(sid, str(entry["title"]), iso, str(entry["short"]), entry.get("url"))
     return out
+
+
+def _quoted_values(text: str) -> dict[str, str]:
+    """figure key -> its `value` exactly as written (YAML parsing would drop "76.50"'s zero)."""
+    root = yaml.compose(text)
+    out: dict[str, str] = {}
+    figures = _child(root, "figures")
+    for key, entry in figures.value if isinstance(figures, yaml.MappingNode) else []:
+        value = _child(entry, "value")
+        if isinstance(value, yaml.ScalarNode):
+            out[str(key.value)] = str(value.value)
+    return out
+
+
+def _child(node: yaml.Node | None, name: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if k.value == name), None)

@@ -1,5 +1,8 @@
 """Import the official CIBuzzBench evaluation outputs (scripts/evaluate_api.py) as runs.
 
+What a user needs (layout, checks, refusals) is in docs/import.md; this docstring is for readers
+of the code.
+
 Layout read (the official script writes it under ``<output_dir>/<model>/<prompt_language>``):
 
     <results_dir>/config.json                                   optional
@@ -25,8 +28,12 @@ and ``correct``; our ``literal``/``cultural``/``pragmatic``/``correct``; the CSV
 (``distractor_literal_en`` …, ``equivalent_en``); and ``gold``/``equivalent`` for the gold.
 
 Item selection is inferred from the row_ids: every row -> ``all``; exactly one split ->
-``split``. Anything else is rejected: the official ``--max_samples`` takes the first N rows,
-which the run format cannot state as a seeded sample, and guessing would misdescribe the run.
+``split``. Any other set of rows must be what ``--split S --max_samples N`` evaluates: the
+official script filters by split, then takes ``df.head(N)``, and records ``split`` and
+``num_examples`` in ``config.json``; the rows must be exactly the first N rows (file order) of
+that split, and the run records ``{"selection": "first", "n": N, "split": S}`` (no ``split``
+for ``all``). Without ``config.json``, or when the rows are not those, the file is refused:
+guessing would misdescribe the run. ``num_examples`` must equal every file's row count.
 
 Rows with ``success`` false become items with ``error`` set (the official error text) and an
 empty prediction; they stay in the run and count as wrong. ``raw_response`` is kept verbatim.
@@ -46,8 +53,8 @@ from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import LETTERS, option_sets
 from builder.errors import InputError, Problem
-from builder.runs.schema import Footer, Header, Item, Run
-from builder.runs.validate import validate_run
+from builder.runs.schema import SPLITS, Footer, Header, Item, Run
+from builder.runs.validate import first_row_ids, validate_run
 from builder.runs.writer import write_run
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, labels_for
 
@@ -89,6 +96,16 @@ class _Row:
     cells: dict[str, str]
 
 
+@dataclass(frozen=True)
+class _Config:
+    """What config.json says: subject parameters, and how the rows were chosen (if it says)."""
+
+    path: Path
+    parameters: dict[str, Any]
+    split: str | None  # "all", "train" or "test"
+    num_examples: int | None
+
+
 def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, out_dir: str | Path,
                     created: str) -> list[Path]:
     """Convert every predictions file under `results_dir` into one run each (Task 2 seeds in
@@ -126,8 +143,19 @@ def _find_sources(results_dir: Path) -> list[_Source]:
         sources.append(_Source(task3, HARMFULNESS_DETECTION, None))
     if not sources:
         raise InputError.single(results_dir, f"no {TASK2_DIR}/seed_<n>/{PREDICTIONS} or "
-                                f"{TASK3_DIR}/{PREDICTIONS} found")
+                                f"{TASK3_DIR}/{PREDICTIONS} found{_language_hint(results_dir)}")
     return sources
+
+
+def _language_hint(results_dir: Path) -> str:
+    """The official script writes under <output_dir>/<model>/<prompt_language>/: name the
+    language folders when the user passed the model folder."""
+    languages = sorted(p.name for p in results_dir.iterdir()
+                       if p.is_dir() and ((p / TASK2_DIR).is_dir() or (p / TASK3_DIR).is_dir()))
+    if not languages:
+        return ""
+    return (f"; this looks like the <model> folder, import one prompt language at a time: "
+            + ", ".join(str(results_dir / name) for name in languages))
 
 
 def _task2_sources(task_dir: Path) -> list[_Source]:
@@ -148,18 +176,28 @@ def _task2_sources(task_dir: Path) -> list[_Source]:
     return [_Source(path, EQUIVALENT_SELECTION, seed) for seed, path in sorted(found)]
 
 
-def _read_config(results_dir: Path) -> dict[str, Any]:
-    """The official config.json, when present: parameters worth keeping in the header."""
+def _read_config(results_dir: Path) -> _Config:
+    """The official config.json, when present: parameters worth keeping in the header, and
+    the split and row count the script evaluated."""
     path = results_dir / "config.json"
     if not path.is_file():
-        return {}
+        return _Config(path, {}, None, None)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError.single(path, f"cannot read config: {exc}") from exc
     if not isinstance(data, dict):
         raise InputError.single(path, "expected a JSON object")
-    return {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    problems = []
+    split, count = data.get("split"), data.get("num_examples")
+    if split is not None and split not in ("all", *SPLITS):
+        problems.append(Problem(str(path), f"split {split!r} is not one of: all, {', '.join(SPLITS)}", None, "split"))
+    if count is not None and (type(count) is not int or count < 1):
+        problems.append(Problem(str(path), f"num_examples {count!r} is not a positive integer", None, "num_examples"))
+    if problems:
+        raise InputError(problems)
+    parameters = {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    return _Config(path, parameters, split, count)
 
 
 # ---------------------------------------------------------------- reading one file
@@ -325,7 +363,7 @@ def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: di
                 error=error, **extras)
 
 
-def _convert(source: _Source, dataset: Dataset, model: str, config: dict[str, Any], created: str) -> Run:
+def _convert(source: _Source, dataset: Dataset, model: str, config: _Config, created: str) -> Run:
     required = TASK2_COLUMNS if source.task == EQUIVALENT_SELECTION else BASE_COLUMNS
     rows = _read_rows(source.path, required)
     checker = _Checker(source, dataset)
@@ -337,7 +375,7 @@ def _convert(source: _Source, dataset: Dataset, model: str, config: dict[str, An
             lines[item.row_id] = row.line
     if checker.problems:
         raise InputError(checker.problems)
-    header = _header(source, dataset, model, config, created, _selection(source, dataset, lines))
+    header = _header(source, dataset, model, config.parameters, created, _selection(source, dataset, lines, config))
     run = Run(str(source.path), header, tuple(items), Footer(len(items), None, _usage_totals(items)), lines)
     validate_run(run, dataset)  # the same checks a run file gets, located in the CSV
     return run
@@ -350,18 +388,45 @@ def _first_time(checker: _Checker, row: _Row, row_id: int, lines: dict[int, int]
     return True
 
 
-def _selection(source: _Source, dataset: Dataset, lines: dict[int, int]) -> dict[str, Any]:
+def _selection(source: _Source, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
+    """From config.json when it says how rows were chosen (checked against the rows), else
+    from the rows themselves: every row, or exactly one split."""
     ids = set(lines)
+    if config.num_examples is not None and config.num_examples != len(ids):
+        raise InputError.single(source.path, f"the file has {len(ids)} rows but {config.path} says "
+                                f"num_examples={config.num_examples} (outputs of another run?)", field="row_id")
+    if config.split is not None and config.num_examples is not None:
+        return _first_selection(source, dataset, lines, config)
     if ids == set(dataset.row_ids()):
         return {"selection": "all", "n": len(ids)}
-    for split in ("test", "train"):
+    for split in SPLITS:
         if ids == set(dataset.row_ids(split)):
             return {"selection": "split", "split": split, "n": len(ids)}
     raise InputError.single(
         source.path, f"the file covers {len(ids)} of {dataset.rows} rows, which is neither every row nor "
-        "exactly one split; the run format can record only those or a seeded sample, and these outputs "
-        "do not say how their rows were chosen (the official --max_samples takes the first N rows)",
-        field="row_id")
+        f"exactly one split, and there is no {config.path.name} with split and num_examples to say how "
+        "they were chosen (the official --max_samples N takes the first N rows of the split)", field="row_id")
+
+
+def _first_selection(source: _Source, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
+    """`--split S --max_samples N`: the rows must be exactly the first N of split S (the row
+    count already equals N); all of S is recorded as `all` or `split`, fewer as `first`."""
+    split = None if config.split == "all" else config.split
+    n = int(config.num_examples or 0)
+    expected = first_row_ids(dataset, split, n)
+    where = f"the {split} split" if split else "the dataset"
+    unexpected = sorted(set(lines) - set(expected), key=lines.__getitem__)
+    if unexpected:
+        row_id = unexpected[0]
+        raise InputError.single(
+            source.path, f"row_id {row_id} is not among the first {n} rows of {where}, which {config.path} "
+            f"says were evaluated (split={config.split!r}, num_examples={n}; the official script takes "
+            f"df.head(N) after filtering by split); {len(unexpected)} such row(s)", line=lines[row_id], field="row_id")
+    whole = len(dataset.row_ids(split))
+    if n >= whole:
+        return {"selection": "split", "split": split, "n": n} if split else {"selection": "all", "n": n}
+    items: dict[str, Any] = {"selection": "first", "n": n}
+    return {**items, "split": split} if split else items
 
 
 def _header(source: _Source, dataset: Dataset, model: str, config: dict[str, Any], created: str,
@@ -382,6 +447,8 @@ def run_id(model: str, task: str, seed: int | None, items: dict[str, Any], langu
     lang = f"-{language}" if language and language != "en" else ""
     task_tag = f"t2-s{seed}" if task == EQUIVALENT_SELECTION else "t3"
     scope = items.get("split") if items["selection"] == "split" else items["selection"]
+    if items["selection"] == "first":
+        scope = f"{items['split']}-first{items['n']}" if items.get("split") else f"first{items['n']}"
     return f"official-{model_slug(model)}{lang}-{task_tag}-{scope}"
 
 

@@ -25,6 +25,7 @@ from builder.content.reported import ReportedTable
 from builder.dataset.cibuzzbench import Dataset
 from builder.render import views as v
 from builder.render.environment import make_environment
+from builder.render.fidelity_view import fidelity_table
 from builder.render.markdown_pages import FactUse, fact_anchor, page_functions, render_page_body, source_notes
 from builder.render.run_pages import render_run_pages, tables_as_csv
 from builder.render.tables_csv import table_csv
@@ -47,6 +48,7 @@ class SiteInputs:
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
     mouse_verdicts: list[Any] = field(default_factory=list)  # the Mouse claims check (StatementVerdict)
     variants: dict[str, Dataset] = field(default_factory=dict)  # derived dataset variants, by name
+    article_figures: list[Any] = field(default_factory=list)  # ArticleStatement: the probe's figures vs ours
 
 
 def load_site_config(content_dir: Path) -> dict[str, Any]:
@@ -104,6 +106,8 @@ def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
     optional = [v.model_runs_table(cells, inputs.computed.scores), v.model_pairs_table(cells, triples),
                 v.pair_category_table(cells, triples), v.blind_error_table(cells, triples)]
     tables += [t for t in optional if t is not None]
+    fidelity = fidelity_table(cells, inputs.article_figures, inputs.reported)
+    tables += [fidelity] if fidelity else []
     return {t.id: t for t in tables}
 
 

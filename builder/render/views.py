@@ -31,6 +31,7 @@ class Cell:
     value: float | None = None
     kind: str = "text"  # text | num | pct | count | score | p
     href: str | None = None  # site-relative link for text cells
+    digits: int | None = None  # fixed decimals for num/pct cells (e.g. a quote's precision)
 
     @property
     def numeric(self) -> bool:
@@ -209,6 +210,7 @@ def run_metrics_table(f: FactCells, score: RunScore) -> Table:
             for metric, label in (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))]
     rows.append((Cell("Items"), f(f"run.{rid}.n", "count"), Cell("–"), Cell("–")))
     rows.append((Cell("Unparsed answers"), f(f"run.{rid}.unparsed", "count"), Cell("–"), Cell("–")))
+    rows.append((Cell("Failed requests"), f(f"run.{rid}.failed", "count"), Cell("–"), Cell("–")))
     return Table(f"run-{rid}-metrics", "Scores with 95% bootstrap intervals", ("Metric", "Value", "Low", "High"),
                  tuple(rows))
 

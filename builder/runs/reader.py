@@ -137,8 +137,11 @@ def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool
         c.add(f"expected one of: {', '.join(s.SELECTIONS)}", line, "items.selection")
     if data["items"].get("selection") == "split" and data["items"].get("split") not in s.SPLITS:
         c.add(f"expected one of: {', '.join(s.SPLITS)}", line, "items.split")
-    if data["items"].get("selection") == "sample" and data["items"].get("split") not in (None, *s.SPLITS):
-        c.add(f"a sample is drawn from all items or one of: {', '.join(s.SPLITS)}", line, "items.split")
+    if data["items"].get("selection") in ("sample", "first") and data["items"].get("split") not in (None, *s.SPLITS):
+        c.add(f"a {data['items']['selection']} selection is taken from all items or one of: {', '.join(s.SPLITS)}",
+              line, "items.split")
+    if data["items"].get("selection") == "first" and not (_is_instance(data["items"].get("n"), int) and data["items"]["n"] > 0):
+        c.add("a first-N selection needs a positive integer n", line, "items.n")
     if data["items"].get("selection") == "sample" and not _is_instance(data["items"].get("sample_seed"), int):
         c.add("a sample needs an integer sample_seed", line, "items.sample_seed")
     if not isinstance(data["items"].get("n", 0), int) or isinstance(data["items"].get("n"), bool):

@@ -14,7 +14,7 @@ BENCHMARKS = ("cibuzzbench",)
 TASKS = ("equivalent_selection", "harmfulness_detection")
 CONDITIONS = ("sighted", "blind", "probe")
 SUBJECT_KINDS = ("model", "probe")
-SELECTIONS = ("all", "split", "sample")
+SELECTIONS = ("all", "split", "sample", "first")  # first: the first n rows (file order) of a split or of all
 VARIANTS = ("original", "gold_pool")
 SPLITS = ("train", "test")
 
@@ -27,7 +27,7 @@ class Header:
     condition: str
     subject: dict[str, Any]  # {"kind": "model"|"probe", "name": str, "parameters": {...}}
     option_seed: int | None  # None for tasks without options
-    items: dict[str, Any]  # {"selection": "all"|"split"|"sample", "split"?, "n"?, "sample_seed"?}
+    items: dict[str, Any]  # {"selection": "all"|"split"|"sample"|"first", "split"?, "n"?, "sample_seed"?}
     dataset: dict[str, Any]  # {"name", "variant", "content_sha256"}
     created: str  # ISO 8601 UTC
     tool: dict[str, Any]  # {"name": "buzzprobe", "version": str}

@@ -51,10 +51,19 @@ def _check_items(run: Run, dataset: Dataset) -> list[Problem]:
 
 
 def _allowed_row_ids(run: Run, dataset: Dataset) -> set[int]:
-    """Items a run may contain: its split, or for a sample the split it was drawn from."""
+    """Items a run may contain: its split, for a sample the split it was drawn from, for a
+    first-N selection exactly those N rows."""
     items = run.header.items
-    split = items.get("split") if items.get("selection") in ("split", "sample") else None
+    split = items.get("split") if items.get("selection") in ("split", "sample", "first") else None
+    if items.get("selection") == "first":
+        return set(first_row_ids(dataset, split, int(items["n"])))
     return set(dataset.row_ids(split))
+
+
+def first_row_ids(dataset: Dataset, split: str | None, n: int) -> list[int]:
+    """The first `n` rows of a split (or of all rows) in file order, which is row_id order:
+    what the official script's `--split S --max_samples N` evaluates (`df.head(N)`)."""
+    return sorted(dataset.row_ids(split))[:n]
 
 
 def _unknown_id_message(run: Run, row_id: int, dataset: Dataset) -> str:

@@ -24,10 +24,11 @@
           options.push("ABCD".charAt(i) + ". " + (text || "") + " [" + SOURCES[code] + "]");
         }
       }
-      var status = r[2] === "" ? "unparsed" : (r[2] === r[3] ? "right" : "wrong");
+      var status = r[5] ? "failed" : (r[2] === "" ? "unparsed" : (r[2] === r[3] ? "right" : "wrong"));
       return {
         id: r[0], term: item[0] || "", category: item[1] || "", options: options.join("\n"),
-        prediction: r[2] === "" ? "(unparsed)" : r[2], gold: r[3], response: r[4] === null ? "" : r[4],
+        prediction: r[5] ? "(failed request)" : (r[2] === "" ? "(unparsed)" : r[2]), gold: r[3],
+        response: r[5] ? "error: " + r[5] : (r[4] === null ? "" : r[4]),
         error: r[5] || "", status: status
       };
     });
