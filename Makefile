@@ -9,10 +9,10 @@ PROBE_EPOCH ?= 1796083200
 
 .PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(INSTALLED)
 
 install: $(INSTALLED)
