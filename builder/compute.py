@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from builder.analyses.audits import audit_figures
+from builder.analyses.model_facts import add_model_facts, add_pair_summary_facts
+from builder.analyses.model_summaries import ModelSummary, PairSummary, summarise_models, summarise_pairs
 from builder.analyses.categories import category_figures
 from builder.analyses.option_lengths import length_distribution, length_figures
 from builder.analyses.paired import PairedAnalysis
@@ -33,6 +35,8 @@ class Computed:
     scores: dict[str, RunScore]  # by run_id, in run_id order
     length_distribution: list[tuple[str, int, int]]  # (slot, characters, items), for the chart
     pairs: list[PairedAnalysis]  # blind (a) vs sighted (b) runs of the same subject, items and options
+    models: list[ModelSummary] = field(default_factory=list)  # a model's runs over option seeds, by id
+    pair_summaries: list[PairSummary] = field(default_factory=list)  # a model's per-seed pairs, by id
 
     def pair_triples(self) -> list[tuple[str, RunScore, RunScore]]:
         return [(pair_id(p.run_a, p.run_b), self.scores[p.run_a], self.scores[p.run_b]) for p in self.pairs]
@@ -56,7 +60,11 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     pairs = [p for name, ds in sorted(datasets.items())
              for p in analyse_pairs([s.run for s in scores.values() if s.run.header.variant == name], ds)]
     add_paired_facts(facts, pairs)
-    return Computed(facts, scores, length_distribution(dataset), pairs)
+    models = summarise_models(scores.values())
+    pair_summaries = summarise_pairs(models, pairs)
+    add_model_facts(facts, models)
+    add_pair_summary_facts(facts, pair_summaries)
+    return Computed(facts, scores, length_distribution(dataset), pairs, models, pair_summaries)
 
 
 def add_dataset_facts(facts: FactTable, dataset: Dataset) -> None:

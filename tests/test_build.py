@@ -45,16 +45,16 @@ def content_tree(root: Path) -> dict[str, bytes]:
     return {k: v for k, v in tree(root).items() if k not in UNGOLDEN}
 
 
-def write_synthetic_model_pair(dataset, folder: Path) -> None:
+def write_synthetic_model_pair(dataset, folder: Path, seed: int = 1111, name: str = "synthetic-demo") -> None:
     """A SYNTHETIC blind/sighted pair (no model was run): sighted is right on most items,
     blind picks the longest option, so every paired view has something to show."""
-    sets = option_sets(dataset, 1111)
+    sets = option_sets(dataset, seed)
     ids = dataset.row_ids()
     for condition in ("blind", "sighted"):
         header = Header(
-            run_id=f"synthetic-demo-t2-{condition}-s1111-all", benchmark="cibuzzbench", task="equivalent_selection",
-            condition=condition, subject={"kind": "model", "name": "synthetic-demo", "parameters": {"synthetic": True}},
-            option_seed=1111, items={"selection": "all", "n": len(ids)},
+            run_id=f"{name}-t2-{condition}-s{seed}-all", benchmark="cibuzzbench", task="equivalent_selection",
+            condition=condition, subject={"kind": "model", "name": name, "parameters": {"synthetic": True}},
+            option_seed=seed, items={"selection": "all", "n": len(ids)},
             dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
             created=CREATED, tool={"name": "buzzprobe-tests", "version": "0"})
         items = []

@@ -27,22 +27,31 @@ def build_charts(computed: Computed) -> dict[str, Any]:
 
 
 def _pair_charts(computed: Computed) -> dict[str, Any]:
+    """One point (and one set of bars) per model: means over its per-seed pairs."""
     from builder.render import charts as c
+    from builder.render.model_views import model_label
     facts = computed.facts
-    triples = computed.pair_triples()
-    if not triples:
+    if not computed.pair_summaries:
         return {}
     scatter, errors = [], []
-    for pid, blind, sighted in triples:
-        name = f"{blind.run.header.subject_name} (seed {blind.run.header.option_seed})"
-        b, s = blind.intervals["macro_f1"], sighted.intervals["macro_f1"]
-        scatter.append((name, facts[f"pair.{pid}.a.macro_f1"], facts[f"pair.{pid}.b.macro_f1"], b.low, b.high, s.low, s.high))
-        if f"pair.{pid}.errors.total.count" in facts:
-            errors += [(kind, facts[f"pair.{pid}.errors.{kind}.count"], name)
+    for s in computed.pair_summaries:
+        base, name = f"paired.{s.id}", model_label(s.model, len(s.pairs))
+        blind, sighted = f"model.{s.blind.id}.macro_f1", f"model.{s.sighted.id}.macro_f1"
+        scatter.append((name, facts[f"{base}.a.macro_f1.mean"], facts[f"{base}.b.macro_f1.mean"],
+                        facts[f"{blind}.ci95_low"], facts[f"{blind}.ci95_high"],
+                        facts[f"{sighted}.ci95_low"], facts[f"{sighted}.ci95_high"]))
+        if f"{base}.errors.pragmatic.count" in facts:
+            errors += [(kind, facts[f"{base}.errors.{kind}.count"], name)
                        for kind in ("pragmatic", "cultural", "literal", "unparsed")]
-    out = {"sighted-blind": c.sighted_blind_scatter(scatter, id="sighted-blind")}
+    out = {"sighted-blind": c.sighted_blind_scatter(
+        scatter, id="sighted-blind", value_title="Macro F1", label_title="Model",
+        description="Mean sighted macro F1 over a model's option seeds against its mean blind macro F1, with the "
+                    "95% bootstrap intervals of the seed-1111 runs; the dashed diagonal is y = x.")}
     if errors:
-        out["blind-errors"] = c.blind_error_chart(errors, id="blind-errors")
+        out["blind-errors"] = c.blind_error_chart(
+            errors, id="blind-errors", source_title="Model",
+            description="The blind arm's wrong answers by the type of distractor chosen, summed over each "
+                        "model's option seeds.")
     return out
 
 

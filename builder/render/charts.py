@@ -452,7 +452,7 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
 
 def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
                           title: str = "Sighted against blind", value_title: str = "Score",
-                          description: str | None = None) -> Chart:
+                          label_title: str = "Run", description: str | None = None) -> Chart:
     """Each label's blind score (x) against its sighted score (y), both with interval bars,
     on equal axes with the y = x diagonal (points above it: seeing the item helped).
 
@@ -477,7 +477,7 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
     side = min(WIDTH, 520)
     x_title, y_title = f"Blind {value_title.lower()}", f"Sighted {value_title.lower()}"
-    tooltip = [alt.Tooltip("l:N", title="Run"),
+    tooltip = [alt.Tooltip("l:N", title=label_title),
                alt.Tooltip("b:Q", title=x_title, format=fmt), alt.Tooltip("blo:Q", title="Blind low", format=fmt),
                alt.Tooltip("bhi:Q", title="Blind high", format=fmt),
                alt.Tooltip("s:Q", title=y_title, format=fmt),
@@ -504,7 +504,7 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     desc = description or (f"{y_title} against {x_title.lower()} per run, with interval bars on both axes; "
                            "the dashed diagonal is y = x.")
     return _finish(chart, id=id, title=title, description=desc,
-                   columns=("Run", x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
+                   columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
                    rows=tuple(table))
 
 

@@ -20,7 +20,7 @@ def make_environment(template_dir: Path) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p)
+    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, cell=fmt_cell, datum=fmt_datum)
     return env
 
 
@@ -40,3 +40,42 @@ def fmt_count(value: int | float) -> str:
 def fmt_p(value: float) -> str:
     """p-values: plain below 3 significant digits would read as 0.000."""
     return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"
+
+
+DECIMALS = {"score": 2, "score3": 3, "num": 1, "pct": 1}  # display precision of a table cell, by kind
+
+
+def fmt_cell(value: float, kind: str = "score") -> str:
+    """A table cell as the page shows it."""
+    if kind == "count":
+        return fmt_count(value)
+    if kind == "p":
+        return fmt_p(value)
+    if kind == "pct":
+        return fmt_pct(value, DECIMALS["pct"])
+    return fmt_num(value, DECIMALS.get(kind, DECIMALS["score"]))
+
+
+def plain_cell(value: float, kind: str = "score") -> str:
+    """The same precision as the page, written for spreadsheets: no separators, no % sign."""
+    if kind == "count":
+        return str(int(value))
+    if kind == "p":
+        return fmt_p(value)
+    return f"{value:.{DECIMALS.get(kind, DECIMALS['score'])}f}"
+
+
+def fmt_datum(value: object) -> str:
+    """A chart's data-table value: scores at table precision, counts whole, missing as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return fmt_num(value, DECIMALS["score"])
+    if isinstance(value, int) and not isinstance(value, bool):
+        return fmt_count(value)
+    return str(value)
+
+
+def plain_datum(value: object) -> object:
+    """A chart value for its CSV: floats rounded like the data table, the rest unchanged."""
+    return plain_cell(value) if isinstance(value, float) else value

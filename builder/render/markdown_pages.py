@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 
 from builder.content.pages import Page
 from builder.content.reported import ReportedTable
+from builder.dataset.cibuzzbench import CATEGORIES
 from builder.errors import InputError
 from builder.facts import FactTable
 from builder.render.environment import fmt_count, fmt_num, fmt_pct
@@ -89,7 +90,33 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
             what=figure.what, title=figure.source.title, date=figure.source.date, text=shown,
             sid=figure.source.id, short=figure.source.short)
 
-    return {"fact": fact, "value": value, "has": has, "reported": reported_figure}
+    def number(operand: str | float) -> float:
+        return value(operand) if isinstance(operand, str) else float(operand)
+
+    def compare(a: str | float, b: str | float, more: str, less: str, same: str = "level with",
+                digits: int = 1) -> str:
+        """The word for how a stands against b (fact keys or numbers), judged on the values as
+        a reader sees them (rounded to `digits`), so prose never says "above" between equals."""
+        x, y = round(number(a), digits), round(number(b), digits)
+        return more if x > y else less if x < y else same
+
+    def lowest(keys: Mapping[str, str]) -> str:
+        """Of {label: fact key}, the label with the smallest value (the first on a tie): what a
+        "weakest" sentence may name."""
+        labels = list(keys)
+        return min(labels, key=lambda k: (value(keys[k]), labels.index(k)))
+
+    def highest(keys: Mapping[str, str]) -> str:
+        labels = list(keys)
+        return max(labels, key=lambda k: (value(keys[k]), -labels.index(k)))
+
+    def by_category(pattern: str) -> dict[str, str]:
+        """{category: key} for the categories, in dataset order, whose `pattern` key exists
+        (`{}` in the pattern stands for the category label)."""
+        return {c: pattern.format(c) for c in CATEGORIES if pattern.format(c) in facts}
+
+    return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "compare": compare,
+            "lowest": lowest, "highest": highest, "by_category": by_category}
 
 
 def fact_anchor(key: str) -> str:

@@ -17,7 +17,8 @@ from builder.analyses.run_scores import RunScore
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import SOURCES
 from builder.render import views as v
-from builder.render.tables_csv import table_csv
+from builder.render.environment import plain_cell
+from builder.render.tables_csv import FULL_PRECISION, table_csv
 
 if TYPE_CHECKING:
     from builder.render.site import SiteInputs
@@ -75,6 +76,12 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
 
 
 def tables_as_csv(tables: list[v.Table]) -> dict[str, bytes]:
-    """The download behind each table's CSV link (full precision)."""
-    return {f"tables/{t.id}.csv": table_csv(t.columns, [[c.value if c.numeric else c.text for c in row] for row in t.rows])
-            for t in tables}
+    """The download behind each table's CSV link, rounded as the page shows it, and its
+    full-precision twin under tables/full/."""
+    files = {}
+    for t in tables:
+        files[f"tables/{t.id}.csv"] = table_csv(t.columns, [[plain_cell(c.value, c.kind) if c.numeric else c.text
+                                                            for c in row] for row in t.rows])
+        files[f"{FULL_PRECISION}{t.id}.csv"] = table_csv(t.columns, [[c.value if c.numeric else c.text for c in row]
+                                                                     for row in t.rows])
+    return files

@@ -23,12 +23,13 @@ from builder.compute import Computed
 from builder.content.pages import Page, load_pages
 from builder.content.reported import ReportedTable
 from builder.dataset.cibuzzbench import Dataset
+from builder.render import model_views as mv
 from builder.render import views as v
-from builder.render.environment import make_environment
 from builder.render.fidelity_view import fidelity_table
 from builder.render.markdown_pages import FactUse, fact_anchor, page_functions, render_page_body, source_notes
 from builder.render.run_pages import render_run_pages, tables_as_csv
-from builder.render.tables_csv import table_csv
+from builder.render.environment import make_environment, plain_datum
+from builder.render.tables_csv import FULL_PRECISION, table_csv
 from builder.render.structured import faq_jsonld, sitemap
 
 Files = dict[str, bytes]
@@ -82,7 +83,14 @@ def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any
         "site": config, "version": __version__, "build_date": inputs.build_date.isoformat(),
         "dataset": {"file_sha256": inputs.dataset.file_sha256, "content_sha256": inputs.dataset.content_sha256},
         "provenance": facts.provenance, "run_count": len(inputs.computed.scores), "canonical": "",
+        "newest_run": newest_run_date(inputs.computed),
     }
+
+
+def newest_run_date(computed: Computed) -> str:
+    """The creation date (UTC, from the run headers) of the newest run; "" with no runs. The
+    build date alone can precede the runs it shows, e.g. when runs are added after a commit."""
+    return max((s.run.header.created[:10] for s in computed.scores.values()), default="")
 
 
 def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
@@ -103,8 +111,13 @@ def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
         tables.append(v.variant_table(cells, probes))
     tables += [t for t in (v.importance_table(cells, "permutation"), v.importance_table(cells, "coef")) if t]
     triples = inputs.computed.pair_triples()
+    models, summaries = inputs.computed.models, inputs.computed.pair_summaries
     optional = [v.model_runs_table(cells, inputs.computed.scores), v.model_pairs_table(cells, triples),
-                v.pair_category_table(cells, triples), v.blind_error_table(cells, triples)]
+                v.pair_category_table(cells, triples), v.blind_error_table(cells, triples),
+                mv.model_summary_table(cells, models, "equivalent_selection"),
+                mv.model_summary_table(cells, models, "harmfulness_detection"),
+                mv.pair_summary_table(cells, summaries), mv.pair_category_summary_table(cells, summaries),
+                mv.pair_brief_table(cells, summaries)]
     tables += [t for t in optional if t is not None]
     fidelity = fidelity_table(cells, inputs.article_figures, inputs.reported)
     tables += [fidelity] if fidelity else []
@@ -131,12 +144,24 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, tables: dic
         charts_used.append(chart_id)
         return _block_html(chart_macro.render(inputs.charts[chart_id]))
 
+    def per_model(pattern: str) -> dict[str, str]:
+        """{model name: key} over the paired model summaries whose `pattern` key exists (`{}`
+        stands for the summary id), for sentences that name the model with the extreme value."""
+        summaries = inputs.computed.pair_summaries
+        names = [s.model for s in summaries]
+        found = {(s.model if names.count(s.model) == 1 else f"{s.model} ({mv.selection_label(s.blind.selection)})"):
+                 pattern.format(s.id) for s in summaries}
+        return {name: key for name, key in found.items() if key in inputs.computed.facts}
+
+    functions["per_model"] = per_model
+
     def block(name: str, **params: Any) -> Markup:
         template = env.get_template(f"blocks/{name}.html")
         return _block_html(template.render(**common, **params, root=root, tables=tables, inputs=inputs,
                                            table=table, chart=chart, **functions))
 
     context = {**functions, "table": table, "chart": chart, "block": block, "facts_table": inputs.computed.facts,
+               "pair_summaries": inputs.computed.pair_summaries,
                "has_table": lambda t: t in tables, "has_chart": lambda c: c in inputs.charts}
     body = render_page_body(env, page, context)
     used.facts |= use.facts
@@ -181,7 +206,8 @@ def _data_files(inputs: SiteInputs, tables: dict[str, v.Table]) -> Files:
     }
     files.update(tables_as_csv(list(tables.values())))
     for chart in inputs.charts.values():
-        files[f"tables/chart-{chart.id}.csv"] = table_csv(chart.columns, chart.rows)
+        files[f"tables/chart-{chart.id}.csv"] = table_csv(chart.columns, [[plain_datum(x) for x in row] for row in chart.rows])
+        files[f"{FULL_PRECISION}chart-{chart.id}.csv"] = table_csv(chart.columns, chart.rows)
     return files
 
 

@@ -1,10 +1,12 @@
-"""CSV downloads: full-precision numbers (pages round, downloads do not)."""
+"""CSV downloads: each table rounded as its page shows it, and a full-precision twin."""
 
 from __future__ import annotations
 
 import csv
 import io
 from collections.abc import Iterable, Sequence
+
+FULL_PRECISION = "tables/full/"  # where the unrounded twin of every CSV goes
 
 
 def table_csv(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> bytes:

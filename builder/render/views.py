@@ -259,25 +259,22 @@ def tie_groups(entries: list[tuple[str, float, float, float]]) -> dict[str, int]
     return groups
 
 
-def model_runs_table(f: FactCells, scores: dict[str, RunScore], task: str = "equivalent_selection") -> Table | None:
-    model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model" and s.run.header.task == task]
+def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
+    """Every model run, one row per option seed (the download behind the model summaries)."""
+    model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model"]
     if not model_scores:
         return None
     rows = []
-    for condition in ("sighted", "blind"):
-        members = [s for s in model_scores if s.run.header.condition == condition]
-        groups = tie_groups([(s.run_id, s.report.macro_f1, s.intervals["macro_f1"].low, s.intervals["macro_f1"].high)
-                             for s in members])
-        for s in sorted(members, key=lambda s: (groups[s.run_id], -s.report.macro_f1, s.run_id)):
-            rid = s.run_id
-            rows.append((Cell(str(groups[rid])), Cell(s.run.header.subject_name), Cell(condition),
-                         Cell(str(s.run.header.option_seed)), Cell(rid, href=f"runs/{rid}.html"),
-                         f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high"),
-                         f(f"run.{rid}.accuracy")))
-    return Table("model-runs", "Model runs by condition, in tie groups",
-                 ("Group", "Model", "Condition", "Seed", "Run", "Macro F1", "Low", "High", "Accuracy"), tuple(rows),
-                 note="Within a condition, runs share a group while their 95% interval reaches the group leader's; "
-                      "groups, not strict ranks, are what the intervals support.")
+    for s in sorted(model_scores, key=lambda s: (s.run.header.task, s.run.header.condition, s.run.header.subject_name,
+                                                 s.run.header.option_seed or 0, s.run_id)):
+        rid, h = s.run_id, s.run.header
+        rows.append((Cell(h.subject_name), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(h.variant),
+                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=f"runs/{rid}.html"),
+                     f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"), f(f"run.{rid}.macro_f1"),
+                     f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
+    return Table("model-runs", "Model runs, one row per option seed",
+                 ("Model", "Task", "Condition", "Variant", "Seed", "Run", "n", "Accuracy", "Macro F1", "F1 low", "F1 high"),
+                 tuple(rows), note="Intervals: 95% percentile bootstrap over items.")
 
 
 def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
@@ -295,7 +292,7 @@ def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
                      f(f"{base}.gap.macro_f1.ci95_low"), f(f"{base}.gap.macro_f1.ci95_high"),
                      f.optional(f"{base}.ratio.macro_f1", "pct"), f(f"{base}.fixes", "count"),
                      f(f"{base}.breaks", "count"), f(f"{base}.mcnemar_p", "p")))
-    return Table("model-pairs", "Sighted versus blind per model (macro F1 on shared items)",
+    return Table("model-pairs", "Sighted versus blind per model and option seed (macro F1 on shared items)",
                  ("Group", "Model", "Seed", "Items", "Sighted", "Blind", "Gap", "Gap low", "Gap high",
                   "Blind / sighted", "Fixes", "Breaks", "McNemar p"), tuple(rows),
                  note="Gap = sighted - blind with a 95% paired-bootstrap interval. Groups come from overlapping "
@@ -309,14 +306,15 @@ def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]
             base = f"pair.{pid}.category.{c}"
             if f"{base}.n" not in f.facts:
                 continue
-            rows.append((Cell(blind.run.header.subject_name), Cell(c), f(f"{base}.n", "count"),
+            rows.append((Cell(blind.run.header.subject_name), Cell(str(blind.run.header.option_seed)), Cell(c),
+                         f(f"{base}.n", "count"),
                          f(f"{base}.b.accuracy"), f(f"{base}.a.accuracy"), f(f"{base}.gap.accuracy"),
                          f(f"{base}.gap.accuracy.ci95_low"), f(f"{base}.gap.accuracy.ci95_high"),
                          f(f"{base}.mcnemar_p", "p"), f(f"{base}.holm_p", "p")))
     if not rows:
         return None
-    return Table("pair-categories", "Sighted minus blind accuracy by category",
-                 ("Model", "Category", "Items", "Sighted", "Blind", "Gap", "Low", "High", "McNemar p", "Holm p"),
+    return Table("pair-categories", "Sighted minus blind accuracy by category, per option seed",
+                 ("Model", "Seed", "Category", "Items", "Sighted", "Blind", "Gap", "Low", "High", "McNemar p", "Holm p"),
                  tuple(rows), note="95% paired-bootstrap intervals; Holm adjusts each pair's p-values across categories.")
 
 
@@ -325,12 +323,13 @@ def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
     for pid, blind, _ in pairs:
         base = f"pair.{pid}.errors"
         if f"{base}.total.count" in f.facts:
-            rows.append((Cell(blind.run.header.subject_name), f(f"{base}.total.count", "count"),
+            rows.append((Cell(blind.run.header.subject_name), Cell(str(blind.run.header.option_seed)),
+                         f(f"{base}.total.count", "count"),
                          *(f(f"{base}.{s}.count", "count") for s in ("pragmatic", "cultural", "literal", "unparsed"))))
     if not rows:
         return None
-    return Table("blind-errors", "Where the blind arm's wrong answers went",
-                 ("Model", "Errors", "Pragmatic neighbour", "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows))
+    return Table("blind-errors", "Where the blind arm's wrong answers went, per option seed",
+                 ("Model", "Seed", "Errors", "Pragmatic neighbour", "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows))
 
 
 def variant_table(f: FactCells, probes: list[str], variant: str = "gold_pool") -> Table:
