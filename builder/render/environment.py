@@ -45,24 +45,29 @@ def fmt_p(value: float) -> str:
 DECIMALS = {"score": 2, "score3": 3, "num": 1, "pct": 1}  # display precision of a table cell, by kind
 
 
-def fmt_cell(value: float, kind: str = "score") -> str:
+def cell_decimals(kind: str, digits: int | None = None) -> int:
+    """Decimals of a num/pct/score cell: its own (e.g. a quoted figure's precision), else its kind's."""
+    return digits if digits is not None else DECIMALS.get(kind, DECIMALS["score"])
+
+
+def fmt_cell(value: float, kind: str = "score", digits: int | None = None) -> str:
     """A table cell as the page shows it."""
     if kind == "count":
         return fmt_count(value)
     if kind == "p":
         return fmt_p(value)
     if kind == "pct":
-        return fmt_pct(value, DECIMALS["pct"])
-    return fmt_num(value, DECIMALS.get(kind, DECIMALS["score"]))
+        return fmt_pct(value, cell_decimals(kind, digits))
+    return fmt_num(value, cell_decimals(kind, digits))
 
 
-def plain_cell(value: float, kind: str = "score") -> str:
+def plain_cell(value: float, kind: str = "score", digits: int | None = None) -> str:
     """The same precision as the page, written for spreadsheets: no separators, no % sign."""
     if kind == "count":
         return str(int(value))
     if kind == "p":
         return fmt_p(value)
-    return f"{value:.{DECIMALS.get(kind, DECIMALS['score'])}f}"
+    return f"{value:.{cell_decimals(kind, digits)}f}"
 
 
 def fmt_datum(value: object) -> str:

@@ -80,7 +80,7 @@ def tables_as_csv(tables: list[v.Table]) -> dict[str, bytes]:
     full-precision twin under tables/full/."""
     files = {}
     for t in tables:
-        files[f"tables/{t.id}.csv"] = table_csv(t.columns, [[plain_cell(c.value, c.kind) if c.numeric else c.text
+        files[f"tables/{t.id}.csv"] = table_csv(t.columns, [[plain_cell(c.value, c.kind, c.digits) if c.numeric else c.text
                                                             for c in row] for row in t.rows])
         files[f"{FULL_PRECISION}{t.id}.csv"] = table_csv(t.columns, [[c.value if c.numeric else c.text for c in row]
                                                                      for row in t.rows])
