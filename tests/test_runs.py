@@ -833,3 +833,15 @@ def test_real_crash_then_resume(tmp_path: Path, synthetic_dataset: Dataset, tear
     assert sorted(run.row_ids) == sorted(i.row_id for i in items)
     assert len(run.row_ids) == len(set(run.row_ids)) == 12
     assert list(run.items) == items
+
+
+def test_a_local_model_is_labelled_with_its_size_wherever_pages_name_it() -> None:
+    from builder.runs.schema import Header
+    base = dict(run_id="r", benchmark="cibuzzbench", task="equivalent_selection", condition="blind",
+                option_seed=1111, items={"selection": "all", "n": 3001}, dataset={}, created="", tool={})
+    local = Header(subject={"kind": "model", "name": "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M", "runtime": {
+        "local": True, "parameters": "1.5B", "quantisation": "Q4_K_M"}}, **base)
+    assert local.subject_label == "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M (local 1.5B model, Q4_K_M)"
+    assert local.subject_name == "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M"  # keys and matching stay on the name
+    hosted = Header(subject={"kind": "model", "name": "gpt-5.5", "runtime": {"local": "yes"}}, **base)
+    assert hosted.subject_label == "gpt-5.5"

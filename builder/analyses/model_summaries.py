@@ -103,7 +103,7 @@ def summarise_models(scores: Iterable[RunScore]) -> list[ModelSummary]:
         sid = summary_id(h)
         while sid in out:  # same name and selection, other content hash: keep both apart
             sid += "-x"
-        out[sid] = ModelSummary(sid, h.subject_name, h.task, h.condition, h.variant, run_lang(h),
+        out[sid] = ModelSummary(sid, h.subject_label, h.task, h.condition, h.variant, run_lang(h),
                                 dict(h.items), tuple(members))
     return [out[k] for k in sorted(out)]
 

@@ -171,7 +171,7 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
     for rid, s in scores.items():
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
-        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_name), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
+        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
                      Cell(h.scope), f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"),
                      f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
@@ -268,7 +268,7 @@ def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
     for s in sorted(model_scores, key=lambda s: (s.run.header.task, s.run.header.condition, s.run.header.subject_name,
                                                  s.run.header.option_seed or 0, s.run_id)):
         rid, h = s.run_id, s.run.header
-        rows.append((Cell(h.subject_name), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(h.variant),
+        rows.append((Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(h.variant),
                      Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=f"runs/{rid}.html"),
                      f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"), f(f"run.{rid}.macro_f1"),
                      f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
@@ -286,7 +286,7 @@ def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
     rows = []
     for pid, blind, sighted in sorted(pairs, key=lambda p: (groups[p[0]], -p[2].report.macro_f1, p[0])):
         base = f"pair.{pid}"
-        rows.append((Cell(str(groups[pid])), Cell(blind.run.header.subject_name),
+        rows.append((Cell(str(groups[pid])), Cell(blind.run.header.subject_label),
                      Cell(str(blind.run.header.option_seed)), f(f"{base}.n", "count"),
                      f(f"{base}.b.macro_f1"), f(f"{base}.a.macro_f1"), f(f"{base}.gap.macro_f1"),
                      f(f"{base}.gap.macro_f1.ci95_low"), f(f"{base}.gap.macro_f1.ci95_high"),
@@ -306,7 +306,7 @@ def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]
             base = f"pair.{pid}.category.{c}"
             if f"{base}.n" not in f.facts:
                 continue
-            rows.append((Cell(blind.run.header.subject_name), Cell(str(blind.run.header.option_seed)), Cell(c),
+            rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)), Cell(c),
                          f(f"{base}.n", "count"),
                          f(f"{base}.b.accuracy"), f(f"{base}.a.accuracy"), f(f"{base}.gap.accuracy"),
                          f(f"{base}.gap.accuracy.ci95_low"), f(f"{base}.gap.accuracy.ci95_high"),
@@ -323,7 +323,7 @@ def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
     for pid, blind, _ in pairs:
         base = f"pair.{pid}.errors"
         if f"{base}.total.count" in f.facts:
-            rows.append((Cell(blind.run.header.subject_name), Cell(str(blind.run.header.option_seed)),
+            rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)),
                          f(f"{base}.total.count", "count"),
                          *(f(f"{base}.{s}.count", "count") for s in ("pragmatic", "cultural", "literal", "unparsed"))))
     if not rows:

@@ -46,6 +46,18 @@ class Header:
         return str(self.subject.get("name", ""))
 
     @property
+    def subject_label(self) -> str:
+        """The name as pages show it: a model served locally (its header's `subject.runtime`
+        says `local: true`) says so with its size, so a 1.5B model is never read as a frontier one."""
+        runtime = self.subject.get("runtime")
+        if not isinstance(runtime, dict) or runtime.get("local") is not True:
+            return self.subject_name
+        details = [str(runtime[k]) for k in ("quantisation",) if runtime.get(k) not in (None, "", "unknown")]
+        size = runtime.get("parameters")
+        size = f" {size}" if size not in (None, "", "unknown") else ""
+        return f"{self.subject_name} (local{size} model{', ' + ', '.join(details) if details else ''})"
+
+    @property
     def variant(self) -> str:
         """The dataset variant the run was made on ("original" when the header names none)."""
         return str(self.dataset.get("variant", "original"))
