@@ -204,17 +204,20 @@ def test_seed_changes_the_draw_and_only_the_draw(synthetic_dataset: Dataset, syn
     assert gp.make_gold_pool(synthetic_dataset, variant=SLOT).csv_bytes() == synthetic_pool.csv_bytes()
 
 
-def test_output_does_not_depend_on_the_hash_seed(synthetic_csv: Path, synthetic_pool: gp.GoldPool) -> None:
+@pytest.mark.parametrize("variant", list(gp.CONSTRUCTIONS))
+def test_output_does_not_depend_on_the_hash_seed(synthetic_csv: Path, synthetic_dataset: Dataset,
+                                                 variant: str) -> None:
+    """Both constructions (the window one is tested in test_gold_pool_window.py)."""
     code = ("import hashlib,sys; from builder.dataset.cibuzzbench import load_dataset; "
             "from builder.dataset.gold_pool import make_gold_pool; "
-            "print(hashlib.sha256(make_gold_pool(load_dataset(sys.argv[1]), variant='gold_pool_slot').csv_bytes()).hexdigest())")
+            "print(hashlib.sha256(make_gold_pool(load_dataset(sys.argv[1]), variant=sys.argv[2]).csv_bytes()).hexdigest())")
     digests = set()
     for hash_seed in ("0", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        out = subprocess.run([sys.executable, "-c", code, str(synthetic_csv)], cwd=REPO, env=env,
+        out = subprocess.run([sys.executable, "-c", code, str(synthetic_csv), variant], cwd=REPO, env=env,
                              capture_output=True, text=True, check=True)
         digests.add(out.stdout.strip())
-    assert digests == {hashlib.sha256(synthetic_pool.csv_bytes()).hexdigest()}
+    assert digests == {hashlib.sha256(gp.make_gold_pool(synthetic_dataset, variant=variant).csv_bytes()).hexdigest()}
 
 
 def test_written_csv_loads_with_the_official_spec(tmp_path: Path, synthetic_dataset: Dataset,

@@ -10,13 +10,9 @@ and the real data (counts and length figures only).
 from __future__ import annotations
 
 import collections
-import hashlib
 import json
 import math
-import os
 import random
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -25,26 +21,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builder.dataset import gold_pool as gp
-from builder.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, load_dataset
+from builder.dataset.cibuzzbench import COLUMNS, Dataset
 from builder.dataset.gold_pool_draw import windows
-from tests.synthetic import csv_text
+from tests.test_gold_pool import load_rows, norm
 
-REPO = Path(__file__).resolve().parents[1]
 WINDOW = gp.GOLD_POOL
 STEPS = gp.CONSTRUCTIONS[WINDOW].tolerance_steps
 DISTRACTORS = [column for _, column in gp.SLOTS]
 OPTIONS = ["equivalent_en", *DISTRACTORS]
-
-
-def norm(text: str) -> str:
-    return text.strip().casefold()
-
-
-def load_rows(folder: Path, rows: list[dict[str, str]]) -> Dataset:
-    path = folder / "data.csv"
-    path.write_text(csv_text(rows), encoding="utf-8", newline="")
-    tests = sum(r["split"] == "test" for r in rows)
-    return load_dataset(path, DatasetSpec(rows=len(rows), split_counts={"train": len(rows) - tests, "test": tests}))
 
 
 def row(i: int, split: str, gold: str, distractors: tuple[str, str, str] = ("l", "c", "p")) -> dict[str, str]:
@@ -222,19 +206,6 @@ def test_full_size_synthetic_invariants(synthetic_dataset: Dataset) -> None:
         assert all(within(len(a), len(b), c.tolerance) for a in texts for b in texts)
         assert all(rows[d.donor]["split"] == rows[i]["split"] and d.donor != i for d in choices)
     assert pool.counts["items_fully_within_10pct"] == len(rows)
-
-
-def test_output_does_not_depend_on_the_hash_seed(synthetic_csv: Path, synthetic_dataset: Dataset) -> None:
-    code = ("import hashlib,sys; from builder.dataset.cibuzzbench import load_dataset; "
-            "from builder.dataset.gold_pool import make_gold_pool; "
-            "print(hashlib.sha256(make_gold_pool(load_dataset(sys.argv[1])).csv_bytes()).hexdigest())")
-    digests = set()
-    for hash_seed in ("0", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        out = subprocess.run([sys.executable, "-c", code, str(synthetic_csv)], cwd=REPO, env=env,
-                             capture_output=True, text=True, check=True)
-        digests.add(out.stdout.strip())
-    assert digests == {hashlib.sha256(gp.make_gold_pool(synthetic_dataset).csv_bytes()).hexdigest()}
 
 
 def test_files_and_manifest(tmp_path: Path, synthetic_dataset: Dataset) -> None:
