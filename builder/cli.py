@@ -17,6 +17,9 @@ from pathlib import Path
 from builder.errors import InputError
 from builder.mouse.command import add_mouse_parser
 from builder.probe.command import add_probe_parser
+from builder.runs.schema import VARIANTS
+
+GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
 
 EXIT_INPUT = 2
 EXIT_FETCH = 3
@@ -55,7 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     fetch.set_defaults(handler=_cmd_fetch)
     check = data.add_parser("check", help="validate the CSV and print its hashes")
     check.set_defaults(handler=_cmd_check)
-    pool = data.add_parser("gold-pool", help="write the length-matched gold-pool variant and its manifest into data/")
+    pool = data.add_parser("gold-pool", help="write a gold-pool variant (CSV and manifest) into data/")
+    pool.add_argument("--variant", choices=GOLD_POOL_VARIANTS, default=GOLD_POOL_VARIANTS[0],
+                      help="gold_pool: the article's length-matched set; gold_pool_slot: the ablation matched to "
+                           "each replaced distractor (docs/gold-pool.md; default %(default)s)")
     pool.add_argument("--out", type=Path, default=Path("data"))
     pool.set_defaults(handler=_cmd_gold_pool)
 
@@ -112,11 +118,14 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 
 def _cmd_gold_pool(args: argparse.Namespace) -> int:
     """The variant's CSV (dataset text: never commit it) for inspection and other tools;
-    builds and `probe --variant gold_pool` derive the same bytes themselves."""
+    builds and `probe --variant NAME` derive the same bytes themselves."""
     from builder.dataset.cibuzzbench import load_dataset
-    from builder.dataset.gold_pool import ensure_gold_pool
-    variant = ensure_gold_pool(load_dataset(dataset_path()), args.out)
-    print(f"{variant.path}: gold-pool variant, content sha256 {variant.content_sha256}")
+    from builder.dataset.gold_pool import ensure_gold_pool, read_manifest
+    variant = ensure_gold_pool(load_dataset(dataset_path()), args.out, variant=args.variant)
+    counts = read_manifest(args.out, args.variant)["counts"]
+    print(f"{variant.path}: {args.variant} variant, content sha256 {variant.content_sha256}; items "
+          f"{counts['items']}, fully within 10% {counts['items_fully_within_10pct']}, widened "
+          f"{counts['items_with_widened_slot']}, unmatched {counts['items_with_unmatched_slot']}")
     return 0
 
 

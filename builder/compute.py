@@ -97,6 +97,12 @@ def _add_length_facts(facts: FactTable, dataset: Dataset, root: str = "leak") ->
                   f"items whose gold is longer than all three distractors; {how}")
         facts.add(f"{base}.gold_strictly_longest.share", 100.0 * f.gold_strictly_longest / f.items,
                   f"share of items whose gold is strictly the longest option x100; {how}")
+        facts.add(f"{base}.gold_strictly_shortest.share", 100.0 * f.gold_strictly_shortest / f.items,
+                  f"share of items whose gold is strictly the shortest option x100; {how}")
+        facts.add(f"{base}.options_within_10pct.count", f.options_within_10pct,
+                  f"items whose four options are pairwise within 10% in length, |a-b| <= 0.1*max(a,b); {how}")
+        facts.add(f"{base}.options_within_10pct.share", 100.0 * f.options_within_10pct / f.items,
+                  f"share of items whose four options are pairwise within 10% in length x100; {how}")
         for kind, n in f.gold_longer_than.items():
             facts.add(f"{base}.gold_longer_than.{kind}.share", 100.0 * n / f.items,
                       f"share of items whose gold is longer than the {kind} distractor x100; {how}")

@@ -1,5 +1,6 @@
-"""The length-matched gold-pool variant: generator invariants (property tests against a
-brute-force reference), files and manifest, staleness, and the real data (counts only)."""
+"""The slot-matched gold-pool ablation (`gold_pool_slot`): generator invariants (property
+tests against a brute-force reference), files and manifest, staleness, and the real data
+(counts only). The article's window construction is tested in test_gold_pool_window.py."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from builder.errors import InputError
 from tests.synthetic import csv_text, synthetic_rows, write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
+SLOT = gp.GOLD_POOL_SLOT
+STEPS = gp.CONSTRUCTIONS[SLOT].tolerance_steps
+REGENERATE = "buzzprobe data gold-pool --variant gold_pool_slot"
 SLOT_COLUMNS = dict(gp.SLOTS)
 KEPT_COLUMNS = [c for c in COLUMNS if c not in SLOT_COLUMNS.values()]
 
@@ -74,7 +78,7 @@ def check_invariants(pool: gp.GoldPool, original: list[dict[str, str]]) -> None:
             choice = by_row[row_id][slot]
             length = len(before[column])
             assert choice.length_before == length and choice.length_after == len(after[column])
-            skipped = [t for t in gp.TOLERANCE_STEPS if choice.tolerance is None or t < choice.tolerance]
+            skipped = [t for t in STEPS if choice.tolerance is None or t < choice.tolerance]
             assert all(not reference.eligible(before, length, t, taken) for t in skipped)
             if choice.donor is None:  # kept: nothing eligible even at the cap
                 assert after[column] == before[column] and choice.tolerance is None
@@ -134,10 +138,10 @@ def small_rows(draw: st.DrawFn) -> list[dict[str, str]]:
 def test_generator_follows_every_rule(rows: list[dict[str, str]], seed: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         dataset = load_rows(Path(folder), rows)
-    pool = gp.make_gold_pool(dataset, seed)
+    pool = gp.make_gold_pool(dataset, seed, variant=SLOT)
     check_invariants(pool, rows)
     check_counts(pool)
-    assert gp.make_gold_pool(dataset, seed).csv_bytes() == pool.csv_bytes()
+    assert gp.make_gold_pool(dataset, seed, variant=SLOT).csv_bytes() == pool.csv_bytes()
 
 
 @settings(max_examples=40, deadline=None)
@@ -149,7 +153,7 @@ def test_unmatched_slots_keep_their_text_and_are_flagged(seed: int) -> None:
              "distractor_cultural_mismatch_en": "y" * 10, "distractor_pragmatic_neighbor_en": "z" * 40,
              "harmful_label": "harmful", "category_label": "Slang"} for i in range(4)]
     with tempfile.TemporaryDirectory() as folder:
-        pool = gp.make_gold_pool(load_rows(Path(folder), rows), seed)
+        pool = gp.make_gold_pool(load_rows(Path(folder), rows), seed, variant=SLOT)
     check_invariants(pool, rows)
     assert pool.counts["unmatched_slots"] == 12 and pool.counts["items_with_unmatched_slot"] == 4
     assert [r["distractor_pragmatic_neighbor_en"] for r in pool.rows] == ["z" * 40] * 4
@@ -164,7 +168,7 @@ def test_tolerance_widens_stepwise_and_records_the_step(tmp_path: Path) -> None:
         r["distractor_literal_en"] = "L" * 20
         r["distractor_cultural_mismatch_en"] = "C" * 23
         r["distractor_pragmatic_neighbor_en"] = "P" * 22
-    pool = gp.make_gold_pool(load_rows(tmp_path, rows))
+    pool = gp.make_gold_pool(load_rows(tmp_path, rows), variant=SLOT)
     check_invariants(pool, rows)
     literal = [c for c in pool.choices if c.slot == "literal"]
     assert all(c.tolerance == 0.15 and c.donor is not None for c in literal)
@@ -172,7 +176,7 @@ def test_tolerance_widens_stepwise_and_records_the_step(tmp_path: Path) -> None:
 
 
 def test_donors_come_from_the_same_split(synthetic_dataset: Dataset) -> None:
-    pool = gp.make_gold_pool(synthetic_dataset)
+    pool = gp.make_gold_pool(synthetic_dataset, variant=SLOT)
     split = synthetic_dataset.column("split")
     assert all(split[c.donor] == split[c.row_id] for c in pool.choices if c.donor is not None)
 
@@ -182,7 +186,7 @@ def test_donors_come_from_the_same_split(synthetic_dataset: Dataset) -> None:
 
 @pytest.fixture(scope="module")
 def synthetic_pool(synthetic_dataset: Dataset) -> gp.GoldPool:
-    return gp.make_gold_pool(synthetic_dataset)
+    return gp.make_gold_pool(synthetic_dataset, variant=SLOT)
 
 
 def test_full_size_synthetic_invariants(synthetic_pool: gp.GoldPool) -> None:
@@ -194,49 +198,52 @@ def test_full_size_synthetic_invariants(synthetic_pool: gp.GoldPool) -> None:
 
 
 def test_seed_changes_the_draw_and_only_the_draw(synthetic_dataset: Dataset, synthetic_pool: gp.GoldPool) -> None:
-    other = gp.make_gold_pool(synthetic_dataset, seed=1)
+    other = gp.make_gold_pool(synthetic_dataset, seed=1, variant=SLOT)
     assert other.csv_bytes() != synthetic_pool.csv_bytes()
     assert [c.candidates for c in other.choices][:50] != [] and other.counts["slots"] == synthetic_pool.counts["slots"]
-    assert gp.make_gold_pool(synthetic_dataset).csv_bytes() == synthetic_pool.csv_bytes()
+    assert gp.make_gold_pool(synthetic_dataset, variant=SLOT).csv_bytes() == synthetic_pool.csv_bytes()
 
 
-def test_output_does_not_depend_on_the_hash_seed(synthetic_csv: Path, synthetic_pool: gp.GoldPool) -> None:
+@pytest.mark.parametrize("variant", list(gp.CONSTRUCTIONS))
+def test_output_does_not_depend_on_the_hash_seed(synthetic_csv: Path, synthetic_dataset: Dataset,
+                                                 variant: str) -> None:
+    """Both constructions (the window one is tested in test_gold_pool_window.py)."""
     code = ("import hashlib,sys; from builder.dataset.cibuzzbench import load_dataset; "
             "from builder.dataset.gold_pool import make_gold_pool; "
-            "print(hashlib.sha256(make_gold_pool(load_dataset(sys.argv[1])).csv_bytes()).hexdigest())")
+            "print(hashlib.sha256(make_gold_pool(load_dataset(sys.argv[1]), variant=sys.argv[2]).csv_bytes()).hexdigest())")
     digests = set()
     for hash_seed in ("0", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        out = subprocess.run([sys.executable, "-c", code, str(synthetic_csv)], cwd=REPO, env=env,
+        out = subprocess.run([sys.executable, "-c", code, str(synthetic_csv), variant], cwd=REPO, env=env,
                              capture_output=True, text=True, check=True)
         digests.add(out.stdout.strip())
-    assert digests == {hashlib.sha256(synthetic_pool.csv_bytes()).hexdigest()}
+    assert digests == {hashlib.sha256(gp.make_gold_pool(synthetic_dataset, variant=variant).csv_bytes()).hexdigest()}
 
 
 def test_written_csv_loads_with_the_official_spec(tmp_path: Path, synthetic_dataset: Dataset,
                                                   synthetic_pool: gp.GoldPool) -> None:
     csv_path, manifest_path = gp.write_gold_pool(synthetic_pool, tmp_path)
-    assert (csv_path.name, manifest_path.name) == ("cibuzzbench-gold_pool.csv", "cibuzzbench-gold_pool.manifest.json")
+    assert (csv_path.name, manifest_path.name) == ("cibuzzbench-gold_pool_slot.csv", "cibuzzbench-gold_pool_slot.manifest.json")
     raw = csv_path.read_bytes()
     assert raw.count(b"\r\n") == raw.count(b"\n") == 3002 and not raw.startswith(b"\xef\xbb\xbf")
     variant = load_dataset(csv_path)  # the official spec, unchanged
     assert variant.content_sha256 == synthetic_pool.content_sha256 != synthetic_dataset.content_sha256
     assert variant.frame[KEPT_COLUMNS].equals(synthetic_dataset.frame[KEPT_COLUMNS])
-    assert gp.load_gold_pool(tmp_path, synthetic_dataset).content_sha256 == variant.content_sha256
+    assert gp.load_gold_pool(tmp_path, synthetic_dataset, SLOT).content_sha256 == variant.content_sha256
     assert sorted(p.name for p in tmp_path.iterdir()) == [csv_path.name, manifest_path.name]  # no temp files left
 
 
 def test_manifest_records_everything(tmp_path: Path, synthetic_dataset: Dataset, synthetic_pool: gp.GoldPool) -> None:
     csv_path, manifest_path = gp.write_gold_pool(synthetic_pool, tmp_path)
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    assert manifest["seed"] == gp.DEFAULT_SEED and manifest["variant"] == "gold_pool"
+    assert manifest["seed"] == gp.DEFAULT_SEED and manifest["variant"] == SLOT
     assert manifest["source"] == {"file_sha256": synthetic_dataset.file_sha256,
                                   "content_sha256": synthetic_dataset.content_sha256}
     assert manifest["variant_content_sha256"] == synthetic_pool.content_sha256
     assert manifest["variant_file_sha256"] == hashlib.sha256(csv_path.read_bytes()).hexdigest()
     assert manifest["tolerance"] == 0.1 and manifest["tolerance_steps"] == [0.1, 0.15, 0.2, 0.25, 0.3]
-    assert manifest["counts"] == synthetic_pool.counts and manifest["rule"] == gp.RULE
-    assert manifest["tool"]["name"] == "buzzprobe" and manifest["generator"] == gp.GENERATOR
+    assert manifest["counts"] == synthetic_pool.counts and manifest["rule"] == gp.CONSTRUCTIONS[SLOT].rule
+    assert manifest["tool"]["name"] == "buzzprobe" and manifest["generator"] == "gold_pool_slot/1"
     donors = {d["row_id"]: d["donors"] for d in manifest["donors"]}
     assert donors == {i: {s: v for s, v in slots.items()} for i, slots in synthetic_pool.donors.items()}
     assert set(manifest["length_means"]) == {"literal", "cultural", "pragmatic", "correct"}
@@ -262,21 +269,21 @@ def other_original(tmp_path: Path) -> Dataset:
 def test_stale_manifest_is_rejected(tmp_path: Path, synthetic_pool: gp.GoldPool) -> None:
     gp.write_gold_pool(synthetic_pool, tmp_path / "v")
     with pytest.raises(InputError) as info:
-        gp.load_gold_pool(tmp_path / "v", other_original(tmp_path))
-    assert "stale gold-pool variant" in str(info.value) and "buzzprobe data gold-pool" in str(info.value)
+        gp.load_gold_pool(tmp_path / "v", other_original(tmp_path), SLOT)
+    assert "stale gold-pool variant" in str(info.value) and REGENERATE in str(info.value)
 
 
 def test_missing_variant_says_how_to_generate_it(tmp_path: Path, synthetic_dataset: Dataset) -> None:
-    with pytest.raises(InputError, match="buzzprobe data gold-pool"):
-        gp.load_gold_pool(tmp_path / "nothing", synthetic_dataset)
+    with pytest.raises(InputError, match=REGENERATE):
+        gp.load_gold_pool(tmp_path / "nothing", synthetic_dataset, SLOT)
 
 
 def test_missing_csv_says_how_to_regenerate(tmp_path: Path, synthetic_dataset: Dataset,
                                             synthetic_pool: gp.GoldPool) -> None:
     csv_path, _ = gp.write_gold_pool(synthetic_pool, tmp_path)
     csv_path.unlink()
-    with pytest.raises(InputError, match="CSV is missing; regenerate it with `buzzprobe data gold-pool`"):
-        gp.load_gold_pool(tmp_path, synthetic_dataset)
+    with pytest.raises(InputError, match=f"CSV is missing; regenerate it with `{REGENERATE}`"):
+        gp.load_gold_pool(tmp_path, synthetic_dataset, SLOT)
 
 
 def test_csv_edited_after_generation_is_rejected(tmp_path: Path, synthetic_dataset: Dataset,
@@ -286,7 +293,7 @@ def test_csv_edited_after_generation_is_rejected(tmp_path: Path, synthetic_datas
     rows[3]["distractor_literal_en"] = "edited by hand"
     csv_path.write_text(csv_text(rows), encoding="utf-8", newline="")
     with pytest.raises(InputError, match="does not match its manifest"):
-        gp.load_gold_pool(tmp_path, synthetic_dataset)
+        gp.load_gold_pool(tmp_path, synthetic_dataset, SLOT)
 
 
 def test_variant_with_other_gold_is_rejected(tmp_path: Path, synthetic_dataset: Dataset,
@@ -295,23 +302,24 @@ def test_variant_with_other_gold_is_rejected(tmp_path: Path, synthetic_dataset: 
     rows[0]["equivalent_en"] = "a different gold"
     gp.write_gold_pool(replace(synthetic_pool, rows=rows), tmp_path)
     with pytest.raises(InputError, match="differs from the original in equivalent_en"):
-        gp.load_gold_pool(tmp_path, synthetic_dataset)
+        gp.load_gold_pool(tmp_path, synthetic_dataset, SLOT)
 
 
 def test_ensure_generates_reuses_and_regenerates(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     folder = tmp_path / "variant"
-    first = gp.ensure_gold_pool(synthetic_dataset, folder)
-    manifest = folder / gp.MANIFEST_NAME
+    first = gp.ensure_gold_pool(synthetic_dataset, folder, variant=SLOT)
+    manifest = folder / gp.CONSTRUCTIONS[SLOT].manifest_name
     stamp = manifest.stat().st_mtime_ns
-    assert gp.ensure_gold_pool(synthetic_dataset, folder).content_sha256 == first.content_sha256
+    assert gp.ensure_gold_pool(synthetic_dataset, folder, variant=SLOT).content_sha256 == first.content_sha256
     assert manifest.stat().st_mtime_ns == stamp  # valid: not rewritten
-    reseeded = gp.ensure_gold_pool(synthetic_dataset, folder, seed=7)
+    reseeded = gp.ensure_gold_pool(synthetic_dataset, folder, seed=7, variant=SLOT)
     assert reseeded.content_sha256 != first.content_sha256
     assert json.loads(manifest.read_text(encoding="utf-8"))["seed"] == 7
     other = other_original(tmp_path)
-    assert gp.ensure_gold_pool(other, folder, seed=7).content_sha256 == gp.make_gold_pool(other, 7).content_sha256
+    expected = gp.make_gold_pool(other, 7, variant=SLOT).content_sha256
+    assert gp.ensure_gold_pool(other, folder, seed=7, variant=SLOT).content_sha256 == expected
     manifest.write_text("{not json", encoding="utf-8")
-    assert gp.ensure_gold_pool(other, folder, seed=7).content_sha256 == gp.make_gold_pool(other, 7).content_sha256
+    assert gp.ensure_gold_pool(other, folder, seed=7, variant=SLOT).content_sha256 == expected
 
 
 # ----------------------------------------------------------------- real data (counts only)
@@ -319,7 +327,7 @@ def test_ensure_generates_reuses_and_regenerates(tmp_path: Path, synthetic_datas
 
 @pytest.fixture(scope="module")
 def real_pool(real_dataset: Dataset) -> gp.GoldPool:
-    return gp.make_gold_pool(real_dataset)
+    return gp.make_gold_pool(real_dataset, variant=SLOT)
 
 
 def real_rows(dataset: Dataset) -> list[dict[str, str]]:
@@ -340,8 +348,15 @@ def test_real_data_invariants_and_counts(real_dataset: Dataset, real_pool: gp.Go
 
 
 @pytest.mark.realdata
+def test_real_ablation_is_the_former_gold_pool(real_pool: gp.GoldPool) -> None:
+    """`gold_pool_slot` keeps the construction `gold_pool` had before it became the article's
+    set (generator gold_pool/1), byte for byte on the real data."""
+    assert real_pool.content_sha256 == "b058ac3b2813fb4cfbea05542942f78cf9e769e1de3e5e150503dae95a31c92b"
+
+
+@pytest.mark.realdata
 def test_real_variant_round_trips(tmp_path: Path, real_dataset: Dataset, real_pool: gp.GoldPool) -> None:
     gp.write_gold_pool(real_pool, tmp_path)
-    variant = gp.load_gold_pool(tmp_path, real_dataset)
+    variant = gp.load_gold_pool(tmp_path, real_dataset, SLOT)
     assert variant.rows == 3001 and variant.content_sha256 == real_pool.content_sha256
     assert variant.row_ids("test") == real_dataset.row_ids("test")

@@ -222,16 +222,15 @@ def test_beats_random_on_the_synthetic_leak(synthetic_dataset: Dataset, syntheti
         assert accuracy(synthetic_dataset, header, items) > 60.0
 
 
-def test_gold_pool_runs_record_the_variant(tmp_path: Path, synthetic_dataset: Dataset,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    # The reader accepts only known variants; until the lead registers "gold_pool" there.
-    monkeypatch.setattr(schema, "VARIANTS", tuple(dict.fromkeys((*schema.VARIANTS, "gold_pool"))))
-    variant = gp.ensure_gold_pool(synthetic_dataset, tmp_path / "variant")
-    runs = lp.learned_probe_runs(variant, seeds=(1111,), created=CREATED, variant="gold_pool")
-    assert [h.run_id for h, _ in runs] == ["probe-learned_options-t2-s1111-test-gold_pool",
-                                           "probe-learned_options-cv-t2-s1111-all-gold_pool"]
+@pytest.mark.parametrize("name", ["gold_pool", "gold_pool_slot"])
+def test_gold_pool_runs_record_the_variant(tmp_path: Path, synthetic_dataset: Dataset, name: str) -> None:
+    assert name in schema.VARIANTS
+    variant = gp.ensure_gold_pool(synthetic_dataset, tmp_path / "variant", variant=name)
+    runs = lp.learned_probe_runs(variant, seeds=(1111,), created=CREATED, variant=name)
+    assert [h.run_id for h, _ in runs] == [f"probe-learned_options-t2-s1111-test-{name}",
+                                           f"probe-learned_options-cv-t2-s1111-all-{name}"]
     for header, items in runs:
-        assert header.dataset["variant"] == "gold_pool"
+        assert header.dataset["variant"] == name
         assert header.dataset["content_sha256"] == variant.content_sha256
         path = tmp_path / f"{header.run_id}.jsonl"
         write_run(path, header, items, Footer(len(items)))
@@ -267,3 +266,56 @@ def test_real_runs_validate_and_beat_random(tmp_path: Path, real_dataset: Datase
     for evaluation in (lp.TRAIN_TEST, lp.CROSS_VALIDATION):
         per_seed = [sources[lp.run_id(evaluation, seed)] for seed in OFFICIAL_SEEDS]
         assert all(s == per_seed[0] for s in per_seed)  # letters never change a choice
+
+
+# ----------------------------------------------------------------- the length-only probe
+
+
+def masked(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Every option rewritten letter by letter, keeping only its length and word breaks (the
+    letter per option differs, so the four options stay distinct)."""
+    out = []
+    for r in rows:
+        new = dict(r)
+        for k, column in enumerate(lp.OPTION_COLUMNS):
+            new[column] = "".join(c if c.isspace() else "pqrs"[k] for c in r[column])
+        out.append(new)
+    return out
+
+
+def test_length_probe_reads_lengths_only(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    """Same lengths and word counts, other characters: every option gets the same length-only
+    features (and no n-grams at all), while the full feature set changes."""
+    other = dataset_from(masked(synthetic_rows()), tmp_path)
+    tables = lp.option_table(synthetic_dataset), lp.option_table(other)
+    for probe, same in ((lp.LENGTHS, True), (lp.NAME, False)):
+        feats = [lp.features(t, probe) for t in tables]
+        by_source = []
+        for table, f in zip(tables, feats):
+            rows = {(i, s): f.dense[4 * i + k] for i, sources in enumerate(table.sources) for k, s in enumerate(sources)}
+            by_source.append(np.array([rows[key] for key in sorted(rows)]))
+        assert np.array_equal(by_source[0], by_source[1]) == same, probe
+        if probe == lp.LENGTHS:
+            assert feats[0].char.shape[1] == feats[0].word.shape[1] == 0
+            assert feats[0].dense.shape[1] == len(lp.LENGTH_FEATURES)
+
+
+def test_length_probe_runs_and_parameters(synthetic_dataset: Dataset) -> None:
+    runs = lp.learned_probe_runs(synthetic_dataset, seeds=(1111,), created=CREATED, probe=lp.LENGTHS)
+    assert [h.run_id for h, _ in runs] == ["probe-learned_lengths-t2-s1111-test", "probe-learned_lengths-cv-t2-s1111-all"]
+    parameters = runs[0][0].subject["parameters"]
+    assert parameters["dense_features"] == list(lp.LENGTH_FEATURES) and "char_ngrams" not in parameters
+    assert set(lp.LENGTH_FEATURES) < set(lp.DENSE_FEATURES) and "has_quote" not in lp.LENGTH_FEATURES
+
+
+def test_length_probe_finds_the_length_leak_and_not_on_the_article_set(synthetic_dataset: Dataset) -> None:
+    """The synthetic golds are longer: the length-only probe finds that on the original and on
+    the slot-matched ablation, and is at chance on the article's set."""
+    from builder.dataset.variants import derive_variants
+    variants = derive_variants(synthetic_dataset)
+    scores = {}
+    for name, data in (("original", synthetic_dataset), *variants.items()):
+        header, items = lp.learned_probe_runs(data, seeds=(1111,), created=CREATED, probe=lp.LENGTHS)[0]
+        scores[name] = accuracy(data, header, items)
+    assert scores["original"] > 40 and scores["gold_pool_slot"] > 40
+    assert 17 < scores["gold_pool"] < 33, scores  # chance is 25; 600 test items give sd about 1.8

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "runs" / "probes"
 CREATED = "2026-12-01T00:00:00Z"
 SEEDS = (1111, 2222, 3333, 4444, 5555)
-OPTION_PROBES = ("random", "longest_chars", "shortest_chars", "longest_words")
+OPTION_PROBES = ("random", "longest_chars", "shortest_chars", "longest_words", "constant_letter")
 SOURCE_COLUMNS = {
     "literal": "distractor_literal_en",
     "cultural": "distractor_cultural_mismatch_en",
@@ -77,6 +77,12 @@ def test_ties_follow_letters_not_tuple_order() -> None:
     assert h.longest_words(options) == "A"
 
 
+def test_constant_letter_ignores_the_options() -> None:
+    choose = h.constant("A")
+    assert {choose(opts(*texts, row_id=i)) for i, texts in enumerate(
+        [("a", "bb", "ccc", "dddd"), ("dddd", "ccc", "bb", "a"), ("x", "x", "x", "x")])} == {"A"}
+
+
 def test_uniform_random_is_deterministic_per_item() -> None:
     choose = h.uniform_random(0)
     sets = [opts("a", "b", "c", "d", row_id=i, seed=2222) for i in range(300)]
@@ -126,8 +132,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Datas
 
 def test_probe_run_ids(generated: tuple[Path, list[Path]]) -> None:
     out, written = generated
-    assert len(expected_run_ids()) == 42
-    assert len(written) == 42
+    assert len(expected_run_ids()) == 52
+    assert len(written) == 52
     assert {p.stem for p in written} == expected_run_ids()
     assert {p.name for p in out.iterdir()} == {f"{i}.jsonl" for i in expected_run_ids()}  # no temp files
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from builder.dataset.options import option_sets
-from builder.dataset.variants import GOLD_POOL, derive_variants
+from builder.dataset.variants import GOLD_POOL, GOLD_POOL_SLOT, derive_variants
 from builder.errors import InputError
 from builder.probes.generate import generate_probe_runs
 from builder.runs.load import load_runs
@@ -79,3 +79,88 @@ def test_probe_runner_plans_variant_runs(synthetic_dataset, variant):
     plan = plan_run(variant, protocol, settings, 1111, "runs/{run_id}.jsonl", None, GOLD_POOL)
     assert plan.header.run_id.endswith("-gold_pool")
     assert plan.header.dataset == {"name": "CIBuzzBench", "variant": GOLD_POOL, "content_sha256": variant.content_sha256}
+
+
+# ----------------------------------------------------------------- both gold-pool sets
+
+
+def test_both_gold_pool_sets_are_derived(synthetic_dataset, variant):
+    both = derive_variants(synthetic_dataset)
+    assert sorted(both) == [GOLD_POOL, GOLD_POOL_SLOT]
+    assert both[GOLD_POOL].content_sha256 == variant.content_sha256 != both[GOLD_POOL_SLOT].content_sha256
+    only = derive_variants(synthetic_dataset, [GOLD_POOL_SLOT])
+    assert list(only) == [GOLD_POOL_SLOT] and only[GOLD_POOL_SLOT].content_sha256 == both[GOLD_POOL_SLOT].content_sha256
+
+
+@pytest.fixture(scope="module")
+def three_sets(tmp_path_factory, synthetic_dataset):
+    """Every probe, learned ones included, on the original and both gold pools, computed
+    (option seed 1111 only: scoring every seed's run would triple the time for nothing)."""
+    from builder.compute import compute
+    variants = derive_variants(synthetic_dataset)
+    folder = tmp_path_factory.mktemp("three-sets")
+    for path in generate_probe_runs(synthetic_dataset, folder, CREATED, variants, learned=True):
+        if "-t2-s1111-" not in path.name:
+            path.unlink()
+    runs = load_runs(folder, {"original": synthetic_dataset, **variants})
+    return folder, compute(synthetic_dataset, runs, variants).facts
+
+
+REQUIRED = ("leak.longest_chars.accuracy.mean", "leak.shortest_chars.accuracy.mean",
+            "leak.gold_strictly_longest.share", "leak.learned_lengths.test.accuracy.mean",
+            "leak.learned_options.test.accuracy.mean", "leak.options_within_10pct.count")
+
+
+def test_each_set_has_the_facts_that_show_whether_length_is_gone(three_sets):
+    folder, facts = three_sets
+    for name in (GOLD_POOL, GOLD_POOL_SLOT):
+        assert all(f"variant.{name}.{key}" in facts for key in REQUIRED), name
+        assert f"variant.{name}.leak.learned_lengths.accuracy.mean" in facts  # length-only CV is valid there
+        assert f"variant.{name}.leak.learned_options.accuracy.mean" not in facts  # option-only CV is not
+    assert "leak.constant_letter.test.macro_f1.mean" in facts
+    assert not any(k.startswith("variant.") and ".constant_letter." in k for k in facts.values)
+    assert not list(folder.glob("probe-constant_letter-*-gold_pool*.jsonl"))
+    # the synthetic golds are longer: length is gone on the article's set only
+    pool, slot = "variant.gold_pool.leak", "variant.gold_pool_slot.leak"
+    assert facts[f"{pool}.gold_strictly_longest.share"] <= 25 < facts[f"{slot}.gold_strictly_longest.share"]
+    assert facts[f"{pool}.options_within_10pct.count"] == 3001 > facts[f"{slot}.options_within_10pct.count"]
+    for probe in ("longest_chars", "learned_lengths"):
+        assert facts[f"{pool}.{probe}.test.accuracy.mean"] < 33 < facts[f"{slot}.{probe}.test.accuracy.mean"]
+    # a constant answer: a quarter right, but three letters with F1 0
+    assert facts["leak.constant_letter.test.macro_f1.mean"] < 0.5 * facts["leak.constant_letter.test.accuracy.mean"]
+
+
+def test_the_evidence_table_shows_three_sets_with_accuracy_beside_macro_f1(three_sets):
+    from builder.render import views as v
+    _, facts = three_sets
+    table = v.option_sets_table(v.FactCells(facts), ["longest_chars", "learned_options"], "test")
+    assert table.columns[1:] == ("Original: accuracy", "Original: macro F1", "Gold pool (article): accuracy",
+                                 "Gold pool (article): macro F1", "Gold pool, slot-matched: accuracy",
+                                 "Gold pool, slot-matched: macro F1")
+    assert [c.key for c in table.rows[0][1:]] == [
+        f"{root}leak.longest_chars.test.{m}.mean" for root in ("", "variant.gold_pool.", "variant.gold_pool_slot.")
+        for m in ("accuracy", "macro_f1")]
+    lengths = v.option_sets_length_table(v.FactCells(facts))
+    assert all(cell.is_fact for row in lengths.rows for cell in row[1:])
+
+
+def test_data_command_writes_either_variant(tmp_path, monkeypatch, synthetic_csv, capsys):
+    from builder.cli import main
+    from builder.dataset.gold_pool import read_manifest
+    monkeypatch.setenv("CIBUZZBENCH_CSV", str(synthetic_csv))
+    assert main(["data", "gold-pool", "--variant", GOLD_POOL_SLOT, "--out", str(tmp_path)]) == 0
+    assert main(["data", "gold-pool", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "gold_pool_slot variant" in out and "gold_pool variant" in out and "unmatched 0" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "cibuzzbench-gold_pool.csv", "cibuzzbench-gold_pool.manifest.json",
+        "cibuzzbench-gold_pool_slot.csv", "cibuzzbench-gold_pool_slot.manifest.json"]
+    assert read_manifest(tmp_path, GOLD_POOL_SLOT)["generator"] == "gold_pool_slot/1"
+    with pytest.raises(SystemExit):
+        main(["data", "gold-pool", "--variant", "original", "--out", str(tmp_path)])
+
+
+def test_probe_command_takes_both_variants(synthetic_dataset):
+    from builder.cli import _parser
+    for name in ("original", GOLD_POOL, GOLD_POOL_SLOT):
+        assert _parser().parse_args(["probe", "--model", "m", "--variant", name]).variant == name

@@ -20,6 +20,8 @@ SLOTS: tuple[str, ...] = (GOLD,) + DISTRACTOR_TYPES
 class LengthFigures:
     items: int
     gold_strictly_longest: int
+    gold_strictly_shortest: int
+    options_within_10pct: int  # items whose four options satisfy |a - b| <= 0.1 * max(a, b) pairwise
     gold_longer_than: dict[str, int]  # distractor type -> items where gold is strictly longer
     mean_chars: dict[str, float]  # slot -> mean characters
     median_chars: dict[str, float]
@@ -37,10 +39,15 @@ def length_figures(dataset: Dataset, split: str | None = None) -> LengthFigures:
         lengths = lengths[dataset.frame["split"] == split]
     gold = lengths[GOLD]
     longer = {t: int((gold > lengths[t]).sum()) for t in DISTRACTOR_TYPES}
-    strictly = (gold > lengths[list(DISTRACTOR_TYPES)].max(axis=1)).sum()
+    distractors = lengths[list(DISTRACTOR_TYPES)]
+    strictly = (gold > distractors.max(axis=1)).sum()
+    longest, shortest = lengths.max(axis=1), lengths.min(axis=1)
     return LengthFigures(
         items=len(lengths),
         gold_strictly_longest=int(strictly),
+        gold_strictly_shortest=int((gold < distractors.min(axis=1)).sum()),
+        # the widest pair is (shortest, longest); integers, so exact: 10 * (max - min) <= max
+        options_within_10pct=int((10 * (longest - shortest) <= longest).sum()),
         gold_longer_than=longer,
         mean_chars={s: float(lengths[s].mean()) for s in SLOTS},
         median_chars={s: float(lengths[s].median()) for s in SLOTS},

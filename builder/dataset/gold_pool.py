@@ -1,34 +1,34 @@
-"""The length-matched gold-pool variant of CIBuzzBench (prediction 1 of the blind probe).
+"""The gold-pool variants of CIBuzzBench (prediction 1 of the blind probe).
 
 Every distractor is replaced by the gold equivalent (`equivalent_en`) of another item of
-the same split whose length is within 10% of the string it replaces, so all four options
-are curated glosses of similar size: what a blind reader can still exploit is then no
-longer the distractor recipe. Everything else (row_ids, terms, gold, labels, splits) is
-kept, so the official shuffle gives the same letter maps as on the original.
+the same split, so all four options are curated glosses. Everything else (row_ids, terms,
+gold, labels, splits) is kept, so the official shuffle gives the same letter maps as on
+the original. Two constructions (builder/dataset/gold_pool_draw.py, docs/gold-pool.md):
 
-Rules (documented with measured counts in docs/gold-pool.md):
-- donors come from the same split, so no option string of a test item is ever seen in a
-  train item (a learned probe trained on train cannot memorise test strings);
-- a candidate is never the item's own gold nor equal to any option of the item already
-  present (original distractors included), compared case-insensitively after trimming;
-- each draw is `random.Random(f"gold_pool:{seed}:{row_id}:{slot}").choice` over candidates
-  sorted by row_id, so results depend on nothing but the data and the seed;
-- a slot with no candidate at 10% is retried at 15%, 20%, 25%, 30% (the tolerance used is
-  recorded); a slot with none even at 30% keeps its original distractor and is flagged.
+- `gold_pool`, the article's set: all four options of an item lie within 10% of each other
+  in characters, in a window placed at random around the gold's length, so length carries
+  no signal;
+- `gold_pool_slot`, an ablation: each replacement matches the length of the distractor it
+  replaces, so the gold stays as much longer than its distractors as in the original.
+
+Shared rules: donors come from the same split (a learned probe trained on train never sees
+a test string); a donor is never the item's own gold and never equal to another option of
+the item, compared case-insensitively after trimming; every draw is seeded by the seed and
+the row_id, so results depend on nothing but the data and the seed; when 10% is impossible
+the tolerance widens stepwise (recorded), and at the cap the original distractors are kept
+and flagged as unmatched.
 """
 
 from __future__ import annotations
 
-import bisect
 import csv
 import hashlib
 import io
 import json
 import os
-import random
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -36,41 +36,71 @@ from typing import Any
 
 from builder import __version__
 from builder.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, content_hash, load_dataset
+from builder.dataset.gold_pool_draw import (GOLD_COLUMN, SLOTS, Pool, SlotChoice, donor_pools, fill_by_slot,
+                                            fill_by_window)
 from builder.errors import InputError
 
-VARIANT = "gold_pool"
-GENERATOR = "gold_pool/1"
+GOLD_POOL = "gold_pool"
+GOLD_POOL_SLOT = "gold_pool_slot"
 DEFAULT_SEED = 20260922
 TOLERANCE = 0.10
-TOLERANCE_STEPS: tuple[float, ...] = (0.10, 0.15, 0.20, 0.25, 0.30)
 DONOR_SCOPE = "same split"
-SLOTS: tuple[tuple[str, str], ...] = (
-    ("literal", "distractor_literal_en"),
-    ("cultural", "distractor_cultural_mismatch_en"),
-    ("pragmatic", "distractor_pragmatic_neighbor_en"),
-)
-GOLD_COLUMN = "equivalent_en"
-CSV_NAME = f"cibuzzbench-{VARIANT}.csv"
-MANIFEST_NAME = f"cibuzzbench-{VARIANT}.manifest.json"
-REGENERATE = "buzzprobe data gold-pool"
-RULE = ("each distractor is replaced by the gold equivalent of another item of the same split whose "
-        "character length is within 10% of the replaced string (never the item's own gold, never a "
-        "string equal to another option of the item, case-insensitive, trimmed); when no candidate "
-        "exists the tolerance is widened to 15%, 20%, 25%, 30% and the tolerance used is recorded; a "
-        "slot with no candidate at 30% keeps its original distractor and is flagged as unmatched")
+
+Fill = Callable[[dict[str, str], Pool, int, tuple[float, ...]], tuple[dict[str, str], list[SlotChoice]]]
 
 
 @dataclass(frozen=True)
-class SlotChoice:
-    """What happened to one distractor slot of one item."""
+class Construction:
+    """One way of building a gold-pool variant: its name, generator version and rule."""
 
-    row_id: int
-    slot: str  # literal | cultural | pragmatic
-    length_before: int
-    length_after: int
-    donor: int | None  # row_id of the item whose gold was used; None when kept (unmatched)
-    tolerance: float | None  # the tolerance the donor was found at; None when kept
-    candidates: int  # how many donors were eligible at that tolerance
+    variant: str
+    generator: str
+    rule: str
+    tolerance_steps: tuple[float, ...]
+    fill: Fill
+
+    @property
+    def csv_name(self) -> str:
+        return f"cibuzzbench-{self.variant}.csv"
+
+    @property
+    def manifest_name(self) -> str:
+        return f"cibuzzbench-{self.variant}.manifest.json"
+
+    @property
+    def regenerate(self) -> str:
+        return f"buzzprobe data gold-pool --variant {self.variant}"
+
+
+CONSTRUCTIONS: dict[str, Construction] = {c.variant: c for c in (
+    Construction(
+        GOLD_POOL, "gold_pool/2",
+        "all three distractors are golds of other items of the same split (never the item's own gold, never "
+        "equal to the gold or to each other, case-insensitive, trimmed) whose character lengths, with the "
+        "gold's, lie in one window [ceil(0.9*L), L]: any two options a, b then satisfy |a-b| <= 0.1*max(a, b); "
+        "L is drawn uniformly among the windows that contain the gold's length, and the draws are uniform "
+        "inside it; a window with fewer than three distinct candidates is replaced by the next window of the "
+        "seeded shuffle; when no window works the width is widened to 15%, 20%, 25%, 30%, 40%, 50% and the "
+        "width used is recorded; an item with none even at 50% keeps its original distractors and is "
+        "flagged as unmatched",
+        (0.10, 0.15, 0.20, 0.25, 0.30, 0.40, 0.50), fill_by_window),
+    Construction(
+        GOLD_POOL_SLOT, "gold_pool_slot/1",
+        "each distractor is replaced by the gold equivalent of another item of the same split whose "
+        "character length is within 10% of the replaced string (never the item's own gold, never a "
+        "string equal to another option of the item, case-insensitive, trimmed); when no candidate "
+        "exists the tolerance is widened to 15%, 20%, 25%, 30% and the tolerance used is recorded; a "
+        "slot with no candidate at 30% keeps its original distractor and is flagged as unmatched",
+        (0.10, 0.15, 0.20, 0.25, 0.30), fill_by_slot),
+)}
+
+
+def construction(variant: str) -> Construction:
+    try:
+        return CONSTRUCTIONS[variant]
+    except KeyError:
+        raise InputError.single("--variant", f"unknown gold-pool variant {variant!r}; expected one of: "
+                                f"{', '.join(CONSTRUCTIONS)}") from None
 
 
 @dataclass(frozen=True)
@@ -82,8 +112,16 @@ class GoldPool:
     source_content_sha256: str
     rows: list[dict[str, str]]
     choices: tuple[SlotChoice, ...]
+    variant: str = GOLD_POOL
     tolerance: float = TOLERANCE
-    tolerance_steps: tuple[float, ...] = TOLERANCE_STEPS
+
+    @property
+    def construction(self) -> Construction:
+        return CONSTRUCTIONS[self.variant]
+
+    @property
+    def tolerance_steps(self) -> tuple[float, ...]:
+        return self.construction.tolerance_steps
 
     @cached_property
     def content_sha256(self) -> str:
@@ -130,13 +168,14 @@ class GoldPool:
         return out.getvalue().encode("utf-8")
 
     def manifest(self) -> dict[str, Any]:
+        c = self.construction
         return {
-            "variant": VARIANT, "generator": GENERATOR, "seed": self.seed,
+            "variant": self.variant, "generator": c.generator, "seed": self.seed,
             "source": {"file_sha256": self.source_file_sha256, "content_sha256": self.source_content_sha256},
             "variant_content_sha256": self.content_sha256,
             "variant_file_sha256": hashlib.sha256(self.csv_bytes()).hexdigest(),
-            "tolerance": self.tolerance, "tolerance_steps": list(self.tolerance_steps),
-            "donor_scope": DONOR_SCOPE, "rule": RULE, "counts": self.counts,
+            "tolerance": self.tolerance, "tolerance_steps": list(c.tolerance_steps),
+            "donor_scope": DONOR_SCOPE, "rule": c.rule, "counts": self.counts,
             "length_means": self.length_means,
             "donors": [_donor_record(row_id, slots) for row_id, slots in _by_row(self.choices)],
             "tool": {"name": "buzzprobe", "version": __version__},
@@ -146,83 +185,21 @@ class GoldPool:
 # ----------------------------------------------------------------- generation
 
 
-def make_gold_pool(dataset: Dataset, seed: int = DEFAULT_SEED) -> GoldPool:
+def make_gold_pool(dataset: Dataset, seed: int = DEFAULT_SEED, variant: str = GOLD_POOL) -> GoldPool:
     """Build the variant in memory; a pure function of the dataset's content and the seed."""
+    c = construction(variant)
     frame = dataset.frame
     row_ids = [int(i) for i in frame.index]
-    records = {i: {c: str(v) for c, v in zip(COLUMNS, values)}
+    records = {i: {col: str(v) for col, v in zip(COLUMNS, values)}
                for i, values in zip(row_ids, frame[list(COLUMNS)].itertuples(index=False))}
-    pools = _donor_pools(records)
+    pools = donor_pools(records)
     rows: list[dict[str, str]] = []
     choices: list[SlotChoice] = []
     for row_id in row_ids:
-        row, picked = _replace_item(records[row_id], pools[records[row_id]["split"]], seed)
+        row, picked = c.fill(records[row_id], pools[records[row_id]["split"]], seed, c.tolerance_steps)
         rows.append(row)
         choices.extend(picked)
-    return GoldPool(seed, dataset.file_sha256, dataset.content_sha256, rows, tuple(choices))
-
-
-def _norm(text: str) -> str:
-    return text.strip().casefold()
-
-
-@dataclass(frozen=True)
-class _Pool:
-    """Donor items of one split sorted by (gold length, row_id), for range lookups."""
-
-    lengths: list[int]
-    row_ids: list[int]
-    golds: dict[int, str]  # row_id -> gold text
-    keys: dict[int, str]  # row_id -> normalised gold, for the equality checks
-
-    def within(self, length: int, tolerance: float) -> list[int]:
-        # |len(c) - length| <= tolerance * length, with a tiny epsilon against float error
-        slack = tolerance * length + 1e-9
-        lo = bisect.bisect_left(self.lengths, length - slack)
-        hi = bisect.bisect_right(self.lengths, length + slack)
-        return self.row_ids[lo:hi]
-
-
-def _donor_pools(records: dict[int, dict[str, str]]) -> dict[str, _Pool]:
-    by_split: dict[str, list[tuple[int, int]]] = {}
-    for row_id, r in records.items():
-        by_split.setdefault(r["split"], []).append((len(r[GOLD_COLUMN]), row_id))
-    pools = {}
-    for split, entries in by_split.items():
-        entries.sort()
-        ids = [i for _, i in entries]
-        golds = {i: records[i][GOLD_COLUMN] for i in ids}
-        pools[split] = _Pool([n for n, _ in entries], ids, golds, {i: _norm(g) for i, g in golds.items()})
-    return pools
-
-
-def _replace_item(row: dict[str, str], pool: _Pool, seed: int) -> tuple[dict[str, str], list[SlotChoice]]:
-    row_id = int(row["row_id"])
-    # Original distractors are excluded too, so a slot kept at the cap can never
-    # collide with a replacement chosen for another slot.
-    taken = {_norm(row[GOLD_COLUMN])} | {_norm(row[column]) for _, column in SLOTS}
-    out = dict(row)
-    picked = []
-    for slot, column in SLOTS:
-        choice = _fill_slot(row_id, slot, row[column], pool, taken, seed)
-        if choice.donor is not None:
-            out[column] = pool.golds[choice.donor]
-            taken.add(_norm(out[column]))
-        picked.append(choice)
-    return out, picked
-
-
-def _fill_slot(row_id: int, slot: str, original: str, pool: _Pool, taken: set[str],
-               seed: int) -> SlotChoice:
-    length = len(original)
-    for tolerance in TOLERANCE_STEPS:
-        candidates = sorted(j for j in pool.within(length, tolerance)
-                            if j != row_id and pool.keys[j] not in taken)
-        if candidates:
-            donor = random.Random(f"gold_pool:{seed}:{row_id}:{slot}").choice(candidates)
-            return SlotChoice(row_id, slot, length, len(pool.golds[donor]), donor,
-                              tolerance, len(candidates))
-    return SlotChoice(row_id, slot, length, length, None, None, 0)
+    return GoldPool(seed, dataset.file_sha256, dataset.content_sha256, rows, tuple(choices), variant)
 
 
 def _counts(choices: tuple[SlotChoice, ...], base: float, items: int) -> dict[str, int]:
@@ -237,6 +214,7 @@ def _counts(choices: tuple[SlotChoice, ...], base: float, items: int) -> dict[st
         "items_fully_within_10pct": items - len({c.row_id for c in kept + widened}),
         "items_with_widened_slot": len({c.row_id for c in widened}),
         "items_with_unmatched_slot": len({c.row_id for c in kept}),
+        "items_with_redrawn_window": len({c.row_id for c in choices if c.attempt > 0}),
         "distinct_donors": len(donor_uses), "max_donor_uses": max(donor_uses.values(), default=0),
     }
 
@@ -255,9 +233,12 @@ def _by_row(choices: tuple[SlotChoice, ...]) -> list[tuple[int, list[SlotChoice]
 
 def _donor_record(row_id: int, slots: list[SlotChoice]) -> dict[str, Any]:
     """Ids and numbers only: the manifest never copies dataset text."""
-    return {"row_id": row_id,
-            "donors": {c.slot: c.donor for c in slots},
-            "tolerance": {c.slot: c.tolerance for c in slots}}
+    record: dict[str, Any] = {"row_id": row_id, "donors": {c.slot: c.donor for c in slots},
+                              "tolerance": {c.slot: c.tolerance for c in slots}}
+    if any(c.window is not None for c in slots):
+        record["window"] = list(slots[0].window or ())
+        record["window_attempt"] = slots[0].attempt
+    return record
 
 
 # ----------------------------------------------------------------- files
@@ -271,7 +252,8 @@ def write_gold_pool(gold_pool: GoldPool, folder: Path) -> tuple[Path, Path]:
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    csv_path, manifest_path = folder / CSV_NAME, folder / MANIFEST_NAME
+    c = gold_pool.construction
+    csv_path, manifest_path = folder / c.csv_name, folder / c.manifest_name
     _atomic_write(csv_path, gold_pool.csv_bytes())
     text = json.dumps(gold_pool.manifest(), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     _atomic_write(manifest_path, text.encode("utf-8"))
@@ -291,45 +273,48 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def read_manifest(folder: Path) -> dict[str, Any]:
-    path = Path(folder) / MANIFEST_NAME
+def read_manifest(folder: Path, variant: str = GOLD_POOL) -> dict[str, Any]:
+    c = construction(variant)
+    path = Path(folder) / c.manifest_name
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError.single(path, f"gold-pool variant not found; generate it with `{REGENERATE}`") from None
+        raise InputError.single(path, f"gold-pool variant not found; generate it with `{c.regenerate}`") from None
     except (OSError, ValueError) as exc:
         raise InputError.single(path, f"unreadable gold-pool manifest ({exc}); regenerate it with "
-                                      f"`{REGENERATE}`") from exc
+                                      f"`{c.regenerate}`") from exc
     if not isinstance(data, dict):
-        raise InputError.single(path, f"gold-pool manifest is not a JSON object; regenerate it with `{REGENERATE}`")
+        raise InputError.single(path, f"gold-pool manifest is not a JSON object; regenerate it with `{c.regenerate}`")
     return data
 
 
-def load_gold_pool(folder: Path, original: Dataset) -> Dataset:
+def load_gold_pool(folder: Path, original: Dataset, variant: str = GOLD_POOL) -> Dataset:
     """Load the variant with the normal loader, refusing one made from other data."""
+    c = construction(variant)
     folder = Path(folder)
-    manifest = read_manifest(folder)
-    _check_manifest(folder / MANIFEST_NAME, manifest, original)
-    if not (folder / CSV_NAME).is_file():
-        raise InputError.single(folder / CSV_NAME, f"gold-pool CSV is missing; regenerate it with `{REGENERATE}`")
-    variant = load_dataset(folder / CSV_NAME, _spec_of(original))
-    if variant.content_sha256 != manifest.get("variant_content_sha256"):
-        raise InputError.single(folder / CSV_NAME, "gold-pool CSV does not match its manifest (content sha256 "
-                                f"{variant.content_sha256}); regenerate it with `{REGENERATE}`")
-    _check_kept_columns(folder / CSV_NAME, variant, original)
-    return variant
+    manifest = read_manifest(folder, variant)
+    _check_manifest(folder / c.manifest_name, manifest, original, c)
+    csv_path = folder / c.csv_name
+    if not csv_path.is_file():
+        raise InputError.single(csv_path, f"gold-pool CSV is missing; regenerate it with `{c.regenerate}`")
+    loaded = load_dataset(csv_path, _spec_of(original))
+    if loaded.content_sha256 != manifest.get("variant_content_sha256"):
+        raise InputError.single(csv_path, "gold-pool CSV does not match its manifest (content sha256 "
+                                f"{loaded.content_sha256}); regenerate it with `{c.regenerate}`")
+    _check_kept_columns(csv_path, loaded, original, c)
+    return loaded
 
 
-def _check_manifest(path: Path, manifest: dict[str, Any], original: Dataset) -> None:
+def _check_manifest(path: Path, manifest: dict[str, Any], original: Dataset, c: Construction) -> None:
     source = manifest.get("source") if isinstance(manifest.get("source"), dict) else {}
     claimed = source.get("content_sha256")
     if claimed != original.content_sha256:
         raise InputError.single(path, f"stale gold-pool variant: made from data with content sha256 {claimed!r}, "
                                 f"the loaded dataset has {original.content_sha256!r}; regenerate it with "
-                                f"`{REGENERATE}`", field="source.content_sha256")
-    if manifest.get("generator") != GENERATOR:
+                                f"`{c.regenerate}`", field="source.content_sha256")
+    if manifest.get("generator") != c.generator:
         raise InputError.single(path, f"gold-pool variant made by generator {manifest.get('generator')!r}, this "
-                                f"tool makes {GENERATOR!r}; regenerate it with `{REGENERATE}`", field="generator")
+                                f"tool makes {c.generator!r}; regenerate it with `{c.regenerate}`", field="generator")
 
 
 def _spec_of(original: Dataset) -> DatasetSpec:
@@ -341,22 +326,22 @@ def _spec_of(original: Dataset) -> DatasetSpec:
 _KEPT = tuple(c for c in COLUMNS if c not in {column for _, column in SLOTS})
 
 
-def _check_kept_columns(path: Path, variant: Dataset, original: Dataset) -> None:
+def _check_kept_columns(path: Path, loaded: Dataset, original: Dataset, c: Construction) -> None:
     """Only distractors may differ; anything else means the files were tampered with."""
-    differing = [c for c in _KEPT if not variant.frame[c].equals(original.frame[c])]
+    differing = [col for col in _KEPT if not loaded.frame[col].equals(original.frame[col])]
     if differing:
         raise InputError.single(path, f"gold-pool variant differs from the original in {', '.join(differing)}; "
-                                f"regenerate it with `{REGENERATE}`")
+                                f"regenerate it with `{c.regenerate}`")
 
 
-def ensure_gold_pool(original: Dataset, folder: Path, seed: int = DEFAULT_SEED) -> Dataset:
+def ensure_gold_pool(original: Dataset, folder: Path, seed: int = DEFAULT_SEED, variant: str = GOLD_POOL) -> Dataset:
     """Load the variant, (re)generating it first when missing, stale or made with another seed."""
     folder = Path(folder)
     try:
-        manifest = read_manifest(folder)
+        manifest = read_manifest(folder, variant)
         if manifest.get("seed") == seed:
-            return load_gold_pool(folder, original)
+            return load_gold_pool(folder, original, variant)
     except InputError:
         pass
-    write_gold_pool(make_gold_pool(original, seed), folder)
-    return load_gold_pool(folder, original)
+    write_gold_pool(make_gold_pool(original, seed, variant), folder)
+    return load_gold_pool(folder, original, variant)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
+from builder.runs.schema import VARIANTS
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
@@ -32,8 +33,9 @@ def add_probe_parser(sub: Any) -> None:
     what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",
                       help="blind: Task 2 without the Chinese term (default %(default)s)")
     what.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
-    what.add_argument("--variant", choices=("original", "gold_pool"), default="original",
-                      help="option set: the official distractors or the length-matched gold pool (docs/gold-pool.md)")
+    what.add_argument("--variant", choices=VARIANTS, default="original",
+                      help="option set: the official distractors, the article's length-matched gold pool, or "
+                           "the gold_pool_slot ablation (docs/gold-pool.md; default %(default)s)")
     what.add_argument("--items", choices=("all",), default=None, help="every item (the default)")
     what.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
     what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
@@ -206,7 +208,7 @@ def _plans(args: argparse.Namespace) -> list[Any]:
     dataset = load_dataset(dataset_path())
     if args.variant != "original":
         from builder.dataset.variants import derive_variants
-        dataset = derive_variants(dataset)[args.variant]
+        dataset = derive_variants(dataset, [args.variant])[args.variant]
     return [plan_run(dataset, protocol, settings, seed, out, args.run_id, args.variant, runtime) for seed in seeds]
 
 

@@ -33,6 +33,7 @@ class OptionProbe:
     description: str
     parameters: dict[str, Any]
     make: Callable[[], h.Heuristic]
+    on_variants: bool = True  # False: letters only, and every variant keeps the original's letter maps
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ OPTION_PROBES: tuple[OptionProbe, ...] = (
                 {"unit": "characters", "ties": "earliest letter"}, lambda: h.shortest_chars),
     OptionProbe("longest_words", "the option with most whitespace-separated words, ties to the earliest letter",
                 {"unit": "words", "ties": "earliest letter"}, lambda: h.longest_words),
+    OptionProbe("constant_letter", "always the letter A, whatever the options",
+                {"letter": "A"}, lambda: h.constant("A"), on_variants=False),
 )
 CONSTANT_PROBES: tuple[ConstantProbe, ...] = (
     ConstantProbe("always_non_harmful", "labels every term non-harmful", "non-harmful"),
@@ -92,6 +95,8 @@ def _all_runs(dataset: Dataset, created: str, variants: dict[str, Dataset],
         for scope, selection in SCOPES.items():
             ids = data.row_ids(selection.get("split"))
             for probe in OPTION_PROBES:
+                if variant != ORIGINAL and not probe.on_variants:
+                    continue
                 for seed in OFFICIAL_SEEDS:
                     yield _option_run(data, probe, scope, selection, ids, seed, created, variant)
             if variant == ORIGINAL:  # Task 3 has no options, so a variant changes nothing
@@ -102,12 +107,16 @@ def _all_runs(dataset: Dataset, created: str, variants: dict[str, Dataset],
 
 
 def _learned_runs(dataset: Dataset, created: str, variant: str) -> Iterator[tuple[Header, list[Item]]]:
-    """The learned option-only probe: train->test everywhere; 5-fold CV only on the original,
-    because on a gold-pool variant held-out golds reappear as training distractors."""
-    from builder.probes.learned import learned_probe_runs
-    for header, items in learned_probe_runs(dataset, seeds=OFFICIAL_SEEDS, created=created, variant=variant):
-        if variant == ORIGINAL or header.items.get("selection") != "all":
-            yield header, items
+    """The learned probes: train->test everywhere. 5-fold CV of the option-only probe only on
+    the original, because on a gold-pool variant held-out golds reappear as training
+    distractors and n-grams memorise them; the length-only probe cannot memorise a string,
+    so its CV is valid on every set."""
+    from builder.probes.learned import LENGTHS, PROBES, learned_probe_runs
+    for probe in PROBES:
+        for header, items in learned_probe_runs(dataset, seeds=OFFICIAL_SEEDS, created=created,
+                                                variant=variant, probe=probe):
+            if variant == ORIGINAL or probe == LENGTHS or header.items.get("selection") != "all":
+                yield header, items
 
 
 def _header(dataset: Dataset, name: str, task: str, parameters: dict[str, Any], scope: str,

@@ -32,6 +32,14 @@ def longest_words(options: OptionSet) -> str:
     return _pick(options, lambda text: len(text.split()))
 
 
+def constant(letter: str) -> Heuristic:
+    """The same letter for every item: the floor a rule that stops discriminating falls to
+    (accuracy about 25, but macro F1 about 10, since three letters score F1 0)."""
+    def choose(options: OptionSet) -> str:
+        return letter
+    return choose
+
+
 def uniform_random(rng_seed: int) -> Heuristic:
     """Seeded per item, so the answer for an item never depends on which others ran."""
     def choose(options: OptionSet) -> str:

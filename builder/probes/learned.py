@@ -17,7 +17,11 @@ Design (docs/gold-pool.md):
   differences, it scores each option and the item's answer is the argmax, ties to the
   earliest letter; fitted by SGD with a fixed seed and a fixed number of epochs, which is
   deterministic, single-threaded and about ten times faster than liblinear here;
-- two evaluations: train split -> test split, and 5-fold cross-validation over whole items.
+- two evaluations: train split -> test split, and 5-fold cross-validation over whole items;
+- a second probe, `learned_lengths`, is the same model restricted to the length features
+  (characters, words, their ranks and relative lengths; no n-grams, no style features): it
+  asks whether length alone still identifies the gold, which the article's gold-pool set
+  must rule out.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from builder.runs.schema import Header, Item
 from builder.tasks import EQUIVALENT_SELECTION
 
 NAME = "learned_options"
+LENGTHS = "learned_lengths"
+PROBES: tuple[str, ...] = (NAME, LENGTHS)
 OPTION_COLUMNS: tuple[str, ...] = tuple(column for _, column in SOURCES)
 GOLD_SOURCE = "correct"
 FOLDS = 5
@@ -61,6 +67,7 @@ DENSE_FEATURES: tuple[str, ...] = (
     "punctuation", "has_apostrophe", "has_hyphen", "has_quote", "ends_with_punctuation", "digits",
     "word_overlap_with_other_options", "non_ascii_share",
 )
+LENGTH_FEATURES: tuple[str, ...] = DENSE_FEATURES[:DENSE_FEATURES.index("mean_word_length") + 1]
 
 
 # ----------------------------------------------------------------- inputs
@@ -171,10 +178,15 @@ def _vectorizers() -> tuple[HashingVectorizer, HashingVectorizer]:
             HashingVectorizer(analyzer="word", ngram_range=WORD_NGRAMS, **common))
 
 
-def features(table: OptionTable) -> Features:
+def features(table: OptionTable, probe: str = NAME) -> Features:
+    """All features, or for `learned_lengths` only the length columns (no n-grams at all)."""
+    dense = dense_features(table.texts)
+    if probe == LENGTHS:
+        empty = sp.csr_matrix((dense.shape[0], 0))
+        return Features(dense[:, [DENSE_FEATURES.index(n) for n in LENGTH_FEATURES]], empty, empty)
     flat = table.flat_texts()
     char, word = _vectorizers()
-    return Features(dense_features(table.texts), char.transform(flat).tocsr(), word.transform(flat).tocsr())
+    return Features(dense, char.transform(flat).tocsr(), word.transform(flat).tocsr())
 
 
 # ----------------------------------------------------------------- model
@@ -270,30 +282,31 @@ def choose_letter(scores: np.ndarray, sources: tuple[str, ...], options: OptionS
     return best.letter
 
 
-def parameters(evaluation: str) -> dict[str, Any]:
+def parameters(evaluation: str, probe: str = NAME) -> dict[str, Any]:
+    ngrams = {} if probe == LENGTHS else {
+        "char_ngrams": {"analyzer": "char_wb", "range": list(CHAR_NGRAMS), "hashed": HASH_FEATURES},
+        "word_ngrams": {"analyzer": "word", "range": list(WORD_NGRAMS), "hashed": HASH_FEATURES}}
     return {
-        "inputs": "the four English options only",
+        "inputs": "the four English options only" if probe == NAME else "the lengths of the four English options only",
         "model": "pairwise logistic regression (SGD, log loss)", "alpha": ALPHA, "epochs": EPOCHS,
         "random_state": MODEL_SEED, "ties": "earliest letter",
-        "dense_features": list(DENSE_FEATURES),
-        "char_ngrams": {"analyzer": "char_wb", "range": list(CHAR_NGRAMS), "hashed": HASH_FEATURES},
-        "word_ngrams": {"analyzer": "word", "range": list(WORD_NGRAMS), "hashed": HASH_FEATURES},
+        "dense_features": list(LENGTH_FEATURES if probe == LENGTHS else DENSE_FEATURES), **ngrams,
         "evaluation": evaluation,
         **({"folds": FOLDS, "fold_seed": FOLD_SEED} if evaluation == CROSS_VALIDATION
            else {"trained_on": "train"}),
     }
 
 
-def run_id(evaluation: str, seed: int, variant: str = "original") -> str:
-    name = NAME if evaluation == TRAIN_TEST else f"{NAME}-cv"
+def run_id(evaluation: str, seed: int, variant: str = "original", probe: str = NAME) -> str:
+    name = probe if evaluation == TRAIN_TEST else f"{probe}-cv"
     scope = "test" if evaluation == TRAIN_TEST else "all"
     suffix = "" if variant == "original" else f"-{variant}"
     return f"probe-{name}-t2-s{seed}-{scope}{suffix}"
 
 
-def evaluate(dataset: Dataset) -> tuple[OptionTable, Evaluation, Evaluation]:
+def evaluate(dataset: Dataset, probe: str = NAME) -> tuple[OptionTable, Evaluation, Evaluation]:
     """Both evaluations; a pure function of the option columns and the split."""
-    return _evaluate_cached(_Key(dataset))
+    return _evaluate_cached(_Key(dataset), probe)
 
 
 class _Key:
@@ -309,27 +322,27 @@ class _Key:
         return isinstance(other, _Key) and other.dataset.content_sha256 == self.dataset.content_sha256
 
 
-@lru_cache(maxsize=4)
-def _evaluate_cached(key: _Key) -> tuple[OptionTable, Evaluation, Evaluation]:
+@lru_cache(maxsize=8)
+def _evaluate_cached(key: _Key, probe: str) -> tuple[OptionTable, Evaluation, Evaluation]:
     table = option_table(key.dataset)
-    feats = features(table)
+    feats = features(table, probe)
     return table, train_test(table, feats), cross_validation(table, feats)
 
 
-def learned_probe_runs(dataset: Dataset, *, seeds: Iterable[int], created: str,
-                       variant: str = "original") -> list[tuple[Header, list[Item]]]:
+def learned_probe_runs(dataset: Dataset, *, seeds: Iterable[int], created: str, variant: str = "original",
+                       probe: str = NAME) -> list[tuple[Header, list[Item]]]:
     """Train->test and CV runs for each option seed (the model is trained once)."""
-    table, *evaluations = evaluate(dataset)
+    table, *evaluations = evaluate(dataset, probe)
     runs = []
     for seed in seeds:
         sets = option_sets(dataset, seed)
         for evaluation in evaluations:
-            runs.append(_run(dataset, table, evaluation, sets, seed, created, variant))
+            runs.append(_run(dataset, table, evaluation, sets, seed, created, variant, probe))
     return runs
 
 
 def _run(dataset: Dataset, table: OptionTable, evaluation: Evaluation, sets: Any, seed: int,
-         created: str, variant: str) -> tuple[Header, list[Item]]:
+         created: str, variant: str, probe: str) -> tuple[Header, list[Item]]:
     items = []
     for index, scores in zip(evaluation.items, evaluation.scores):
         row_id = table.row_ids[int(index)]
@@ -338,9 +351,9 @@ def _run(dataset: Dataset, table: OptionTable, evaluation: Evaluation, sets: Any
     selection = ({"selection": "split", "split": "test"} if evaluation.name == TRAIN_TEST
                  else {"selection": "all"})
     header = Header(
-        run_id=run_id(evaluation.name, seed, variant), benchmark="cibuzzbench",
+        run_id=run_id(evaluation.name, seed, variant, probe), benchmark="cibuzzbench",
         task=EQUIVALENT_SELECTION, condition="probe",
-        subject={"kind": "probe", "name": NAME, "parameters": parameters(evaluation.name)},
+        subject={"kind": "probe", "name": probe, "parameters": parameters(evaluation.name, probe)},
         option_seed=seed, items={**selection, "n": len(items)},
         dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
         created=created, tool={"name": "buzzprobe", "version": __version__},

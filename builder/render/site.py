@@ -108,7 +108,9 @@ def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
     if "harm.always_non_harmful.macro_f1" in facts and "harm.always_non_harmful.test.macro_f1" in facts:
         tables.append(v.harm_table(cells))
     if any(k.startswith("variant.gold_pool.leak.") and k.endswith(".macro_f1.mean") for k in facts.values):
-        tables.append(v.variant_table(cells, probes))
+        tables += [v.option_sets_table(cells, probes, "test"), v.option_sets_table(cells, probes, "all")]
+    if "variant.gold_pool.leak.gold_strictly_longest.share" in facts:
+        tables.append(v.option_sets_length_table(cells))
     tables += [t for t in (v.importance_table(cells, "permutation"), v.importance_table(cells, "coef")) if t]
     triples = inputs.computed.pair_triples()
     models, summaries = inputs.computed.models, inputs.computed.pair_summaries

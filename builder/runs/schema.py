@@ -15,7 +15,7 @@ TASKS = ("equivalent_selection", "harmfulness_detection")
 CONDITIONS = ("sighted", "blind", "probe")
 SUBJECT_KINDS = ("model", "probe")
 SELECTIONS = ("all", "split", "sample", "first")  # first: the first n rows (file order) of a split or of all
-VARIANTS = ("original", "gold_pool")
+VARIANTS = ("original", "gold_pool", "gold_pool_slot")  # gold_pool*: docs/gold-pool.md
 SPLITS = ("train", "test")
 
 
