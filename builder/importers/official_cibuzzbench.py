@@ -46,6 +46,7 @@ from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import LETTERS, option_sets
 from builder.errors import InputError, Problem
+from builder.names import confined, slug
 from builder.runs.schema import Footer, Header, Item, Run
 from builder.runs.validate import validate_run
 from builder.runs.writer import write_run
@@ -94,7 +95,7 @@ def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, ou
     """Convert every predictions file under `results_dir` into one run each (Task 2 seeds in
     ascending order, then Task 3); returns the written paths. Writes nothing on any problem."""
     results_dir, out_dir = Path(results_dir), Path(out_dir)
-    model_slug(model)  # fail on an unusable name before reading anything
+    slug(model)  # fail on an unusable name before reading anything
     config = _read_config(results_dir)
     runs: list[Run] = []
     problems: list[Problem] = []
@@ -109,7 +110,7 @@ def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, ou
 
 
 def _write(run: Run, out_dir: Path) -> Path:
-    path = out_dir / f"{run.header.run_id}.jsonl"
+    path = confined(out_dir, run.header.run_id, ".jsonl", str(out_dir))
     write_run(path, run.header, run.items, run.footer)
     return path
 
@@ -382,15 +383,8 @@ def run_id(model: str, task: str, seed: int | None, items: dict[str, Any], langu
     lang = f"-{language}" if language and language != "en" else ""
     task_tag = f"t2-s{seed}" if task == EQUIVALENT_SELECTION else "t3"
     scope = items.get("split") if items["selection"] == "split" else items["selection"]
-    return f"official-{model_slug(model)}{lang}-{task_tag}-{scope}"
+    return f"official-{slug(model)}{lang}-{task_tag}-{scope}"
 
-
-def model_slug(model: str) -> str:
-    """Lower case, runs of anything but [a-z0-9_] become '-' (dots would blur fact keys)."""
-    slug = re.sub(r"[^a-z0-9_]+", "-", model.lower()).strip("-")
-    if not slug:
-        raise ValueError(f"model name {model!r} gives an empty run id")
-    return slug
 
 
 def _usage_totals(items: list[Item]) -> dict[str, int]:
