@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +46,8 @@ from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import LETTERS, option_sets
 from builder.errors import InputError, Problem
-from builder.names import confined, slug
+from builder.names import check_name, confined, slug
+from builder.runs.lines import LineError, cap_response, load_line
 from builder.runs.schema import Footer, Header, Item, Run
 from builder.runs.validate import validate_run
 from builder.runs.writer import write_run
@@ -155,12 +156,17 @@ def _read_config(results_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = load_line(path.read_bytes())
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read config: {exc.strerror or exc}") from exc
+    except LineError as exc:
         raise InputError.single(path, f"cannot read config: {exc}") from exc
     if not isinstance(data, dict):
         raise InputError.single(path, "expected a JSON object")
-    return {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    config = {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    if "lang" in config:  # it tags the run id, so it is a name like any other part of one
+        check_name(config["lang"], str(path), "prompt_language")
+    return config
 
 
 # ---------------------------------------------------------------- reading one file
@@ -302,6 +308,9 @@ class _Checker:
                 extras["latency_ms"] = float(latency) * 1000.0
             except ValueError:
                 self.add(row, "latency_sec", f"not a number: {latency!r}")
+            else:
+                if not math.isfinite(extras["latency_ms"]):
+                    self.add(row, "latency_sec", f"not a finite number: {latency!r}")
         usage = row.cells.get("usage_json", "").strip()
         if usage:
             extras["usage"] = self._usage(row, usage)
@@ -309,9 +318,9 @@ class _Checker:
 
     def _usage(self, row: _Row, raw: str) -> dict[str, int] | None:
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError:
-            self.add(row, "usage_json", "not valid JSON")
+            data = load_line(raw)
+        except LineError as exc:
+            self.add(row, "usage_json", str(exc))
             return None
         counts = {k: v for k, v in data.items() if type(v) is int} if isinstance(data, dict) else {}
         return counts or None
@@ -321,9 +330,9 @@ def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: di
           extras: dict[str, Any]) -> Item:
     raw = row.cells["raw_response"]
     error = None if success else (row.cells["error"] or "request failed (official success=False)")
-    response = raw if success or raw else None
+    response, truncated = cap_response(raw) if success or raw else (None, False)
     return Item(row_id=row_id, prediction=prediction, response=response, letter_map=letter_map,
-                error=error, **extras)
+                error=error, response_truncated=truncated or None, **extras)
 
 
 def _convert(source: _Source, dataset: Dataset, model: str, config: dict[str, Any], created: str) -> Run:
