@@ -68,6 +68,8 @@ def check_out_folder(config: BuildConfig) -> None:
         path = path.resolve()
         if path == out or path.is_relative_to(out):
             raise InputError.single("--out", f"{config.out} would replace {what} ({path}); choose a folder of its own")
+        if path.is_dir() and out.is_relative_to(path):
+            raise InputError.single("--out", f"{config.out} is inside {what} ({path}); the site is not an input")
     if out == Path.cwd().resolve() or out == Path(out.anchor):
         raise InputError.single("--out", f"{config.out} is not a folder of its own")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and read_stamp(out) is None)):

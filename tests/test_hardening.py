@@ -255,7 +255,7 @@ def test_import_keeps_a_non_latin_name_and_a_config_cannot_escape(project: Path)
     assert not (project / "again").exists() and not list(project.parent.glob("*outside*"))
 
 
-@pytest.mark.parametrize("out", ["runs", "content", ".", "notes"])
+@pytest.mark.parametrize("out", ["runs", "content", ".", "notes", "runs/site"])
 def test_build_never_replaces_a_folder_it_did_not_make(project: Path, out: str) -> None:
     (project / "notes").mkdir()
     (project / "notes" / "thesis.txt").write_text("years of work")
