@@ -395,7 +395,9 @@ def test_csv_downloads_neutralise_formulas(small: Path) -> None:
 ])
 def test_links_from_yaml_are_http_or_relative(small: Path, file: str, old: str, new: str, fragment: str) -> None:
     edit_text(small / "content" / file, old, new)
-    refused(quick_build(small), file, fragment)
+    result = quick_build(small)
+    refused(result, file, fragment)
+    assert result.stderr.count("\n  ") == 1, result.stderr  # one problem, not one per figure citing the source
 
 
 # ------------------------------------------------------------------ 6. every other traceback is located

@@ -56,7 +56,8 @@ def load_reported(path: Path) -> ReportedTable:
     def bad(message: str, *key: str | int) -> None:
         problems.append(Problem(str(path), message, line_of(lines, key), ".".join(map(str, key))))
 
-    sources = _sources(_section(data, "sources", bad), bad)
+    raw_sources = _section(data, "sources", bad)
+    sources = _sources(raw_sources, bad)
     figures: dict[str, Reported] = {}
     for key, entry in _section(data, "figures", bad).items():
         if not isinstance(entry, dict):
@@ -70,10 +71,10 @@ def load_reported(path: Path) -> ReportedTable:
         if "value" in entry and (not isinstance(value, (int, float)) or isinstance(value, bool)
                                  or not math.isfinite(value)):
             bad(f"expected a finite number, got {value!r}", "figures", key, "value")
-        if "source" in entry and entry["source"] not in sources:
-            bad(f"unknown source {entry['source']!r} (known: {', '.join(sorted(map(str, sources)))})",
+        if "source" in entry and entry["source"] not in raw_sources:
+            bad(f"unknown source {entry['source']!r} (known: {', '.join(sorted(map(str, raw_sources)))})",
                 "figures", key, "source")
-        if len(problems) == before:
+        if len(problems) == before and entry["source"] in sources:  # a broken source is reported once, above
             figures[str(key)] = Reported(str(key), float(value), str(entry["unit"]), str(entry["what"]),
                                          sources[entry["source"]])
     if problems:
