@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.fingerprint import build_fingerprint
-from builder.write import read_stamp
+from builder.errors import InputError
+from builder.write import STAMP, read_stamp
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class BuildResult:
 
 def build(config: BuildConfig) -> BuildResult:
     """Build the site; skip all work when no input changed since the last build."""
+    check_out_folder(config)
     fingerprint = build_fingerprint(config.dataset, config.runs_dir, config.content_dir)
     if not config.force and read_stamp(config.out) == fingerprint:
         return BuildResult(skipped=True, files=0, facts=0, runs=0)
@@ -54,6 +56,26 @@ def build(config: BuildConfig) -> BuildResult:
     files = _render(config, dataset, computed, variants, reported, statements)
     write_site(files, config.out, fingerprint)
     return BuildResult(skipped=False, files=len(files), facts=len(computed.facts.values), runs=len(runs))
+
+
+def check_out_folder(config: BuildConfig) -> None:
+    """The site folder is replaced as a whole, so it must be a folder of its own: never one
+    holding the inputs (`--out .` would replace the project) and never an existing folder that
+    a build did not make (it would be deleted)."""
+    out = config.out.resolve()
+    inputs = {"the runs folder": config.runs_dir, "the content folder": config.content_dir,
+              "the dataset": config.dataset}
+    for what, path in inputs.items():
+        path = path.resolve()
+        if path == out or path.is_relative_to(out):
+            raise InputError.single("--out", f"{config.out} would replace {what} ({path}); choose a folder of its own")
+        if path.is_dir() and out.is_relative_to(path):
+            raise InputError.single("--out", f"{config.out} is inside {what} ({path}); the site is not an input")
+    if out == Path.cwd().resolve() or out == Path(out.anchor):
+        raise InputError.single("--out", f"{config.out} is not a folder of its own")
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and read_stamp(out) is None)):
+        raise InputError.single("--out", f"{config.out} exists and was not made by a build (no "
+                                f"{STAMP}); a build replaces its folder, so choose an empty or new one")
 
 
 def _add_importance(computed, dataset, config: BuildConfig) -> None:
@@ -89,7 +111,7 @@ def _render(config: BuildConfig, dataset, computed, variants, reported, statemen
     registry = MeasureRegistry()
     register_run_measures(registry, computed.scores.values(), computed.facts, computed.pair_triples())
     today = build_date(config.content_dir.parent if config.content_dir.is_absolute() else Path("."))
-    predictions = load_predictions(config.content_dir / "predictions.yaml", set(registry.measures))
+    predictions = load_predictions(config.content_dir / "predictions.yaml", set(registry.measures), registry)
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
     with _svg_cache(config.cache_dir if config.charts else None):
         charts, assets = _charts(computed, config.cache_dir) if config.charts else ({}, {})

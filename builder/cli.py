@@ -163,15 +163,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def created_stamp() -> str:
     """Deterministic probes take their date from SOURCE_DATE_EPOCH (the Makefile pins it)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    from builder.build_date import env_epoch, moment
+    epoch = env_epoch()
     if epoch is None:
         raise InputError.single("SOURCE_DATE_EPOCH", "not set: probe runs must be reproducible; "
                                 "use `make runs` or set SOURCE_DATE_EPOCH")
-    try:
-        moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
-    except ValueError as exc:
-        raise InputError.single("SOURCE_DATE_EPOCH", f"not an integer: {epoch!r}") from exc
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment(epoch).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from builder.runs.files import run_files
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL")
 
@@ -24,7 +26,7 @@ def build_fingerprint(dataset: Path, runs_dir: Path, content_dir: Path) -> str:
     groups = {
         "code": (PACKAGE_DIR, _files(PACKAGE_DIR, ["*.py"])),
         "content": (content_dir, _files(content_dir, ["*"])),
-        "runs": (runs_dir, _files(runs_dir, ["*.jsonl"])),
+        "runs": (runs_dir, run_files(runs_dir)),
         "dataset": (dataset.parent, [dataset]),
     }
     for group, (root, paths) in groups.items():

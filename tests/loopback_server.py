@@ -169,7 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.requests.append(request)
             action = state.script.popleft() if state.script else None
-        if not self.path.endswith("/chat/completions"):
+        if not self.path.split("?", 1)[0].endswith("/chat/completions"):  # a query (?api-version=) is fine
             action = status(404)
         if state.latency and self.server.stopping.wait(state.latency):
             return

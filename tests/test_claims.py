@@ -206,7 +206,7 @@ def test_population_yaml_is_validated(tmp_path: Path):
 """, encoding="utf-8")
     with pytest.raises(InputError) as caught:
         load_predictions(path, {"run_metric"})
-    assert "population.subjects" in str(caught.value) and "pattern" in str(caught.value)
+    assert "population.subjects[0]" in str(caught.value) and "regular expression" in str(caught.value)
 
 
 def test_the_shipped_predictions_name_their_populations():

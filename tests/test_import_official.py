@@ -23,8 +23,8 @@ from builder.importers.official_cibuzzbench import (
     TASK2_DIR,
     TASK3_DIR,
     import_official,
-    model_slug,
 )
+from builder.names import slug
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.runs.validate import validate_run
@@ -147,9 +147,9 @@ def test_good_import_validates(tmp_path: Path, synthetic_dataset: Dataset) -> No
     write_csv(t3_path(root), t3_rows(d))
     (root / TASK2_DIR / "metrics_mean_std.json").write_text("{}", encoding="utf-8")  # ignored
     paths = do_import(root, d, out)
-    assert [p.name for p in paths] == ["official-gemini-3-1-flash-t2-s1111-all.jsonl",
-                                       "official-gemini-3-1-flash-t2-s2222-all.jsonl",
-                                       "official-gemini-3-1-flash-t3-all.jsonl"]
+    assert [p.name for p in paths] == ["official-gemini-3_1-flash-t2-s1111-all.jsonl",
+                                       "official-gemini-3_1-flash-t2-s2222-all.jsonl",
+                                       "official-gemini-3_1-flash-t3-all.jsonl"]
     for path, seed in zip(paths, (1111, 2222, None)):
         run = read_valid(path, d)
         h = run.header
@@ -226,9 +226,9 @@ def test_max_samples_output_is_imported_as_first_n(tmp_path: Path, synthetic_dat
     d = synthetic_dataset
     root = official_output(tmp_path / "api_eval", d, split=split, max_samples=50, seeds=(1111, 2222))
     paths = do_import(root, d, tmp_path / "runs")
-    slug = model_slug(MODEL)
-    assert [p.name for p in paths] == [f"official-{slug}-t2-s1111-{tag}.jsonl", f"official-{slug}-t2-s2222-{tag}.jsonl",
-                                       f"official-{slug}-t3-{tag}.jsonl"]
+    name = slug(MODEL)
+    assert [p.name for p in paths] == [f"official-{name}-t2-s1111-{tag}.jsonl", f"official-{name}-t2-s2222-{tag}.jsonl",
+                                       f"official-{name}-t3-{tag}.jsonl"]
     expected = sorted(d.row_ids(header_split))[:50]
     for path in paths:
         run = read_valid(path, d)
@@ -357,7 +357,7 @@ def test_config_parameters_and_language(tmp_path: Path, synthetic_dataset: Datas
                                                   "top_p": None, "split": "all"}), encoding="utf-8")
     (path,) = do_import(root, d, tmp_path / "runs")
     run = read_valid(path, d)
-    assert run.header.run_id == "official-gemini-3-1-flash-zh-t3-all"
+    assert run.header.run_id == "official-gemini-3_1-flash-zh-t3-all"
     assert run.header.subject["parameters"] == {"source": SOURCE_NOTE, "lang": "zh",
                                                 "temperature": 0.4, "top_p": None}
 
@@ -523,6 +523,7 @@ def test_layout_problems(tmp_path: Path, synthetic_dataset: Dataset) -> None:
 
 
 def test_model_name_must_give_a_run_id(tmp_path: Path, synthetic_dataset: Dataset) -> None:
-    assert model_slug("GPT-5.5 (2026/09)") == "gpt-5-5-2026-09"
-    with pytest.raises(ValueError, match="empty run id"):
-        import_official(tmp_path, synthetic_dataset, model="//", out_dir=tmp_path / "runs", created=CREATED)
+    assert slug("GPT-5.5 (2026/09)") == "gpt-5_5-2026-09"
+    assert slug("//").startswith("m-")  # nothing usable left: a short hash of the name, never a path
+    with pytest.raises(InputError, match="cannot be empty"):
+        import_official(tmp_path, synthetic_dataset, model=" ", out_dir=tmp_path / "runs", created=CREATED)

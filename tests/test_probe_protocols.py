@@ -15,7 +15,8 @@ from builder.dataset.options import option_sets
 from builder.errors import InputError
 from builder.probe.prompts import prompt_builder
 from builder.probe.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
-from builder.probe.runner import make_run_id, model_slug
+from builder.names import slug
+from builder.probe.runner import make_run_id
 from builder.probe.selection import Selection, make_selection
 
 # CONTEXT §1, quoted protocol (CIBuzzBench, arXiv:2609.21722).
@@ -218,8 +219,8 @@ def test_selection_headers_and_tags(synthetic_dataset: Dataset) -> None:
 
 
 def test_run_ids_are_fact_key_safe(protocols) -> None:
-    assert model_slug("meta-llama/Llama-3.1-8B-Instruct") == "meta-llama-llama-3-1-8b-instruct"
-    assert model_slug("qwen2.5:7b") == "qwen2-5-7b"
+    assert slug("meta-llama/Llama-3.1-8B-Instruct") == "meta-llama-llama-3_1-8b-instruct"
+    assert slug("qwen2.5:7b") == "qwen2_5-7b"
     blind = find_protocol(protocols, "equivalent_selection", "blind", "en")
     assert make_run_id("gemini-flash", blind, 1111, make_selection(None, 400, 0)) == \
         "gemini-flash-t2-blind-en-s1111-n400-r0"

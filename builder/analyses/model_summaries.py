@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from builder.analyses.paired import PairedAnalysis
 from builder.analyses.run_scores import RunScore
-from builder.probe.runner import model_slug
+from builder.names import slug
 from builder.probe.selection import Selection
 from builder.runs.schema import Header
 
@@ -81,7 +81,7 @@ def selection_tag(items: dict) -> str:
 
 
 def summary_id(header: Header, with_condition: bool = True) -> str:
-    parts = [model_slug(header.subject_name), TASK_TAGS.get(header.task, header.task)]
+    parts = [slug(header.subject_name), TASK_TAGS.get(header.task, header.task)]
     if with_condition:
         parts.append(header.condition)
     parts += [run_lang(header), selection_tag(header.items)]

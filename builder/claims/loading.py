@@ -1,137 +1,192 @@
-"""Read predictions and statements from YAML, with located errors."""
+"""Read predictions and statements from YAML, with located errors.
+
+Every problem of every entry is reported at once, each with its line and field, and, when
+the build's measures are given, every condition is tried once so that a parameter a measure
+rejects (an unknown metric, an invalid `subject` pattern) is named here rather than failing
+the build later without a location.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
-
-from builder.claims.engine import AGGREGATES, OPS, Condition, Population, Prediction, Statement
+from builder.claims.engine import AGGREGATES, OPS, Condition, MeasureRegistry, Population, Prediction, Statement
 from builder.errors import InputError, Problem
+from builder.yamlfile import KeyPath, line_of, load_mapping
 
 T = TypeVar("T")
+_FIELD_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_PATTERN_PARAMS = ("subject",)  # params that measures read as regular expressions
 
 
-def load_predictions(path: Path, known_measures: set[str]) -> list[Prediction]:
-    def build(entry: dict[str, Any], where: str) -> Prediction:
-        return Prediction(
-            id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
-            source=_text(path, entry, "source", where),
-            registered=_date(path, entry, "registered", where, required=True),
-            deadline=_date(path, entry, "deadline", where, required=False),
-            supported_when=_conditions(path, entry, "supported_when", where, known_measures),
-            refuted_when=_conditions(path, entry, "refuted_when", where, known_measures),
-            note=str(entry.get("note", "")),
-            population=_population(path, entry, where, known_measures),
-        )
-    return _load(path, "predictions", build)
+class _Entry:
+    """One entry's fields; every problem is recorded, so all of them are reported together."""
 
+    def __init__(self, path: Path, raw: dict[str, Any], where: str, known: set[str]):
+        self.path, self.raw, self.where, self.known = path, raw, where, known
+        self.problems: list[Problem] = []
 
-def _population(path: Path, entry: dict, where: str, known: set[str]) -> Population | None:
-    raw = entry.get("population")
-    if raw is None:
-        return None
-    field = f"{where}.population"
-    if not isinstance(raw, dict) or set(raw) - {"text", "subjects", "qualify"}:
-        raise InputError.single(path, "expected a mapping with text, subjects and/or qualify", field=field)
-    subjects = raw.get("subjects") or []
-    if not isinstance(subjects, list) or not all(isinstance(s, str) and s for s in subjects):
-        raise InputError.single(path, "subjects must be a list of patterns", field=f"{field}.subjects")
-    for s in subjects:
+    def bad(self, message: str, field: str) -> None:
+        self.problems.append(Problem(str(self.path), message, None, field))
+
+    def text(self, name: str) -> str:
+        value = self.raw.get(name)
+        if not isinstance(value, str) or not value.strip():
+            self.bad("required text is missing", f"{self.where}.{name}")
+            return ""
+        return value.strip()
+
+    def date(self, name: str, *, required: bool) -> dt.date | None:
+        value = self.raw.get(name)
+        if value is None and not required:
+            return None
+        if isinstance(value, dt.date):
+            return value
         try:
-            re.compile(s)
-        except re.error as exc:
-            raise InputError.single(path, f"not a valid pattern: {exc}", field=f"{field}.subjects") from None
-    qualify = _condition(path, raw["qualify"], f"{field}.qualify", known) if "qualify" in raw else None
-    if not subjects and qualify is None:
-        raise InputError.single(path, "a population needs subjects or qualify", field=field)
-    return Population(_text(path, raw, "text", field), tuple(subjects), qualify)
+            return dt.date.fromisoformat(str(value))
+        except ValueError:
+            self.bad(f"expected a date YYYY-MM-DD, got {value!r}", f"{self.where}.{name}")
+            return None
+
+    def conditions(self, name: str) -> tuple[Condition, ...]:
+        raw = self.raw.get(name) or []
+        if not isinstance(raw, list):
+            self.bad("expected a list of conditions", f"{self.where}.{name}")
+            return ()
+        found = (self.condition(c, f"{self.where}.{name}[{i}]") for i, c in enumerate(raw))
+        return tuple(c for c in found if c is not None)
+
+    def condition(self, raw: Any, where: str) -> Condition | None:
+        if not isinstance(raw, dict):
+            self.bad("a condition is a mapping", where)
+            return None
+        before = len(self.problems)
+        if raw.get("measure") not in self.known:
+            self.bad(f"unknown measure {raw.get('measure')!r} (known: {', '.join(sorted(self.known))})", f"{where}.measure")
+        if raw.get("aggregate", "all") not in AGGREGATES:
+            self.bad(f"aggregate must be one of {', '.join(AGGREGATES)}", f"{where}.aggregate")
+        if raw.get("op") not in OPS:
+            self.bad(f"op must be one of {' '.join(OPS)}", f"{where}.op")
+        threshold = raw.get("threshold")
+        if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or threshold != threshold:
+            self.bad("threshold must be a number", f"{where}.threshold")
+        params = raw.get("params") or {}
+        if not isinstance(params, dict):
+            self.bad("params is a mapping of names to values", f"{where}.params")
+            params = {}
+        for name in _PATTERN_PARAMS:
+            if name in params:
+                self.pattern(params[name], f"{where}.params.{name}")
+        if len(self.problems) > before:
+            return None
+        return Condition(raw["measure"], dict(params), raw.get("aggregate", "all"), raw["op"],
+                         float(threshold), str(raw.get("text", "")))
+
+    def population(self) -> Population | None:
+        """Whose runs count for a prediction (engine.Population); absent: every run."""
+        raw = self.raw.get("population")
+        if raw is None:
+            return None
+        where = f"{self.where}.population"
+        if not isinstance(raw, dict) or set(raw) - {"text", "subjects", "qualify"}:
+            self.bad("expected a mapping with text, subjects and/or qualify", where)
+            return None
+        subjects = raw.get("subjects") or []
+        if not isinstance(subjects, list) or not all(isinstance(s, str) and s for s in subjects):
+            self.bad("subjects must be a list of patterns", f"{where}.subjects")
+            return None
+        for i, s in enumerate(subjects):
+            self.pattern(s, f"{where}.subjects[{i}]")
+        qualify = self.condition(raw["qualify"], f"{where}.qualify") if "qualify" in raw else None
+        if not subjects and "qualify" not in raw:
+            self.bad("a population needs subjects or qualify", where)
+        text = raw.get("text")
+        if not isinstance(text, str) or not text.strip():
+            self.bad("required text is missing", f"{where}.text")
+            return None
+        return Population(text.strip(), tuple(subjects), qualify)
+
+    def pattern(self, value: Any, field: str) -> None:
+        try:
+            re.compile(value)
+        except (re.error, TypeError) as exc:
+            self.bad(f"not a valid regular expression: {exc}", field)
 
 
-def load_statements(path: Path, known_measures: set[str]) -> list[Statement]:
-    def build(entry: dict[str, Any], where: str) -> Statement:
-        return Statement(
-            id=_text(path, entry, "id", where), claim=_text(path, entry, "claim", where),
-            source=_text(path, entry, "source", where),
-            holds_when=_conditions(path, entry, "holds_when", where, known_measures),
-            note=str(entry.get("note", "")),
+def load_predictions(path: Path, known_measures: set[str], registry: MeasureRegistry | None = None) -> list[Prediction]:
+    def build(e: _Entry) -> Prediction:
+        return Prediction(
+            id=e.text("id"), claim=e.text("claim"), source=e.text("source"),
+            registered=e.date("registered", required=True),  # type: ignore[arg-type]
+            deadline=e.date("deadline", required=False),
+            supported_when=e.conditions("supported_when"), refuted_when=e.conditions("refuted_when"),
+            note=str(e.raw.get("note", "")), population=e.population(),
         )
-    return _load(path, "claims", build)
+    return _load(path, "predictions", known_measures, build, registry)
 
 
-def _load(path: Path, key: str, build: Callable[[dict[str, Any], str], T]) -> list[T]:
+def load_statements(path: Path, known_measures: set[str], registry: MeasureRegistry | None = None) -> list[Statement]:
+    def build(e: _Entry) -> Statement:
+        return Statement(id=e.text("id"), claim=e.text("claim"), source=e.text("source"),
+                         holds_when=e.conditions("holds_when"), note=str(e.raw.get("note", "")))
+    return _load(path, "claims", known_measures, build, registry)
+
+
+def _load(path: Path, key: str, known: set[str], build: Callable[[_Entry], T],
+          registry: MeasureRegistry | None) -> list[T]:
     """Build every entry, collecting all problems (and duplicate ids) before failing."""
+    entries, lines = _entries(path, key)
     problems: list[Problem] = []
     out: list[T] = []
-    for index, entry in enumerate(_entries(path, key)):
-        try:
-            out.append(build(entry, f"{key}[{index}]"))
-        except InputError as exc:
-            problems.extend(exc.problems)
+    for index, raw in enumerate(entries):
+        entry = _Entry(path, raw, f"{key}[{index}]", known)
+        item = build(entry)
+        if registry is not None and not entry.problems:
+            _dry_run(entry, item, registry)
+        problems.extend(entry.problems)
+        if not entry.problems:
+            out.append(item)
     _unique_ids(path, [item.id for item in out], problems)  # type: ignore[attr-defined]
     if problems:
-        raise InputError(problems)
+        raise InputError([_located(p, lines) for p in problems])
     return out
 
 
-def _entries(path: Path, key: str) -> list[dict[str, Any]]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError.single(path, f"not valid YAML: {exc}", line=mark.line + 1 if mark else None) from exc
-    entries = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise InputError.single(path, f"expected a list of mappings under {key!r}", field=key)
-    return entries
+def _dry_run(entry: _Entry, item: Any, registry: MeasureRegistry) -> None:
+    """Ask each measure once, so a parameter it rejects is reported with its entry and field."""
+    for name in ("supported_when", "refuted_when", "holds_when"):
+        for i, condition in enumerate(getattr(item, name, ())):
+            try:
+                registry.evidence(condition)
+            except (TypeError, ValueError, KeyError, re.error) as exc:
+                entry.bad(f"measure {condition.measure!r} rejects its params: {exc}", f"{entry.where}.{name}[{i}].params")
 
 
-def _text(path: Path, entry: dict, name: str, where: str) -> str:
-    value = entry.get(name)
-    if not isinstance(value, str) or not value.strip():
-        raise InputError.single(path, "required text is missing", field=f"{where}.{name}")
-    return value.strip()
-
-
-def _date(path: Path, entry: dict, name: str, where: str, *, required: bool) -> dt.date | None:
-    value = entry.get(name)
-    if value is None and not required:
-        return None
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value))
-    except ValueError:
-        raise InputError.single(path, f"expected a date YYYY-MM-DD, got {value!r}", field=f"{where}.{name}") from None
-
-
-def _conditions(path: Path, entry: dict, name: str, where: str, known: set[str]) -> tuple[Condition, ...]:
-    raw = entry.get(name) or []
-    if not isinstance(raw, list):
-        raise InputError.single(path, "expected a list of conditions", field=f"{where}.{name}")
-    return tuple(_condition(path, c, f"{where}.{name}[{i}]", known) for i, c in enumerate(raw))
-
-
-def _condition(path: Path, raw: Any, where: str, known: set[str]) -> Condition:
-    if not isinstance(raw, dict):
-        raise InputError.single(path, "a condition is a mapping", field=where)
-    problems = []
-    if raw.get("measure") not in known:
-        problems.append(Problem(str(path), f"unknown measure {raw.get('measure')!r} (known: {', '.join(sorted(known))})", None, f"{where}.measure"))
-    if raw.get("aggregate", "all") not in AGGREGATES:
-        problems.append(Problem(str(path), f"aggregate must be one of {', '.join(AGGREGATES)}", None, f"{where}.aggregate"))
-    if raw.get("op") not in OPS:
-        problems.append(Problem(str(path), f"op must be one of {' '.join(OPS)}", None, f"{where}.op"))
-    if not isinstance(raw.get("threshold"), (int, float)) or isinstance(raw.get("threshold"), bool):
-        problems.append(Problem(str(path), "threshold must be a number", None, f"{where}.threshold"))
+def _entries(path: Path, key: str) -> tuple[list[dict[str, Any]], dict[KeyPath, int]]:
+    data, lines = load_mapping(path)
+    entries = data.get(key)
+    if not isinstance(entries, list):
+        raise InputError.single(path, f"expected a list of mappings under {key!r}", line=line_of(lines, (key,)), field=key)
+    problems = [Problem(str(path), "expected a mapping", line_of(lines, (key, i)), f"{key}[{i}]")
+                for i, e in enumerate(entries) if not isinstance(e, dict)]
     if problems:
         raise InputError(problems)
-    return Condition(raw["measure"], dict(raw.get("params") or {}), raw.get("aggregate", "all"), raw["op"],
-                     float(raw["threshold"]), str(raw.get("text", "")))
+    return entries, lines
+
+
+def key_path(field: str) -> KeyPath:
+    """"claims[0].holds_when[1].op" -> ("claims", 0, "holds_when", 1, "op")."""
+    return tuple(int(index) if index else name for name, index in _FIELD_PART.findall(field))
+
+
+def _located(problem: Problem, lines: dict[KeyPath, int]) -> Problem:
+    if problem.line is not None or not problem.field:
+        return problem
+    return Problem(problem.path, problem.message, line_of(lines, key_path(problem.field)), problem.field)
 
 
 def _unique_ids(path: Path, ids: list[str], problems: list[Problem]) -> None:

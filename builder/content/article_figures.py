@@ -16,7 +16,7 @@ from typing import Any
 
 from builder.content.reported import ReportedTable
 from builder.errors import Problem, InputError
-from builder.mouse.yamlfile import line_of, load_yaml
+from builder.yamlfile import line_of, load_yaml
 
 FUNCTIONS = ("r", "mcnemar")  # r("reported.key"): a quoted figure; mcnemar(fixes, breaks): exact p
 _ID = re.compile(r"[a-z0-9][a-z0-9_-]*")

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from builder.errors import InputError, Problem
+from builder.textfiles import decode_utf8
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 REQUIRED = ("title", "description")
@@ -31,7 +32,8 @@ class Page:
 
 def load_pages(folder: Path) -> list[Page]:
     pages, problems = [], []
-    for path in sorted(folder.glob("*.md")):
+    found = folder.iterdir() if folder.is_dir() else ()
+    for path in sorted(p for p in found if p.suffix.lower() == ".md" and p.is_file()):
         try:
             pages.append(read_page(path))
         except InputError as exc:
@@ -42,12 +44,18 @@ def load_pages(folder: Path) -> list[Page]:
 
 
 def read_page(path: Path) -> Page:
-    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read page: {exc.strerror or exc}") from exc
+    text = decode_utf8(path, raw).replace("\r\n", "\n")
     match = _FRONT.match(text)
     if match is None:
         raise InputError.single(path, "a page starts with YAML front matter between '---' lines", line=1)
     try:
         meta = yaml.safe_load(match.group(1)) or {}
+    except RecursionError:
+        raise InputError.single(path, "front matter is nested too deeply", line=2) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1

@@ -7,6 +7,8 @@ can tell a reader which numbers it recomputed and which it only quotes.
 from __future__ import annotations
 
 import datetime as dt
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -14,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from builder.errors import InputError, Problem
+from builder.yamlfile import line_of, load_mapping, web_link_problem
 
 FIELDS = ("value", "unit", "what", "source")
 
@@ -57,35 +60,61 @@ class ReportedTable:
 
 
 def load_reported(path: Path) -> ReportedTable:
-    text = path.read_text(encoding="utf-8")
-    data = yaml.safe_load(text) or {}
-    quoted = _quoted_values(text)
-    sources = _sources(path, data.get("sources") or {})
-    figures: dict[str, Reported] = {}
+    """Every problem of every entry, each with its line, in one error."""
+    data, lines = load_mapping(path)
+    quoted = _quoted_values(path.read_text(encoding="utf-8"))
     problems: list[Problem] = []
-    for key, entry in (data.get("figures") or {}).items():
-        missing = [f for f in FIELDS if not isinstance(entry, dict) or f not in entry]
-        if missing:
-            problems += [Problem(str(path), "required field is missing", None, f"figures.{key}.{m}") for m in missing]
+
+    def bad(message: str, *key: str | int) -> None:
+        problems.append(Problem(str(path), message, line_of(lines, key), ".".join(map(str, key))))
+
+    raw_sources = _section(data, "sources", bad)
+    sources = _sources(raw_sources, bad)
+    figures: dict[str, Reported] = {}
+    for key, entry in _section(data, "figures", bad).items():
+        if not isinstance(entry, dict):
+            bad("a figure is a mapping of value, unit, what and source", "figures", key)
             continue
-        if entry["source"] not in sources:
-            problems.append(Problem(str(path), f"unknown source {entry['source']!r}", None, f"figures.{key}.source"))
-            continue
-        figures[key] = Reported(key, float(entry["value"]), str(entry["unit"]), str(entry["what"]),
-                                sources[entry["source"]], quoted.get(key, ""))
+        before = len(problems)
+        for name in FIELDS:
+            if name not in entry:
+                bad("required field is missing", "figures", key, name)
+        value = entry.get("value")
+        if "value" in entry and (not isinstance(value, (int, float)) or isinstance(value, bool)
+                                 or not math.isfinite(value)):
+            bad(f"expected a finite number, got {value!r}", "figures", key, "value")
+        if "source" in entry and entry["source"] not in raw_sources:
+            bad(f"unknown source {entry['source']!r} (known: {', '.join(sorted(map(str, raw_sources)))})",
+                "figures", key, "source")
+        if len(problems) == before and entry["source"] in sources:  # a broken source is reported once, above
+            figures[str(key)] = Reported(str(key), float(value), str(entry["unit"]), str(entry["what"]),
+                                         sources[entry["source"]], quoted.get(str(key), ""))
     if problems:
         raise InputError(problems)
     return ReportedTable(figures, sources)
 
 
-def _sources(path: Path, raw: dict) -> dict[str, Source]:
+def _section(data: dict, name: str, bad: Callable[..., None]) -> dict:
+    section = data.get(name) or {}
+    if not isinstance(section, dict):
+        bad("expected a mapping", name)
+        return {}
+    return section
+
+
+def _sources(raw: dict, bad: Callable[..., None]) -> dict[str, Source]:
     out = {}
     for sid, entry in raw.items():
         if not isinstance(entry, dict) or not {"title", "date", "short"} <= set(entry):
-            raise InputError.single(path, "a source needs a title, a short name and a date", field=f"sources.{sid}")
+            bad("a source needs a title, a short name and a date", "sources", sid)
+            continue
+        url = entry.get("url")
+        if url is not None and (problem := web_link_problem(url)):
+            bad(problem, "sources", sid, "url")
+            continue
         date = entry["date"]
         iso = date.isoformat() if isinstance(date, dt.date) else str(date)
-        out[sid] = Source(sid, str(entry["title"]), iso, str(entry["short"]), entry.get("url"))
+        out[sid] = Source(str(sid), str(entry["title"]), iso, str(entry["short"]), url)
     return out
 
 

@@ -96,14 +96,23 @@ def _validate(path: Path, header: list[str], records: list[tuple[int, list[str]]
     if problems:
         raise InputError(problems)
     rows: list[list[str]] = []
-    for position, (line, cells) in enumerate(records):
+    first_line: dict[tuple[str, ...], int] = {}  # row -> line it first appears on
+    position = 0  # the row_id this record should have
+    for line, cells in records:
         if len(cells) != len(COLUMNS):
+            position += 1
             problems.append(Problem(str(path), f"expected {len(COLUMNS)} fields, found {len(cells)}"
                                     " (an unbalanced quote can swallow the lines after it)", line))
             continue
         row = [cells[header.index(c)] for c in COLUMNS]
+        if tuple(row) in first_line:  # named once; the rows after it keep their expected positions
+            problems.append(Problem(str(path), f"duplicate of the row on line {first_line[tuple(row)]} "
+                                    f"(row_id {row[0]!r}): delete one of them", line, "row_id"))
+            continue
+        first_line[tuple(row)] = line
         problems.extend(_check_row(path, line, position, row))
         rows.append(row)
+        position += 1
     problems.extend(_check_shape(path, rows, spec))
     if problems:
         raise InputError(problems[:MAX_PROBLEMS] + _overflow(path, problems))

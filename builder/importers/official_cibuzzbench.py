@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +53,8 @@ from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import LETTERS, option_sets
 from builder.errors import InputError, Problem
+from builder.names import check_name, confined, slug
+from builder.runs.lines import LineError, cap_response, load_line
 from builder.runs.schema import SPLITS, Footer, Header, Item, Run
 from builder.runs.validate import first_row_ids, validate_run
 from builder.runs.writer import write_run
@@ -111,7 +113,7 @@ def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, ou
     """Convert every predictions file under `results_dir` into one run each (Task 2 seeds in
     ascending order, then Task 3); returns the written paths. Writes nothing on any problem."""
     results_dir, out_dir = Path(results_dir), Path(out_dir)
-    model_slug(model)  # fail on an unusable name before reading anything
+    slug(model)  # fail on an unusable name before reading anything
     config = _read_config(results_dir)
     runs: list[Run] = []
     problems: list[Problem] = []
@@ -126,7 +128,7 @@ def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, ou
 
 
 def _write(run: Run, out_dir: Path) -> Path:
-    path = out_dir / f"{run.header.run_id}.jsonl"
+    path = confined(out_dir, run.header.run_id, ".jsonl", str(out_dir))
     write_run(path, run.header, run.items, run.footer)
     return path
 
@@ -183,8 +185,10 @@ def _read_config(results_dir: Path) -> _Config:
     if not path.is_file():
         return _Config(path, {}, None, None)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = load_line(path.read_bytes())
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read config: {exc.strerror or exc}") from exc
+    except LineError as exc:
         raise InputError.single(path, f"cannot read config: {exc}") from exc
     if not isinstance(data, dict):
         raise InputError.single(path, "expected a JSON object")
@@ -197,6 +201,8 @@ def _read_config(results_dir: Path) -> _Config:
     if problems:
         raise InputError(problems)
     parameters = {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    if "lang" in parameters:  # it tags the run id, so it is a name like any other part of one
+        check_name(parameters["lang"], str(path), "prompt_language")
     return _Config(path, parameters, split, count)
 
 
@@ -339,6 +345,9 @@ class _Checker:
                 extras["latency_ms"] = float(latency) * 1000.0
             except ValueError:
                 self.add(row, "latency_sec", f"not a number: {latency!r}")
+            else:
+                if not math.isfinite(extras["latency_ms"]):
+                    self.add(row, "latency_sec", f"not a finite number: {latency!r}")
         usage = row.cells.get("usage_json", "").strip()
         if usage:
             extras["usage"] = self._usage(row, usage)
@@ -346,9 +355,9 @@ class _Checker:
 
     def _usage(self, row: _Row, raw: str) -> dict[str, int] | None:
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError:
-            self.add(row, "usage_json", "not valid JSON")
+            data = load_line(raw)
+        except LineError as exc:
+            self.add(row, "usage_json", str(exc))
             return None
         counts = {k: v for k, v in data.items() if type(v) is int} if isinstance(data, dict) else {}
         return counts or None
@@ -358,9 +367,9 @@ def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: di
           extras: dict[str, Any]) -> Item:
     raw = row.cells["raw_response"]
     error = None if success else (row.cells["error"] or "request failed (official success=False)")
-    response = raw if success or raw else None
+    response, truncated = cap_response(raw) if success or raw else (None, False)
     return Item(row_id=row_id, prediction=prediction, response=response, letter_map=letter_map,
-                error=error, **extras)
+                error=error, response_truncated=truncated or None, **extras)
 
 
 def _convert(source: _Source, dataset: Dataset, model: str, config: _Config, created: str) -> Run:
@@ -449,15 +458,7 @@ def run_id(model: str, task: str, seed: int | None, items: dict[str, Any], langu
     scope = items.get("split") if items["selection"] == "split" else items["selection"]
     if items["selection"] == "first":
         scope = f"{items['split']}-first{items['n']}" if items.get("split") else f"first{items['n']}"
-    return f"official-{model_slug(model)}{lang}-{task_tag}-{scope}"
-
-
-def model_slug(model: str) -> str:
-    """Lower case, runs of anything but [a-z0-9_] become '-' (dots would blur fact keys)."""
-    slug = re.sub(r"[^a-z0-9_]+", "-", model.lower()).strip("-")
-    if not slug:
-        raise ValueError(f"model name {model!r} gives an empty run id")
-    return slug
+    return f"official-{slug(model)}{lang}-{task_tag}-{scope}"
 
 
 def _usage_totals(items: list[Item]) -> dict[str, int]:

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError
-from builder.probe.command import add_client_arguments, non_negative_int, positive_int
+from builder.names import check_name, confined, fill_template
+from builder.probe.command import add_client_arguments, non_negative_float, non_negative_int, positive_int
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
@@ -87,7 +88,7 @@ def _add_import(actions: Any) -> None:
     p.add_argument("--model", required=True, help="the model's name, as it should appear on the site")
     p.add_argument("--data", type=Path, action="append", default=[],
                    help="a data file to check the outputs against, row by row (repeatable)")
-    p.add_argument("--temperature", type=float, default=None, help="recorded in the runs when given")
+    p.add_argument("--temperature", type=non_negative_float, default=None, help="recorded in the runs when given")
     p.add_argument("--max-tokens", type=positive_int, default=None, help="recorded in the runs when given")
     p.add_argument("--gold-columns", type=Path, default=None,
                    help="gold-column mapping (default content/mouse/gold_columns.yaml)")
@@ -134,9 +135,10 @@ def _guarded(run: Any) -> Any:
 
 def _settings(args: argparse.Namespace) -> Any:
     from builder.mouse.probe import MouseSettings
-    from builder.probe.client import RetryPolicy
+    from builder.probe.client import RetryPolicy, check_base_url
     if args.base_url is None and args.dry_run is None:
         raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
+    check_base_url(args.base_url)
     return MouseSettings(
         model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
         max_tokens=args.max_tokens, concurrency=args.concurrency, timeout=args.timeout,
@@ -144,13 +146,12 @@ def _settings(args: argparse.Namespace) -> Any:
         progress=not args.quiet)
 
 
-def _check_out(template: str | None) -> None:
-    if template is None:
-        return
-    try:
-        template.format(run_id="x", model_slug="x")
-    except (KeyError, IndexError, ValueError) as exc:
-        raise InputError.single("--out", f"only {{run_id}} and {{model_slug}} can be filled in ({exc!r})") from None
+def _check_out(args: argparse.Namespace) -> None:
+    """--out fills in only plain {run_id} and {model_slug}; --run-id is a name, not a path."""
+    if args.out is not None:
+        fill_template(args.out, "--out", run_id="x", model_slug="x")
+    if args.run_id is not None:
+        check_name(args.run_id, "--run-id")
 
 
 def _gold(args: argparse.Namespace) -> Any:
@@ -169,7 +170,7 @@ def _probe(args: argparse.Namespace, key: str | None) -> int:
     if args.condition == "blind" and args.task not in ("ms", "cc"):
         raise InputError.single("--condition", "the blind arm exists for ms and cc only")
     settings, protocol = _settings(args), _protocol(args, args.task, args.condition)
-    _check_out(args.out)
+    _check_out(args)
     data = load_data(args.data, _gold(args), DATA_FILES[args.task])
     plan = plan_probe(args.task, data, protocol, settings, sample=args.sample, sample_seed=args.sample_seed,
                       out_template=args.out or DEFAULT_OUT, run_id=args.run_id)
@@ -181,7 +182,7 @@ def _judge(args: argparse.Namespace, key: str | None) -> int:
     from builder.mouse.probe_score import MAIN, load_data
     from builder.mouse.runfile import read_mouse_run
     settings, protocol = _settings(args), _protocol(args, "judge", "sighted")
-    _check_out(args.out)
+    _check_out(args)
     translations = read_mouse_run(args.run)
     data = load_data(args.data, _gold(args), MAIN)
     plan = plan_judge(translations, data, protocol, settings, out_template=args.out, run_id=args.run_id)
@@ -252,7 +253,7 @@ def _import(args: argparse.Namespace) -> int:
     runs = make_runs({"kind": "model", "name": args.model, "parameters": parameters}, created,
                      main=main, judge=judge, ms=ms, cc=cc, dataset_content=content)
     for run in runs:
-        path = args.out / f"{run.header.run_id}.jsonl"
+        path = confined(args.out, run.header.run_id, ".jsonl", "--out")
         write_mouse_run(path, run)
         print(f"wrote {path} ({run.header.task}, {len(run.items)} items, {run.unparsed} unparsed)")
     return 0

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError, Problem
-from builder.mouse.yamlfile import line_of, load_yaml
+from builder.yamlfile import line_of, load_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = REPO / "content" / "mouse" / "gold_columns.yaml"

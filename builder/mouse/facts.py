@@ -13,7 +13,7 @@ from builder.facts import FactTable
 from builder.metrics import Interval
 from builder.mouse.metrics import Agreement, ClassScores, RCScores, TranslationScores
 from builder.mouse.reported import Reported
-from builder.mouse.runfile import slug
+from builder.names import slug
 
 BOOT = "seeded percentile bootstrap over items, 95%"
 REPORTED = "reported by the paper"

@@ -31,7 +31,8 @@ from builder.mouse.labels import CC, IR, MS, MS_LABELS, RC, RC_COMPONENTS, TD, T
 from builder.mouse.parsing import (is_copy, parse_choice, parse_component, parse_intention, parse_judge, parse_ms,
                                    parse_toxicity, strip_marker)
 from builder.mouse.probe_protocols import ANSWER, BLIND, MouseProtocol
-from builder.mouse.runfile import MouseRun, MouseRunHeader, MouseRunItem, slug
+from builder.mouse.runfile import MouseRun, MouseRunHeader, MouseRunItem
+from builder.names import fill_template, slug
 from builder.probe.client import RetryPolicy
 
 DEFAULT_OUT = "runs-mouse/{model_slug}/{run_id}.jsonl"
@@ -122,7 +123,7 @@ def _tool() -> dict[str, Any]:
 
 
 def _out_path(template: str, run_id: str, model: str) -> Path:
-    return Path(template.format(run_id=run_id, model_slug=slug(model)))
+    return fill_template(template, "--out", run_id=run_id, model_slug=slug(model))
 
 
 # ---------------------------------------------------------------- probing a task

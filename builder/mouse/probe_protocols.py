@@ -19,7 +19,7 @@ from typing import Any
 
 from builder.errors import InputError, Problem
 from builder.mouse.labels import CC, IR, MS, RC, RC_COMPONENTS, TD, TR
-from builder.mouse.yamlfile import line_of, load_yaml
+from builder.yamlfile import line_of, load_yaml
 from builder.probe.protocols import Protocol
 
 DEFAULT_MOUSE_PROTOCOLS = Path(__file__).resolve().parents[2] / "content" / "protocols" / "mouse.yaml"

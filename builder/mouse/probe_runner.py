@@ -132,6 +132,8 @@ async def ask_job(plan: MousePlan, job: Job, client: ChatClient, prior: Answers)
         else:
             answers[part] = answer.content
             call.update(latency_ms=answer.latency_ms, usage=answer.usage)
+            if answer.truncated:  # the run keeps only the first MAX_RESPONSE_CHARS; the call log says so
+                call["response_truncated"] = True
         calls.append(call)
     return job.finish(answers), calls
 

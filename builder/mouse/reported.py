@@ -18,7 +18,7 @@ from typing import Any
 
 from builder.errors import InputError, Problem
 from builder.mouse.table import decode, raise_problems
-from builder.mouse.yamlfile import line_of, load_yaml
+from builder.yamlfile import line_of, load_yaml, web_link_problem
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DIR = REPO / "content" / "mouse"
@@ -150,6 +150,9 @@ class _Meta:
 
     def source(self) -> Source:
         text = {k: self.get(("source", k), str) for k in ("title", "arxiv", "venue", "url", "code")}
+        for link in ("url", "code"):
+            if text[link] and (problem := web_link_problem(text[link])):
+                self.add(problem, ("source", link))
         authors = tuple(str(a) for a in self.get(("source", "authors"), list))
         return Source(text["title"], authors, text["arxiv"], text["venue"], text["url"], text["code"])
 

@@ -9,9 +9,7 @@ output) are kept verbatim so a different parser can be applied later. Format: do
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,9 +23,12 @@ from builder.mouse.dataset import MouseSet
 from builder.mouse.importer import ChoiceResults, MainResults, TaskResult, TranslationResult
 from builder.mouse.labels import CC, IR, IR_LABELS, JUDGE_LABELS, MS, MS_LABELS, RC, RC_COMPONENTS, TASKS, TD, TR
 from builder.mouse.table import decode, raise_problems
+from builder.names import name_problem, slug
+from builder.runs.lines import LineError, load_line
+from builder.runs.schema import MOUSE_SCHEMA, SCHEMA as CIBUZZBENCH_SCHEMA
 from builder.runs.writer import dump_line
 
-SCHEMA = "buzzprobe.mouse-run/1"
+SCHEMA = MOUSE_SCHEMA
 BENCHMARK = "mouse"
 _DIGITS = {IR: IR_LABELS, TD: (0, 1), RC: (0, 1)}
 
@@ -85,12 +86,6 @@ class MouseRun:
 
 
 # ---------------------------------------------------------------- building runs
-
-def slug(name: str) -> str:
-    """A model name as a run-id / fact-key part: lower case, "." as "_" (fact keys are
-    dot-separated), other runs of non-alphanumerics as "-": "Qwen3-0.6B" -> "qwen3-0_6b"."""
-    return re.sub(r"[^a-z0-9_]+", "-", name.lower().replace(".", "_")).strip("-")
-
 
 def make_runs(subject: dict[str, Any], created: str, *, main: MainResults | None = None,
               judge: TranslationResult | None = None, ms: ChoiceResults | None = None,
@@ -205,9 +200,9 @@ class _Reader:
 
     def json(self, line: int, text: str) -> dict[str, Any] | None:
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            self.add(f"not valid JSON: {exc.msg} at column {exc.colno}", line)
+            value = load_line(text)
+        except LineError as exc:
+            self.add(str(exc), line)
             return None
         if not isinstance(value, dict):
             self.add("expected a JSON object", line)
@@ -218,6 +213,12 @@ class _Reader:
         if record is None:
             return None
         before = len(self.problems)
+        if record.get("schema") == CIBUZZBENCH_SCHEMA:
+            self.add(f"this is a CIBuzzBench run ({CIBUZZBENCH_SCHEMA}), not a Mouse run: it belongs in runs/ "
+                     "and is read by `buzzprobe build`", line, "schema")
+            return None
+        if isinstance(record.get("run_id"), str) and (problem := name_problem(record["run_id"])):
+            self.add(problem, line, "run_id")
         for key, kind in _HEADER.items():
             if not isinstance(record.get(key), kind):
                 self.add(f"missing or not a {kind.__name__}", line, key)

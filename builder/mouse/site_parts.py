@@ -24,16 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
 from builder.claims.engine import MeasureRegistry, StatementVerdict, judge_statement
 from builder.errors import InputError
 from builder.facts import FactTable
 from builder.mouse.facts import add_reported_facts
 from builder.mouse.measures import COLUMN_LABELS, PRIMARY, load_mouse_claims, register_mouse_measures
 from builder.mouse.reported import Reported, ReportedTable, load_reported
-from builder.mouse.runfile import slug
+from builder.names import slug
 from builder.render.views import Cell, FactCells, Table
+from builder.yamlfile import line_of, load_mapping
 
 if TYPE_CHECKING:  # charts pulls in Altair and vl-convert: imported only when a chart is drawn
     from builder.render.charts import Chart
@@ -49,11 +48,16 @@ SCALE_CHART = "mouse-qwen3-scale"
 def text_figures(folder: Path) -> list[tuple[str, float, str]]:
     """Figures the paper states in its text, kept with the tables in content/mouse/reported.yaml."""
     path = folder / "reported.yaml"
-    entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("text_figures") or {}
+    data, lines = load_mapping(path)
+    entries = data.get("text_figures") or {}
+    if not isinstance(entries, dict):
+        raise InputError.single(path, "expected a mapping of figures", line=line_of(lines, ("text_figures",)),
+                                field="text_figures")
     out = []
     for name, entry in entries.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("value"), (int, float)) or "what" not in entry:
-            raise InputError.single(path, "expected {value: <number>, what: <text>}", field=f"text_figures.{name}")
+            raise InputError.single(path, "expected {value: <number>, what: <text>}",
+                                    line=line_of(lines, ("text_figures", name)), field=f"text_figures.{name}")
         out.append((str(name), entry["value"], str(entry["what"])))
     return out
 

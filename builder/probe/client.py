@@ -10,16 +10,18 @@ HTTP client's headers and is scrubbed from every message this module produces.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from builder.errors import InputError
+from builder.runs.lines import LineError, cap_response, load_line
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
@@ -42,6 +44,7 @@ class Completion:
     content: str
     usage: dict[str, int] | None
     latency_ms: float  # of the attempt that succeeded
+    truncated: bool = False  # content was cut to MAX_RESPONSE_CHARS (builder.runs.lines)
 
 
 class TransientError(Exception):
@@ -74,9 +77,34 @@ class Redactor:
 
 
 def endpoint_url(base_url: str) -> str:
-    """`.../v1` -> `.../v1/chat/completions`; a full endpoint URL is used as given."""
-    base = base_url.rstrip("/")
-    return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
+    """`.../v1` -> `.../v1/chat/completions`; a full endpoint URL is used as given. A query
+    string stays at the end (Azure-style `...?api-version=2024-06-01` endpoints need it)."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def check_base_url(base_url: str | None) -> None:
+    """Refuse what cannot work or would leak: another scheme than http(s), no host, and
+    credentials in the URL (httpx would send them as Basic auth, replacing the bearer key,
+    and a server may echo that header back). The URL itself is never repeated in the message."""
+    if base_url is None:
+        return
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        raise InputError.single("--base-url", "not a valid URL") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError.single("--base-url", "must be an http:// or https:// URL with a host, "
+                                "e.g. http://127.0.0.1:8000/v1")
+    if parts.username is not None or parts.password is not None:
+        raise InputError.single("--base-url", "must not contain a user name or password (user:password@): "
+                                "put the key in the environment variable named by --api-key-env")
+    if parts.fragment:
+        raise InputError.single("--base-url", "must not contain a #fragment")
 
 
 def url_secrets(base_url: str) -> tuple[str | None, ...]:
@@ -186,12 +214,13 @@ def _snippet(text: str, limit: int = 300) -> str:
 def _completion(response: httpx.Response, latency_ms: float, redact: Redactor) -> Completion:
     """Read choices[0].message.content; a body without it is treated as a transient glitch."""
     try:
-        data = response.json()
+        data = load_line(response.content)
         content = data["choices"][0]["message"].get("content")
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, IndexError, TypeError, AttributeError):
+    except (LineError, KeyError, IndexError, TypeError, AttributeError):
         raise TransientError(redact(f"malformed response (HTTP {response.status_code}): "
                                     f"{_snippet(response.text)}")) from None
-    return Completion(_content_text(content), _usage(data.get("usage")), latency_ms)
+    text, truncated = cap_response(_content_text(content))
+    return Completion(text, _usage(data.get("usage")), latency_ms, truncated)
 
 
 def _content_text(content: Any) -> str:

@@ -7,6 +7,7 @@ other subcommands; the HTTP stack loads when a probe actually runs.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import traceback
@@ -15,6 +16,7 @@ from typing import Any
 
 from builder.errors import InputError
 from builder.runs.schema import VARIANTS
+from builder.names import check_name, fill_template
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
@@ -68,20 +70,20 @@ def add_client_arguments(p: argparse.ArgumentParser, *, max_tokens_help: str, ou
     model.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
                        help="environment variable holding the API key (default %(default)s; "
                             "unset: no Authorization header)")
-    model.add_argument("--temperature", type=float, default=0.0, help="(default %(default)s, as officially)")
-    model.add_argument("--top-p", type=float, default=None, help="sent only when given")
+    model.add_argument("--temperature", type=non_negative_float, default=0.0, help="(default %(default)s, as officially)")
+    model.add_argument("--top-p", type=unit_float, default=None, help="sent only when given (0 to 1)")
     model.add_argument("--max-tokens", type=positive_int, default=None, help=max_tokens_help)
 
     how = p.add_argument_group("how to ask")
     how.add_argument("--concurrency", type=positive_int, default=8,
                      help="requests in flight at most (default %(default)s)")
-    how.add_argument("--timeout", type=float, default=60.0,
+    how.add_argument("--timeout", type=positive_float, default=60.0,
                      help="seconds per request attempt (default %(default)s)")
     how.add_argument("--retries", type=non_negative_int, default=4,
                      help="extra attempts on 429/5xx/timeouts/drops (default %(default)s)")
-    how.add_argument("--backoff", type=float, default=1.0,
+    how.add_argument("--backoff", type=non_negative_float, default=1.0,
                      help="first retry wait in seconds, doubling, with jitter (default %(default)s)")
-    how.add_argument("--max-retry-after", type=float, default=300.0,
+    how.add_argument("--max-retry-after", type=non_negative_float, default=300.0,
                      help="clamp a server's Retry-After, seconds (default %(default)s)")
     how.add_argument("--out", default=None, metavar="TEMPLATE", help=out_help)
     how.add_argument("--run-id", default=None, help=run_id_help)
@@ -95,6 +97,39 @@ def non_negative_int(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """A real number: nan and inf are refused (nan silently disables every comparison,
+    e.g. the Retry-After cap, and neither can be written to a run as JSON)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def unit_float(text: str) -> float:
+    value = finite_float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
     return value
 
 
@@ -176,7 +211,7 @@ def _report(outcome: Any) -> None:
 def _plans(args: argparse.Namespace) -> list[Any]:
     from builder.cli import dataset_path
     from builder.dataset.cibuzzbench import load_dataset
-    from builder.probe.client import RetryPolicy
+    from builder.probe.client import RetryPolicy, check_base_url
     from builder.probe.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
     from builder.probe.runner import DEFAULT_OUT, ProbeSettings, plan_run
     from builder.probe.selection import make_selection
@@ -184,6 +219,7 @@ def _plans(args: argparse.Namespace) -> list[Any]:
     seeds = _seeds(args)
     if args.base_url is None and args.dry_run is None:
         raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
+    check_base_url(args.base_url)
     if args.items and (args.split or args.sample):
         raise InputError.single("--items", "--items all cannot be combined with --split or --sample")
     if args.run_id and len(seeds) > 1:
@@ -191,10 +227,9 @@ def _plans(args: argparse.Namespace) -> list[Any]:
     out = args.out or DEFAULT_OUT
     if len(seeds) > 1 and "{run_id}" not in out:
         raise InputError.single("--out", "several seeds need {run_id} in the output template")
-    try:
-        out.format(run_id="x", model_slug="x")
-    except (KeyError, IndexError, ValueError) as exc:
-        raise InputError.single("--out", f"only {{run_id}} and {{model_slug}} can be filled in ({exc!r})") from None
+    fill_template(out, "--out", run_id="x", model_slug="x")
+    if args.run_id:
+        check_name(args.run_id, "--run-id")
     protocol = find_protocol(load_protocols(args.protocols or DEFAULT_PROTOCOLS),
                              args.task, args.condition, args.lang, args.protocol)
     runtime = read_runtime_info(args.runtime_info) if args.runtime_info else None

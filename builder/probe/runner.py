@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
@@ -26,13 +25,14 @@ from tqdm import tqdm
 from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.errors import InputError
+from builder.names import fill_template, slug
 from builder.probe.client import ChatClient, FatalError, RequestError, RetryPolicy
 from builder.probe.prompts import ItemPrompt, prompt_builder
 from builder.probe.protocols import Protocol
 from builder.probe.selection import Selection
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, Item
-from builder.runs.writer import RunWriter, write_run
+from builder.runs.writer import RunWriter, check_same_header, complete_record, write_run
 from builder.tasks import EQUIVALENT_SELECTION
 
 DEFAULT_OUT = "runs/{model_slug}/{run_id}.jsonl"
@@ -84,14 +84,9 @@ class RunOutcome:
     usage_totals: dict[str, int] = field(default_factory=dict)
 
 
-def model_slug(model: str) -> str:
-    """File- and fact-key-safe model name: lower case, [a-z0-9_-] only."""
-    return re.sub(r"[^a-z0-9_]+", "-", model.lower()).strip("-") or "model"
-
-
 def make_run_id(model: str, protocol: Protocol, seed: int | None, selection: Selection) -> str:
     seed_tag = f"-s{seed}" if seed is not None else ""
-    return (f"{model_slug(model)}-{_TASK_TAGS[protocol.task]}-{protocol.condition}-{protocol.lang}"
+    return (f"{slug(model)}-{_TASK_TAGS[protocol.task]}-{protocol.condition}-{protocol.lang}"
             f"{seed_tag}-{selection.tag}")
 
 
@@ -115,7 +110,7 @@ def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed
     subject: dict[str, Any] = {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}
     if runtime:
         subject["runtime"] = runtime
-    path = Path(out_template.format(run_id=rid, model_slug=model_slug(settings.model)))
+    path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
     header = Header(
         run_id=rid, benchmark="cibuzzbench", task=protocol.task, condition=protocol.condition,
         subject=subject, option_seed=seed, items=settings.selection.header(len(row_ids)),
@@ -153,14 +148,20 @@ def _stable_fields(header: Header) -> dict[str, Any]:
 
 
 def drop_errored_items(plan: RunPlan) -> int:
-    """For --retry-errors: atomically rewrite the run without its errored items (and footer)."""
+    """For --retry-errors: atomically rewrite the run without its errored items, its footer and
+    any item line that cannot be decoded at all (bad bytes, torn, not JSON): those items are
+    simply asked again. The header must still match this command."""
     if not plan.path.is_file():
         return 0
-    RunWriter.open(plan.path, plan.header).close()  # checks the header, repairs a torn last line
-    run = read_run(plan.path)
+    lines = plan.path.read_bytes().splitlines(keepends=True)
+    check_same_header(plan.path, complete_record(lines[0]) if lines else None, plan.header)
+    records = [(line, complete_record(line)) for line in lines[1:]]
+    readable = [line for line, record in records if record is not None and record.get("type") != "footer"]
+    unreadable = sum(1 for _, record in records if record is None)
+    run = read_run(plan.path, b"".join([lines[0], *readable]))
     kept = [item for item in run.items if item.error is None]
-    dropped = len(run.items) - len(kept)
-    if dropped:
+    dropped = len(run.items) - len(kept) + unreadable
+    if dropped or len(readable) < len(lines) - 1:
         write_run(plan.path, run.header, kept, None)
     return dropped
 
@@ -249,7 +250,8 @@ async def ask_item(plan: RunPlan, prompt: ItemPrompt, client: ChatClient) -> Ite
     except RequestError as exc:
         return Item(row_id=prompt.row_id, prediction="", letter_map=prompt.letter_map, error=str(exc))
     return Item(row_id=prompt.row_id, prediction=prompt.parse(answer.content), response=answer.content,
-                letter_map=prompt.letter_map, latency_ms=answer.latency_ms, usage=answer.usage)
+                letter_map=prompt.letter_map, latency_ms=answer.latency_ms, usage=answer.usage,
+                response_truncated=answer.truncated or None)
 
 
 def finish(plan: RunPlan, outcome: RunOutcome) -> None:

@@ -8,13 +8,12 @@ key does not exist.
 from __future__ import annotations
 
 import re
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import markdown
-from jinja2 import Environment, TemplateError
+from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from builder.content.pages import Page
@@ -22,7 +21,7 @@ from builder.content.reported import ReportedTable
 from builder.dataset.cibuzzbench import CATEGORIES
 from builder.errors import InputError
 from builder.facts import FactTable
-from builder.render.environment import fmt_count, fmt_num, fmt_pct
+from builder.render.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_pct, template_line
 
 _KEY_CALL = re.compile(r"""\b(fact|value)\(\s*["']([^"']+)["']""")
 MARKDOWN_EXTENSIONS = ["tables", "toc", "attr_list", "md_in_html", "footnotes", "fenced_code"]
@@ -134,18 +133,15 @@ def render_page_body(env: Environment, page: Page, context: dict[str, Any]) -> M
         template = env.from_string(page.body)
         template.name = name
         text = template.render(**context)
-    except (TemplateError, KeyError, TypeError, ValueError) as exc:
-        raise InputError.single(page.path, f"cannot render: {exc}", line=_page_line(exc, page)) from exc
+    except InputError:
+        raise
+    except Exception as exc:  # anything a page's expression can raise (1/0, a bad filter argument...)
+        line = template_line(exc, PAGE_SOURCE)
+        raise InputError.single(page.path, f"cannot render: {describe(exc)}",
+                                line=None if line is None else page.body_line + line - 1) from exc
     html = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
     return Markup(html)
 
-
-def _page_line(exc: BaseException, page: Page) -> int | None:
-    line = getattr(exc, "lineno", None)
-    if line is None:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<template>"]
-        line = frames[-1].lineno if frames else None
-    return None if line is None else page.body_line + line - 1
 
 
 def source_notes(use: FactUse) -> Markup:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from jinja2 import Environment
 from markupsafe import Markup
 
@@ -23,16 +22,22 @@ from builder.compute import Computed
 from builder.content.pages import Page, load_pages
 from builder.content.reported import ReportedTable
 from builder.dataset.cibuzzbench import Dataset
+from builder.errors import InputError, Problem
+from builder.names import name_problem
 from builder.render import model_views as mv
 from builder.render import views as v
+from builder.render.environment import located_template_error, make_environment, plain_datum
 from builder.render.fidelity_view import fidelity_table
 from builder.render.markdown_pages import FactUse, fact_anchor, page_functions, render_page_body, source_notes
 from builder.render.run_pages import render_run_pages, tables_as_csv
-from builder.render.environment import make_environment, plain_datum
 from builder.render.tables_csv import FULL_PRECISION, table_csv
 from builder.render.structured import faq_jsonld, sitemap
+from builder.yamlfile import line_of, load_mapping, web_link_problem
 
 Files = dict[str, bytes]
+SITE_FIELDS = ("title", "tagline", "url", "nav")
+PROVENANCE = "provenance"  # the generated page every fact links to
+GENERATED_PAGES = (PROVENANCE,)
 
 
 @dataclass(frozen=True)
@@ -52,29 +57,82 @@ class SiteInputs:
     article_figures: list[Any] = field(default_factory=list)  # ArticleStatement: the probe's figures vs ours
 
 
-def load_site_config(content_dir: Path) -> dict[str, Any]:
-    return yaml.safe_load((content_dir / "site.yaml").read_text(encoding="utf-8"))
+def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:
+    """site.yaml, checked: every problem is reported with its line, all at once."""
+    path = content_dir / "site.yaml"
+    config, lines = load_mapping(path)
+    problems = [Problem(str(path), f"unknown field (known: {', '.join(SITE_FIELDS)})", line_of(lines, (k,)), str(k))
+                for k in config if k not in SITE_FIELDS]
+    for key in ("title", "tagline"):
+        if not isinstance(config.get(key), str):
+            problems.append(Problem(str(path), "expected text", line_of(lines, (key,)), key))
+    if site_url:
+        config["url"] = site_url
+    url = config.get("url") or ""
+    if url and (not isinstance(url, str) or web_link_problem(url) or not urlsplit(url).netloc):
+        where = "BUZZPROBE_SITE_URL" if site_url else str(path)
+        problems.append(Problem(where, "the published address must be an absolute http(s) URL, or empty",
+                                None if site_url else line_of(lines, ("url",)), "url"))
+    nav = config.get("nav") or []
+    if not isinstance(nav, list):
+        problems.append(Problem(str(path), "expected a list of {page, label}", line_of(lines, ("nav",)), "nav"))
+        nav = []
+    for i, item in enumerate(nav):
+        where = line_of(lines, ("nav", i))
+        if not isinstance(item, dict) or set(item) != {"page", "label"} or not isinstance(item["label"], str):
+            problems.append(Problem(str(path), "a menu entry is {page: <page name>, label: <text>}", where, f"nav[{i}]"))
+        elif problem := name_problem(item["page"], "page name"):
+            problems.append(Problem(str(path), problem, where, f"nav[{i}].page"))
+    if problems:
+        raise InputError(problems)
+    return config
 
 
 def render_site(inputs: SiteInputs) -> Files:
-    env = make_environment(inputs.content_dir / "templates")
-    config = load_site_config(inputs.content_dir)
-    if inputs.site_url:
-        config["url"] = inputs.site_url
+    """Every file of the site; an error inside a template is reported with its file and line."""
+    templates = inputs.content_dir / "templates"
+    try:
+        return _render_site(inputs, make_environment(templates))
+    except InputError:
+        raise
+    except Exception as exc:
+        located = located_template_error(exc, templates)
+        if located is None:
+            raise
+        raise located from exc
+
+
+def _render_site(inputs: SiteInputs, env: Environment) -> Files:
+    config = load_site_config(inputs.content_dir, inputs.site_url)
     tables = {**_tables(inputs), **inputs.extra_tables}
     common = _common_context(inputs, config)
     files: Files = {}
     pages = load_pages(inputs.content_dir / "pages")
+    _check_page_names(pages)
     used = FactUse()
     for page in pages:
         files[f"{page.slug}.html"] = _markdown_page(env, page, inputs, tables, common, used)
     files.update(render_run_pages(env, inputs, common))
-    files["provenance.html"] = _provenance_page(env, inputs, common, used)
+    files[f"{PROVENANCE}.html"] = _provenance_page(env, inputs, common, used)
     files.update(_data_files(inputs, tables))
-    files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + ["provenance"], config.get("url", ""))
+    files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
     files["assets/style.css"] = (inputs.content_dir / "static" / "style.css").read_bytes()
     files.update(inputs.assets)
     return files
+
+
+def _check_page_names(pages: list[Page]) -> None:
+    """A page's file name is a name (it becomes a URL), and not one the build writes itself:
+    content/pages/provenance.md would otherwise be replaced without a word."""
+    problems = []
+    for page in pages:
+        problem = name_problem(page.slug, "page name")
+        if problem is None and page.slug in GENERATED_PAGES:
+            problem = f"{page.slug}.html is generated by the build; give the page another file name"
+        if problem is not None:
+            problems.append(Problem(str(page.path), problem, None, "file name"))
+    if problems:
+        raise InputError(problems)
 
 
 def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""CSV downloads: each table rounded as its page shows it, and a full-precision twin."""
+"""CSV downloads: each table rounded as its page shows it, and a full-precision twin; and
+text that a spreadsheet will not run: a text cell starting with = + - @ (or a tab or carriage
+return) is a formula to Excel, LibreOffice and Google Sheets, so it gets a leading apostrophe
+(OWASP's advice). Model names and run ids come from run files anyone can contribute. A number
+already rounded to text ("-3.20") is still a number and is written as it is."""
 
 from __future__ import annotations
 
@@ -12,13 +16,29 @@ FULL_PRECISION = "tables/full/"  # where the unrounded twin of every CSV goes
 def table_csv(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow([_cell(c) for c in columns])
     for row in rows:
         writer.writerow([_cell(v) for v in row])
     return out.getvalue().encode("utf-8")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value: object) -> str:
     if isinstance(value, float):
         return repr(value)
-    return "" if value is None else str(value)
+    if value is None:
+        return ""
+    text = str(value)
+    if isinstance(value, (int, bool)) or _is_number(text):
+        return text
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.strip() == text and text.lower() not in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity")

@@ -7,13 +7,10 @@ from pathlib import Path
 
 from builder.dataset.cibuzzbench import Dataset
 from builder.errors import InputError, Problem
+from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.runs.validate import validate_run
-
-
-def run_files(runs_dir: Path) -> list[Path]:
-    return sorted(p for p in runs_dir.rglob("*.jsonl") if p.is_file()) if runs_dir.exists() else []
 
 
 def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:

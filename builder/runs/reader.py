@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError, Problem
+from builder.names import name_problem
 from builder.runs import schema as s
+from builder.runs.lines import MAX_RESPONSE_CHARS, LineError, load_line
 
 _HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
     "schema": str, "run_id": str, "benchmark": str, "task": str, "condition": str,
@@ -18,15 +20,15 @@ _CHOICES = {"benchmark": s.BENCHMARKS, "task": s.TASKS, "condition": s.CONDITION
 _ITEM_FIELDS: dict[str, type | tuple[type, ...]] = {
     "row_id": int, "prediction": str, "response": (str, type(None)), "error": (str, type(None)),
     "latency_ms": (int, float, type(None)), "usage": (dict, type(None)),
-    "letter_map": (dict, type(None)),
+    "letter_map": (dict, type(None)), "response_truncated": (bool, type(None)),
 }
 _REQUIRED_ITEM = ("row_id", "prediction")
 
 
-def read_run(path: str | Path) -> s.Run:
-    """Parse one run file; raises InputError with every problem found."""
+def read_run(path: str | Path, raw: bytes | None = None) -> s.Run:
+    """Parse one run file (or `raw`, bytes meant for it); raises InputError with every problem found."""
     path = Path(path)
-    lines = _split_lines(path)
+    lines = _split_lines(path, raw)
     collector = _Collector(str(path))
     records = _parse_all(collector, lines)
     header = _read_header(collector, records[0] if records else None)
@@ -36,9 +38,9 @@ def read_run(path: str | Path) -> s.Run:
     return s.Run(str(path), header, tuple(items), footer, item_lines, footer_line)
 
 
-def _split_lines(path: Path) -> list[tuple[int, str]]:
+def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes() if raw is None else raw
     except OSError as exc:
         raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
     try:
@@ -73,10 +75,10 @@ class _Collector:
 
     def parse_json(self, line: int, text: str, *, last: bool) -> dict[str, Any] | None:
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
+            value = load_line(text)
+        except LineError as exc:
             hint = " (truncated last line: the run was interrupted; resume it to repair)" if last else ""
-            self.add(f"not valid JSON: {exc.msg} at column {exc.colno}{hint}", line)
+            self.add(f"{exc}{hint}", line)
             return None
         if not isinstance(value, dict):
             self.add("expected a JSON object", line)
@@ -113,6 +115,10 @@ def _read_header(c: _Collector, record: tuple[int, dict[str, Any] | None] | None
     if data.get("type") != "header":
         c.add("first line must be the header (type 'header')", line, "type")
         return None
+    if data.get("schema") == s.MOUSE_SCHEMA:
+        c.add(f"this is a Mouse run ({s.MOUSE_SCHEMA}): Mouse runs belong in runs-mouse/, not in the "
+              "CIBuzzBench runs folder; move it there (`buzzprobe mouse score` reads it)", line, "schema")
+        return None
     if not c.check_fields(line, data, _HEADER_FIELDS, tuple(_HEADER_FIELDS)):
         return None
     for name in sorted(set(data) - set(_HEADER_FIELDS) - {"type"}):
@@ -123,6 +129,9 @@ def _read_header(c: _Collector, record: tuple[int, dict[str, Any] | None] | None
 
 def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool:
     before = len(c.problems)
+    problem = name_problem(data["run_id"])
+    if problem is not None:
+        c.add(problem, line, "run_id")
     if data["schema"] != s.SCHEMA:
         c.add(f"unsupported schema {data['schema']!r} (this tool reads {s.SCHEMA!r})", line, "schema")
     for name, allowed in _CHOICES.items():
@@ -190,7 +199,7 @@ def _first_time(c: _Collector, line: int, row_id: int, seen: dict[int, int]) -> 
 def _read_item(c: _Collector, line: int, data: dict[str, Any]) -> s.Item | None:
     if _well_formed_item(data):
         del data["type"]
-        return s.Item(**data)
+        return _capped(s.Item(**data))
     if not c.check_fields(line, data, _ITEM_FIELDS, _REQUIRED_ITEM):
         return None
     unknown = sorted(set(data) - set(_ITEM_FIELDS) - {"type"})
@@ -198,7 +207,14 @@ def _read_item(c: _Collector, line: int, data: dict[str, Any]) -> s.Item | None:
         c.add("unknown field", line, name)
     if unknown:
         return None
-    return s.Item(**{k: data[k] for k in _ITEM_FIELDS if k in data})
+    return _capped(s.Item(**{k: data[k] for k in _ITEM_FIELDS if k in data}))
+
+
+def _capped(item: s.Item) -> s.Item:
+    """A response longer than any probe stores (a hand-made or imported file) is cut the same way."""
+    if item.response is None or len(item.response) <= MAX_RESPONSE_CHARS:
+        return item
+    return replace(item, response=item.response[:MAX_RESPONSE_CHARS], response_truncated=True)
 
 
 _ITEM_KEYS = frozenset(_ITEM_FIELDS) | {"type"}
@@ -210,12 +226,14 @@ def _well_formed_item(data: dict[str, Any]) -> bool:
             and type(data.get("prediction")) is str
             and type(data.get("response")) in _STR_OR_NONE and type(data.get("error")) in _STR_OR_NONE
             and type(data.get("letter_map")) in _DICT_OR_NONE and type(data.get("usage")) in _DICT_OR_NONE
-            and type(data.get("latency_ms")) in _NUMBER_OR_NONE)
+            and type(data.get("latency_ms")) in _NUMBER_OR_NONE
+            and type(data.get("response_truncated")) in _BOOL_OR_NONE)
 
 
 _STR_OR_NONE = (str, type(None))
 _DICT_OR_NONE = (dict, type(None))
 _NUMBER_OR_NONE = (int, float, type(None))
+_BOOL_OR_NONE = (bool, type(None))
 
 
 def _read_footer(c: _Collector, line: int, data: dict[str, Any], *, is_last: bool) -> s.Footer | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA = "buzzprobe.run/1"
+MOUSE_SCHEMA = "buzzprobe.mouse-run/1"  # read by builder.mouse.runfile; named here to redirect it
 BENCHMARKS = ("cibuzzbench",)
 TASKS = ("equivalent_selection", "harmfulness_detection")
 CONDITIONS = ("sighted", "blind", "probe")
@@ -77,6 +78,7 @@ class Item:
     error: str | None = None
     latency_ms: float | None = None
     usage: dict[str, int] | None = None
+    response_truncated: bool | None = None  # True: `response` keeps only its first MAX_RESPONSE_CHARS
 
     def to_json(self) -> dict[str, Any]:
         """Optional fields that are unset are left out, which keeps probe runs small."""
@@ -86,7 +88,7 @@ class Item:
         if self.response is not None:
             out["response"] = self.response
         out["prediction"] = self.prediction
-        for name in ("error", "latency_ms", "usage"):
+        for name in ("error", "latency_ms", "usage", "response_truncated"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value

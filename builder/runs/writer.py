@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from builder.errors import InputError
+from builder.runs.lines import LineError, load_line
 from builder.runs.schema import Footer, Header, Item
 
 # Header fields that may legitimately differ between the first start and a resume.
@@ -22,7 +23,14 @@ _VOLATILE_HEADER_FIELDS = ("created", "tool")
 
 
 def dump_line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """One JSON line, readable UTF-8; a line holding an unpaired surrogate (which UTF-8 cannot
+    encode) is written with \\u escapes instead, so the raw text is kept and never crashes a write."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
+    return line
 
 
 def write_run(path: str | Path, header: Header, items: Iterable[Item], footer: Footer | None) -> None:
@@ -115,7 +123,7 @@ def _recover(path: Path, header: Header) -> set[int]:
         else:
             add_done(path, number, record, done)
         keep += len(line)
-    _check_same_header(path, first, header)
+    check_same_header(path, first, header)
     if keep < len(raw):
         with open(path, "r+b") as handle:
             handle.truncate(keep)
@@ -137,13 +145,13 @@ def complete_record(line: bytes) -> dict[str, Any] | None:
     if not line.endswith(b"\n"):
         return None
     try:
-        value = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        value = load_line(line)
+    except LineError:
         return None
     return value if isinstance(value, dict) else None
 
 
-def _check_same_header(path: Path, existing: dict[str, Any] | None, header: Header) -> None:
+def check_same_header(path: Path, existing: dict[str, Any] | None, header: Header) -> None:
     if existing is None or existing.get("type") != "header":
         raise InputError.single(path, "cannot resume: the file has no readable header", line=1)
     wanted = json.loads(json.dumps(header.to_json()))  # compare as JSON (tuples become lists)
