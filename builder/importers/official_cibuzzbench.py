@@ -46,7 +46,7 @@ from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import LETTERS, option_sets
 from builder.errors import InputError, Problem
-from builder.runs.schema import Footer, Header, Item, Run
+from builder.runs.schema import Footer, Header, Item, Run, usage_totals
 from builder.runs.validate import validate_run
 from builder.runs.writer import write_run
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, labels_for
@@ -338,7 +338,7 @@ def _convert(source: _Source, dataset: Dataset, model: str, config: dict[str, An
     if checker.problems:
         raise InputError(checker.problems)
     header = _header(source, dataset, model, config, created, _selection(source, dataset, lines))
-    run = Run(str(source.path), header, tuple(items), Footer(len(items), None, _usage_totals(items)), lines)
+    run = Run(str(source.path), header, tuple(items), Footer(len(items), None, usage_totals(items)), lines)
     validate_run(run, dataset)  # the same checks a run file gets, located in the CSV
     return run
 
@@ -391,11 +391,3 @@ def model_slug(model: str) -> str:
     if not slug:
         raise ValueError(f"model name {model!r} gives an empty run id")
     return slug
-
-
-def _usage_totals(items: list[Item]) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for item in items:
-        for key, value in (item.usage or {}).items():
-            totals[key] = totals.get(key, 0) + value
-    return dict(sorted(totals.items()))

@@ -12,7 +12,6 @@ import asyncio
 import json
 import re
 import sys
-from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from builder.probe.prompts import ItemPrompt, prompt_builder
 from builder.probe.protocols import Protocol
 from builder.probe.selection import Selection
 from builder.runs.reader import read_run
-from builder.runs.schema import Footer, Header, Item
+from builder.runs.schema import Footer, Header, Item, usage_totals
 from builder.runs.writer import RunWriter, write_run
 from builder.tasks import EQUIVALENT_SELECTION
 
@@ -279,10 +278,3 @@ def _done_row_ids(path: Path) -> set[int] | None:
         return set(read_run(path).row_ids) if path.is_file() else set()
     except InputError:
         return None
-
-
-def usage_totals(items: tuple[Item, ...] | list[Item]) -> dict[str, int]:
-    totals: Counter[str] = Counter()
-    for item in items:
-        totals.update({k: v for k, v in (item.usage or {}).items() if type(v) is int})
-    return dict(sorted(totals.items()))

@@ -32,6 +32,12 @@ class Selection:
             raise InputError.single("--sample", f"sample size {self.n} must be between 1 and {len(pool)} ({where})")
         return sorted(random.Random(self.sample_seed).sample(pool, self.n))
 
+    @classmethod
+    def from_header(cls, items: dict[str, Any]) -> "Selection":
+        """The selection a run header's `items` object declares, so a reader can recompute
+        exactly which row_ids the run must hold (`row_ids` dispatches on the kind)."""
+        return cls(str(items.get("selection")), items.get("split"), items.get("n"), items.get("sample_seed"))
+
     def header(self, n: int) -> dict[str, Any]:
         """The run header's `items` object."""
         if self.kind == "all":

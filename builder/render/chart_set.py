@@ -34,7 +34,8 @@ def _pair_charts(computed: Computed) -> dict[str, Any]:
         return {}
     scatter, errors = [], []
     for pid, blind, sighted in triples:
-        name = f"{blind.run.header.subject_name} (seed {blind.run.header.option_seed})"
+        unlike = " †" if facts[f"pair.{pid}.settings_differ"] else ""  # explained in the model-pairs table
+        name = f"{blind.run.header.subject_name} (seed {blind.run.header.option_seed}){unlike}"
         b, s = blind.intervals["macro_f1"], sighted.intervals["macro_f1"]
         scatter.append((name, facts[f"pair.{pid}.a.macro_f1"], facts[f"pair.{pid}.b.macro_f1"], b.low, b.high, s.low, s.high))
         if f"pair.{pid}.errors.total.count" in facts:

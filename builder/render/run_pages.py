@@ -66,6 +66,7 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
             **common, root="../", slug="runs", title=f"Run {rid}",
             description=f"Scores, confusion matrix, categories and items of run {rid}.",
             header=score.run.header, footer=score.run.footer, score=score, tables=tables,
+            selected=inputs.computed.facts[f"run.{rid}.selected"],
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
             items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
             items_asset=items_asset(score.run.header.variant))
@@ -76,5 +77,5 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
 
 def tables_as_csv(tables: list[v.Table]) -> dict[str, bytes]:
     """The download behind each table's CSV link (full precision)."""
-    return {f"tables/{t.id}.csv": table_csv(t.columns, [[c.value if c.numeric else c.text for c in row] for row in t.rows])
+    return {f"tables/{t.id}.csv": table_csv(t.columns, [[c.export for c in row] for row in t.rows])
             for t in tables}

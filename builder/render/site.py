@@ -80,6 +80,7 @@ def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any
         "site": config, "version": __version__, "build_date": inputs.build_date.isoformat(),
         "dataset": {"file_sha256": inputs.dataset.file_sha256, "content_sha256": inputs.dataset.content_sha256},
         "provenance": facts.provenance, "run_count": len(inputs.computed.scores), "canonical": "",
+        "complete_run_count": sum(s.run.complete for s in inputs.computed.scores.values()),
     }
 
 

@@ -141,6 +141,10 @@ def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool
         c.add(f"a sample is drawn from all items or one of: {', '.join(s.SPLITS)}", line, "items.split")
     if data["items"].get("selection") == "sample" and not _is_instance(data["items"].get("sample_seed"), int):
         c.add("a sample needs an integer sample_seed", line, "items.sample_seed")
+    if data["items"].get("selection") == "sample" and "n" not in data["items"]:
+        c.add("a sample needs its size n", line, "items.n")
+    if data["items"].get("selection") == "all" and "split" in data["items"]:
+        c.add("selection 'all' takes no split (use selection 'split')", line, "items.split")
     if not isinstance(data["items"].get("n", 0), int) or isinstance(data["items"].get("n"), bool):
         c.add("not an integer", line, "items.n")
     if not isinstance(data["dataset"].get("content_sha256"), str):
@@ -151,6 +155,12 @@ def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool
         c.add("equivalent_selection runs need an option seed", line, "option_seed")
     if data["task"] == "harmfulness_detection" and data["option_seed"] is not None:
         c.add("harmfulness_detection has no options: option_seed must be null", line, "option_seed")
+    if data["task"] == "harmfulness_detection" and data["condition"] == "blind":
+        c.add("harmfulness_detection has no blind condition (without the term there is nothing to judge)",
+              line, "condition")
+    if (data["condition"] == "probe") != (data["subject"].get("kind") == "probe"):
+        c.add(f"condition {data['condition']!r} does not fit subject kind {data['subject'].get('kind')!r} "
+              "(model-free probes, and only they, have condition 'probe')", line, "condition")
     return len(c.problems) == before
 
 
