@@ -24,9 +24,7 @@ import csv
 import hashlib
 import io
 import json
-import os
 import random
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -37,6 +35,7 @@ from typing import Any
 from builder import __version__
 from builder.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, content_hash, load_dataset
 from builder.errors import InputError
+from builder.fileio import atomic_file
 
 VARIANT = "gold_pool"
 GENERATOR = "gold_pool/1"
@@ -279,16 +278,8 @@ def write_gold_pool(gold_pool: GoldPool, folder: Path) -> tuple[Path, Path]:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as handle:
+        handle.write(data)
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

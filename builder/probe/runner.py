@@ -25,6 +25,7 @@ from tqdm import tqdm
 from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.errors import InputError
+from builder.fileio import exclusive
 from builder.probe.client import ChatClient, FatalError, RequestError, RetryPolicy
 from builder.probe.prompts import ItemPrompt, prompt_builder
 from builder.probe.protocols import Protocol
@@ -148,17 +149,25 @@ def drop_errored_items(plan: RunPlan) -> int:
     """For --retry-errors: atomically rewrite the run without its errored items (and footer)."""
     if not plan.path.is_file():
         return 0
-    RunWriter.open(plan.path, plan.header).close()  # checks the header, repairs a torn last line
-    run = read_run(plan.path)
-    kept = [item for item in run.items if item.error is None]
-    dropped = len(run.items) - len(kept)
-    if dropped:
-        write_run(plan.path, run.header, kept, None)
+    with exclusive(plan.path, "this run"):
+        RunWriter.open(plan.path, plan.header).close()  # checks the header, repairs a torn last line
+        run = read_run(plan.path)
+        kept = [item for item in run.items if item.error is None]
+        dropped = len(run.items) - len(kept)
+        if dropped:
+            write_run(plan.path, run.header, kept, None)
     return dropped
 
 
 async def execute(plan: RunPlan, api_key: str | None, *, sleep: Callable[[float], Any] | None = None) -> RunOutcome:
-    """Ask every item not yet in the file; finish the file when all are in."""
+    """Ask every item not yet in the file; finish the file when all are in. One process at a
+    time: a second `probe` on the same file would append the same items (duplicates) and
+    interleave partial lines, so it is refused while the lock is held."""
+    with exclusive(plan.path, "this run"):
+        return await _execute(plan, api_key, sleep)
+
+
+async def _execute(plan: RunPlan, api_key: str | None, sleep: Callable[[float], Any] | None) -> RunOutcome:
     outcome = RunOutcome(plan.path)
     writer = RunWriter.open(plan.path, plan.header)
     pending = [row_id for row_id in plan.row_ids if row_id not in writer.done]
