@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,9 +67,7 @@ def exclusive(target: str | Path, what: str) -> Iterator[None]:
     lock.parent.mkdir(parents=True, exist_ok=True)
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _lock_within(fd, _PATIENCE):
             os.close(fd)
             raise InputError.single(target, f"{what} is being written by another buzzprobe process right now "
                                     f"(it holds {lock.name}); wait for it to finish, or write elsewhere") from None
@@ -79,6 +78,37 @@ def exclusive(target: str | Path, what: str) -> Iterator[None]:
         yield
     finally:
         lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+_PATIENCE = 0.5  # seconds: outlasts a reader's momentary look (`being_written`), not a real writer
+
+
+def _lock_within(fd: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+
+def being_written(target: str | Path) -> bool:
+    """Whether a process holds `target`'s lock right now (a reader's look: a shared lock taken
+    and dropped at once, which a writer starting at that instant outwaits)."""
+    try:
+        fd = os.open(lock_path(target), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
         os.close(fd)
 
 

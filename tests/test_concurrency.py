@@ -25,9 +25,11 @@ from builder.runs.schema import Footer, Header, Item
 from builder.runs.writer import write_run
 from builder.write import STAMP, exchange, leftovers, write_site
 from tests.loopback_server import LoopbackServer
+from tests.test_build import built_project, cli, every_run, project  # noqa: F401 (fixtures used by name)
 from tests.test_mouse_probe import execute as mouse_execute
 from tests.test_mouse_probe import make_plan as mouse_plan
 from tests.test_mouse_probe import oracle
+from tests.test_run_checks import header, item, sample_ids, write
 
 REPO = Path(__file__).resolve().parents[1]
 KEY_ENV = "BUZZPROBE_TEST_KEY"
@@ -235,3 +237,19 @@ def test_whole_file_writers_follow_the_umask(umask_002: None, tmp_path: Path, sy
     written = [tmp_path / "r.jsonl", *sorted((tmp_path / "data").iterdir())]
     assert pool.path in written and len(written) >= 3
     assert {oct(p.stat().st_mode & 0o777) for p in written} == {oct(0o664)}
+
+
+def test_build_during_a_probe_reads_the_run_without_the_line_being_written(
+        held_by_other_process, project: Path, synthetic_dataset) -> None:
+    ids = sample_ids(synthetic_dataset)
+    run = write(project / "runs" / "model", "live", [header(synthetic_dataset, "live")]
+                + [item(synthetic_dataset, r) for r in ids[:12]])
+    torn = json.dumps(item(synthetic_dataset, ids[12]))
+    with open(run, "a", encoding="utf-8") as handle:
+        handle.write(torn[: len(torn) // 2])  # the probe's next line, half written
+    unlocked = cli(project, "build")
+    assert unlocked.returncode == 2 and "truncated last line" in unlocked.stderr  # a crash: resume to repair
+    held_by_other_process(run)
+    result = cli(project, "build")
+    assert result.returncode == 0, result.stderr
+    assert ">12 of 40</td>" in (project / "site" / "runs" / "live.html").read_text()

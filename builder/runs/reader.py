@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.errors import InputError, Problem
+from builder.fileio import being_written
 from builder.runs import schema as s
 
 _HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -41,6 +42,8 @@ def _split_lines(path: Path) -> list[tuple[int, str]]:
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
+    if not raw.endswith(b"\n") and being_written(path):
+        raw = raw[: raw.rfind(b"\n") + 1]  # a probe is appending this line now: read the run without it
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
