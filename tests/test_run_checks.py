@@ -237,3 +237,22 @@ def test_setting_differences_compare_protocol_families_not_prompt_text(tmp_path:
     assert setting_differences(run("b", blind_same, "blind"), sighted) == ()
     diffs = {d.setting: (d.a, d.b) for d in setting_differences(run("b2", blind_same, "blind"), run("i", imported, "sighted"))}
     assert diffs == {"max_tokens": ("8", "not recorded"), "prompt": ("t2-blind-en v1", "not recorded")}
+
+
+def test_import_refuses_config_settings_that_are_not_numbers(tmp_path: Path, synthetic_csv: Path,
+                                                             synthetic_dataset: Dataset,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`buzzprobe import` names config.json and the key (the run would otherwise carry NaN)."""
+    from builder.cli import main
+    folder = tmp_path / "results" / "task3_harmfulness_detection"
+    folder.mkdir(parents=True)
+    rows = "".join(f"{r},non-harmful,non-harmful,true,\n" for r in synthetic_dataset.row_ids("test"))
+    (folder / "predictions.csv").write_text("row_id,prediction,raw_response,success,error\n" + rows)
+    (tmp_path / "results" / "config.json").write_text('{"temperature": NaN, "top_p": "high"}')
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CIBUZZBENCH_CSV", str(synthetic_csv))
+        code = main(["import", str(tmp_path / "results"), "--model", "m", "--out", str(tmp_path / "runs")])
+    assert code == 2 and not (tmp_path / "runs").exists()
+    err = capsys.readouterr().err
+    assert "config.json [temperature]: nan is not a finite number" in err
+    assert "config.json [top_p]: 'high' is not a number >= 0 and <= 1" in err

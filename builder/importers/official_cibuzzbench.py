@@ -47,7 +47,7 @@ from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import LETTERS, option_sets
 from builder.errors import InputError, Problem
 from builder.runs.schema import Footer, Header, Item, Run, usage_totals
-from builder.runs.validate import validate_run
+from builder.runs.validate import parameter_problems, validate_run
 from builder.runs.writer import write_run
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, labels_for
 
@@ -159,7 +159,12 @@ def _read_config(results_dir: Path) -> dict[str, Any]:
         raise InputError.single(path, f"cannot read config: {exc}") from exc
     if not isinstance(data, dict):
         raise InputError.single(path, "expected a JSON object")
-    return {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    kept = {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    theirs = {ours: key for key, ours in CONFIG_PARAMETERS.items()}
+    problems = [Problem(str(path), message, None, theirs[name]) for name, message in parameter_problems(kept)]
+    if problems:
+        raise InputError(problems)
+    return kept
 
 
 # ---------------------------------------------------------------- reading one file

@@ -146,24 +146,29 @@ _PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {  # name -> (low, hig
 
 
 def _check_parameters(run: Run) -> list[Problem]:
-    """Settings decide whether two runs are comparable, so they must be numbers that mean
-    something: NaN or Infinity (which JSON readers accept) would compare unequal to itself."""
-    parameters = run.header.subject.get("parameters", {})
     field = "subject.parameters"
+    parameters = run.header.subject.get("parameters", {})
     if not isinstance(parameters, dict):
         return [Problem(run.path, f"expected an object, not {type(parameters).__name__}", 1, field)]
+    return [Problem(run.path, message, 1, f"{field}.{name}") for name, message in parameter_problems(parameters)]
+
+
+def parameter_problems(parameters: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, message) for each setting that is not a meaningful number. Settings decide
+    whether two runs are comparable: NaN or Infinity (which JSON readers accept) would
+    compare unequal to itself, a string would compare unequal to the same number."""
     problems = []
     for name, value in sorted(parameters.items()):
         if value is None:
             continue
         bounds = _PARAMETER_RANGES.get(name)
         if isinstance(value, float) and not math.isfinite(value):
-            problems.append(Problem(run.path, f"{value!r} is not a finite number", 1, f"{field}.{name}"))
+            problems.append((name, f"{value!r} is not a finite number"))
         elif bounds is not None and not _in_range(value, *bounds):
             low, high, integer = bounds
             kind = "an integer" if integer else "a number"
             upper = "" if high == math.inf else f" and <= {high:g}"
-            problems.append(Problem(run.path, f"{value!r} is not {kind} >= {low:g}{upper}", 1, f"{field}.{name}"))
+            problems.append((name, f"{value!r} is not {kind} >= {low:g}{upper}"))
     return problems
 
 
