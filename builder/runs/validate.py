@@ -27,7 +27,7 @@ def validate_run(run: Run, dataset: Dataset) -> None:
     problems = _check_header(run, dataset)
     if not problems:  # items are only meaningful on the same data and a possible selection
         declared, problems = _declared_row_ids(run, dataset)
-        if declared:
+        if declared is not None:
             problems += _check_items(run, dataset, declared) + _check_footer(run, declared)
     problems += _check_parameters(run)
     if problems:
@@ -47,12 +47,13 @@ def _check_header(run: Run, dataset: Dataset) -> list[Problem]:
     return []
 
 
-def _declared_row_ids(run: Run, dataset: Dataset) -> tuple[set[int], list[Problem]]:
-    """Recompute the header's selection (all, a split, or a seeded sample) on this dataset."""
+def _declared_row_ids(run: Run, dataset: Dataset) -> tuple[set[int] | None, list[Problem]]:
+    """Recompute the header's selection (all, a split, or a seeded sample) on this dataset;
+    None when the header declares an impossible one."""
     try:
         declared = set(Selection.from_header(run.header.items).row_ids(dataset))
     except InputError as exc:  # an impossible sample size; relocate the message to the header
-        return set(), [Problem(run.path, exc.problems[0].message, 1, "items.n")]
+        return None, [Problem(run.path, exc.problems[0].message, 1, "items.n")]
     n = run.header.items.get("n")
     if n is not None and n != len(declared):
         return declared, [Problem(run.path, f"header declares n={n}, but its selection "
@@ -125,7 +126,7 @@ def _check_footer(run: Run, declared: set[int]) -> list[Problem]:
         problems.append(Problem(run.path, f"footer counts {run.footer.items} items, file has {len(run.items)}",
                                 line, "items"))
     missing = sorted(declared - set(run.row_ids))
-    if declared and missing:
+    if missing:
         problems.append(Problem(run.path, f"footer marks the run finished, but {len(missing)} of the "
                                 f"{len(declared)} declared items are missing (e.g. row_id "
                                 f"{', '.join(map(str, missing[:_SHOWN]))}); finish the run, or delete the "
