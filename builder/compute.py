@@ -22,6 +22,7 @@ from builder.dataset.cibuzzbench import CATEGORIES, Dataset
 from builder.facts import FactTable
 from builder.metrics import HARMFUL, summarise_seeds
 from builder.runs.schema import Run
+from builder.runs.validate import declared_count
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
 SCORE = "official metric (scikit-learn, macro over labels, x100)"
@@ -55,10 +56,11 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     ordered = sorted(runs, key=lambda r: r.header.run_id)
     scores = {s.run_id: s for s in (score_run(r, datasets[r.header.variant]) for r in ordered)}
     for score in scores.values():
-        add_run_facts(facts, score)
-    add_probe_facts(facts, list(scores.values()))
+        add_run_facts(facts, score, declared_count(score.run, datasets[score.run.header.variant]))
+    finished = [s for s in scores.values() if s.run.complete]  # headline figures: complete runs only
+    add_probe_facts(facts, finished)
     pairs = [p for name, ds in sorted(datasets.items())
-             for p in analyse_pairs([s.run for s in scores.values() if s.run.header.variant == name], ds)]
+             for p in analyse_pairs([s.run for s in finished if s.run.header.variant == name], ds)]
     add_paired_facts(facts, pairs)
     models = summarise_models(scores.values())
     pair_summaries = summarise_pairs(models, pairs)
@@ -131,11 +133,17 @@ def _add_audit_facts(facts: FactTable, dataset: Dataset, root: str = "audit") ->
     facts.add(f"{root}.train_test_term_overlap", a.train_test_term_overlap, "distinct term_zh values in both splits")
 
 
-def add_run_facts(facts: FactTable, score: RunScore) -> None:
+def add_run_facts(facts: FactTable, score: RunScore, selected: int) -> None:
+    """`selected` is N of "n of N": the size of the run's declared item selection. A run is
+    complete when it has its footer (validation guarantees every declared item is then there);
+    an incomplete run keeps its own facts but is left out of probe figures, pairs and the tracker."""
     rid = score.run_id
     runs = (rid,)
     r = score.report
     facts.add(f"run.{rid}.n", r.n, "items in the run", runs)
+    facts.add(f"run.{rid}.selected", selected, "items in the run's declared selection (n of N: this is N)", runs)
+    facts.add(f"run.{rid}.complete", int(score.run.complete),
+              "1 when the run is finished (footer present, every declared item answered), else 0", runs)
     failed = sum(1 for item in score.run.items if item.error is not None)
     facts.add(f"run.{rid}.failed", failed, "items whose request failed (error set, no answer); scored as wrong", runs)
     facts.add(f"run.{rid}.unparsed", r.unparsed - sum(1 for item in score.run.items if item.error is not None

@@ -21,7 +21,7 @@ import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -34,7 +34,7 @@ from builder.build import BuildConfig, build
 from builder.dataset.cibuzzbench import Dataset, DatasetSpec, load_dataset
 from builder.dataset.options import option_sets
 from builder.probes.generate import generate_probe_runs
-from builder.runs.schema import Footer, Header, Item
+from builder.runs.schema import Footer, Header, Item, usage_totals
 from builder.runs.writer import write_run
 from tests.synthetic import write_synthetic_csv
 
@@ -97,9 +97,13 @@ def model_header(dataset: Dataset, run_id: str, subject: str, condition: str, se
 
 
 def write_model_run(runs_dir: Path, header: Header, items: list[Item],
-                    usage_totals: dict[str, int] | None = None) -> Path:
+                    extra_usage: dict[str, int] | None = None) -> Path:
+    """A finished run; `extra_usage` is added to the first item's token counts, and the footer
+    holds the sum over the items, as a probe writes it (the reader checks that they agree)."""
+    if extra_usage:
+        items = [replace(items[0], usage={**(items[0].usage or {}), **extra_usage}), *items[1:]]
     path = runs_dir / "models" / f"{header.run_id}.jsonl"
-    write_run(path, header, items, Footer(len(items), CREATED, usage_totals or {}))
+    write_run(path, header, items, Footer(len(items), CREATED, usage_totals(items)))
     return path
 
 

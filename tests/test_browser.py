@@ -128,7 +128,7 @@ def _write_model_runs(dataset: Dataset, runs_dir: Path) -> dict[str, list[Item]]
     rng = random.Random(3)
     sighted = model_items(dataset, SEED, 0.7, 1, sighted_response, UNPARSED, ERRORS)
     write(model_header(dataset, SIGHTED, "toy-model", "sighted", SEED, len(sighted)), sighted,
-          {"prompt_tokens": 20800, "completion_tokens": 520})
+          {"reasoning_tokens": 480})
     blind = model_items(dataset, SEED, 0.5, 2, lambda r, letter: f"Blind guess: {letter}")
     write(model_header(dataset, BLIND, "toy-model", "blind", SEED, len(blind)), blind)
     harm = [Item(row_id=r, prediction=rng.choice(["harmful", "non-harmful"]), response=f"label for {r}")

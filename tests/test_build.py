@@ -19,7 +19,7 @@ from builder.dataset.cibuzzbench import DatasetSpec, load_dataset
 from builder.dataset.options import option_sets
 from builder.probes.generate import generate_probe_runs
 from builder.probes.heuristics import longest_chars
-from builder.runs.schema import Header, Item
+from builder.runs.schema import Footer, Header, Item
 from builder.runs.writer import write_run
 from builder.write import STAMP
 from tests.synthetic import synthetic_rows, write_synthetic_csv
@@ -66,7 +66,7 @@ def write_synthetic_model_pair(dataset, folder: Path, seed: int = 1111, name: st
                 letter = longest_chars(options) if row_id % 7 else ""
             items.append(Item(row_id=row_id, prediction=letter, response=f" {letter or '??'}",
                               letter_map=options.letter_map))
-        write_run(folder / f"{header.run_id}.jsonl", header, items, None)
+        write_run(folder / f"{header.run_id}.jsonl", header, items, Footer(len(items), CREATED, {}))
 
 
 @pytest.fixture(scope="module")

@@ -301,7 +301,7 @@ def test_failed_rows_are_kept_as_errors(tmp_path: Path, synthetic_dataset: Datas
     assert all(i.prediction == "" and i.response is None and i.latency_ms is None for i in failed.values())
     assert score_run(run, d).report.unparsed == 2  # both count as wrong answers
     facts = FactTable()
-    add_run_facts(facts, score_run(run, d))
+    add_run_facts(facts, score_run(run, d), len(run.items))
     rid = run.header.run_id
     assert (facts[f"run.{rid}.failed"], facts[f"run.{rid}.unparsed"]) == (2, 0)  # failed, not unparsed
 
@@ -316,7 +316,7 @@ def test_unparsed_and_failed_are_counted_apart(tmp_path: Path, synthetic_dataset
     write_csv(t2_path(root, 1111), rows)
     (path,) = do_import(root, d, tmp_path / "runs")
     facts = FactTable()
-    add_run_facts(facts, score_run(read_valid(path, d), d))
+    add_run_facts(facts, score_run(read_valid(path, d), d), 50)
     rid = path.stem
     assert (facts[f"run.{rid}.failed"], facts[f"run.{rid}.unparsed"]) == (1, 3)
 

@@ -17,6 +17,7 @@ import pytest
 from builder.dataset.cibuzzbench import Dataset
 from builder.dataset.options import option_sets
 from builder.errors import InputError, Problem
+from builder.probe.selection import Selection
 from builder.runs.load import load_runs
 from builder.runs.reader import read_run
 from builder.runs.schema import SCHEMA, Footer, Header, Item
@@ -50,19 +51,31 @@ def make_header(dataset: Dataset, *, task: str = T2, run_id: str = "model-demo-t
     )
 
 
+def sample_of(dataset: Dataset, n: int, seed: int = 5) -> tuple[dict[str, Any], list[int]]:
+    """A seeded-sample selection and the row_ids it declares (a finished run holds exactly these)."""
+    selection = {"selection": "sample", "n": n, "sample_seed": seed}
+    return selection, Selection.from_header(selection).row_ids(dataset)
+
+
 def t2_item(dataset: Dataset, row_id: int, prediction: str = "A", **kw: Any) -> Item:
     return Item(row_id=row_id, prediction=prediction,
                 letter_map=dict(option_sets(dataset, SEED)[row_id].letter_map), **kw)
 
 
+def rich_header(dataset: Dataset) -> Header:
+    return make_header(dataset, selection=sample_of(dataset, 5)[0])
+
+
 def rich_items(dataset: Dataset) -> list[Item]:
+    """Five items, exactly the sample `rich_header` declares."""
+    a, b, c, d, e = sample_of(dataset, 5)[1]
     return [
-        t2_item(dataset, 0, "B", response=" B.", latency_ms=412.5,
+        t2_item(dataset, a, "B", response=" B.", latency_ms=412.5,
                 usage={"prompt_tokens": 88, "completion_tokens": 2}),
-        t2_item(dataset, 1, "", response=TRICKY, error=None),
-        t2_item(dataset, 2, "", error="timeout after 30 s"),
-        t2_item(dataset, 5, "D", response="<script>document.write('D')</script>", latency_ms=7),
-        t2_item(dataset, 3000, "C"),
+        t2_item(dataset, b, "", response=TRICKY, error=None),
+        t2_item(dataset, c, "", error="timeout after 30 s"),
+        t2_item(dataset, d, "D", response="<script>document.write('D')</script>", latency_ms=7),
+        t2_item(dataset, e, "C"),
     ]
 
 
@@ -113,9 +126,9 @@ def read_error(path: Path) -> InputError:
 
 
 def test_write_run_round_trip(tmp_path: Path, synthetic_dataset: Dataset) -> None:
-    header = make_header(synthetic_dataset)
+    header = rich_header(synthetic_dataset)
     items = rich_items(synthetic_dataset)
-    footer = Footer(len(items), "2026-12-01T00:05:00Z", {"prompt_tokens": 264088})
+    footer = Footer(len(items), "2026-12-01T00:05:00Z", {"completion_tokens": 2, "prompt_tokens": 88})
     path = tmp_path / "nested" / "run.jsonl"
     write_run(path, header, items, footer)
 
@@ -124,7 +137,7 @@ def test_write_run_round_trip(tmp_path: Path, synthetic_dataset: Dataset) -> Non
     assert list(run.items) == items
     assert run.footer == footer
     assert run.path == str(path)
-    assert run.item_lines == {0: 2, 1: 3, 2: 4, 5: 5, 3000: 6}
+    assert run.item_lines == {item.row_id: line for line, item in enumerate(items, start=2)}
     validate_run(run, synthetic_dataset)
 
     raw = path.read_bytes()
@@ -136,24 +149,24 @@ def test_write_run_round_trip(tmp_path: Path, synthetic_dataset: Dataset) -> Non
 
 
 def test_run_writer_round_trip(tmp_path: Path, synthetic_dataset: Dataset) -> None:
-    header = make_header(synthetic_dataset)
+    header = rich_header(synthetic_dataset)
     items = rich_items(synthetic_dataset)
     path = tmp_path / "live.jsonl"
     with RunWriter.open(path, header, fsync=False) as writer:
         assert writer.done == set()
         for item in items:
             writer.write(item)
-        writer.close(Footer(len(items), None, {}))
+        writer.close(Footer(len(items), None, {"completion_tokens": 2, "prompt_tokens": 88}))
     run = read_run(path)
     assert run.header == header
     assert list(run.items) == items
-    assert run.footer == Footer(len(items))
+    assert run.footer == Footer(len(items), None, {"completion_tokens": 2, "prompt_tokens": 88})
     validate_run(run, synthetic_dataset)
     assert path.read_bytes().endswith(b"\n")
 
     # same content as the atomic writer produces
     other = tmp_path / "whole.jsonl"
-    write_run(other, header, items, Footer(len(items)))
+    write_run(other, header, items, run.footer)
     assert other.read_bytes() == path.read_bytes()
 
 
@@ -186,7 +199,7 @@ def test_line_format_matches_documentation(tmp_path: Path, synthetic_dataset: Da
 
     full, unicode_item, error_item, _, minimal = records[1:6]
     assert list(full) == ["type", "row_id", "letter_map", "response", "prediction", "latency_ms", "usage"]
-    assert full["letter_map"] == option_sets(synthetic_dataset, SEED)[0].letter_map
+    assert full["letter_map"] == option_sets(synthetic_dataset, SEED)[items[0].row_id].letter_map
     assert sorted(full["letter_map"]) == ["A", "B", "C", "D"]
     assert sorted(full["letter_map"].values()) == ["correct", "cultural", "literal", "pragmatic"]
     assert unicode_item["response"] == TRICKY and unicode_item["prediction"] == ""
@@ -456,12 +469,17 @@ def test_validate_row_outside_split_selection(tmp_path: Path, synthetic_dataset:
     expect_problem(exc, path, line=5, field="row_id", contains="outside the run's item selection")
 
 
-def test_validate_sample_selection_accepts_any_known_row(tmp_path: Path, synthetic_dataset: Dataset) -> None:
-    header = make_header(synthetic_dataset, task=T3, run_id="r3-sample",
-                         selection={"selection": "sample", "n": 2, "sample_seed": 1})
+def test_validate_sample_is_recomputed_from_its_seed(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    selection, ids = sample_of(synthetic_dataset, 2, seed=1)
+    header = make_header(synthetic_dataset, task=T3, run_id="r3-sample", selection=selection)
     path = tmp_path / "r.jsonl"
-    write_run(path, header, [Item(0, "harmful"), Item(3000, "harmful")], Footer(2))
+    write_run(path, header, [Item(i, "harmful") for i in ids], Footer(2))
     validate_run(read_run(path), synthetic_dataset)
+    other = next(i for i in range(synthetic_dataset.rows) if i not in ids)  # a real row, not sampled
+    write_run(path, header, [Item(ids[0], "harmful"), Item(other, "harmful")], None)
+    exc = validate_error(path, synthetic_dataset)
+    expect_problem(exc, path, line=3, field="row_id", contains="outside the run's item selection")
+    assert len(exc.problems) == 1
 
 
 def test_validate_first_selection_allows_exactly_the_first_n(tmp_path: Path, synthetic_dataset: Dataset) -> None:
@@ -544,8 +562,9 @@ def test_validate_letter_map_depends_on_header_seed(tmp_path: Path, synthetic_da
 
 def test_validate_footer_count(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     path = tmp_path / "r.jsonl"
-    header = make_header(synthetic_dataset, task=T3, run_id="r3")
-    items = [Item(0, "harmful"), Item(1, "harmful"), Item(2, "harmful")]
+    selection, ids = sample_of(synthetic_dataset, 3)
+    header = make_header(synthetic_dataset, task=T3, run_id="r3", selection=selection)
+    items = [Item(i, "harmful") for i in ids]
     write_run(path, header, items, Footer(3))
     validate_run(read_run(path), synthetic_dataset)
     write_run(path, header, items, Footer(4))
@@ -565,7 +584,9 @@ def test_validate_footer_count_names_the_footer_line(tmp_path: Path, synthetic_d
 
 
 def _good_t3_run(dataset: Dataset, path: Path, run_id: str) -> Path:
-    write_run(path, make_header(dataset, task=T3, run_id=run_id), [Item(0, "harmful"), Item(1, "")], Footer(2))
+    selection, (a, b) = sample_of(dataset, 2)
+    write_run(path, make_header(dataset, task=T3, run_id=run_id, selection=selection),
+              [Item(a, "harmful"), Item(b, "")], Footer(2))
     return path
 
 
@@ -617,9 +638,12 @@ def test_load_runs_duplicate_run_id(tmp_path: Path, synthetic_dataset: Dataset) 
 
 
 def _t2_header_and_items(dataset: Dataset, n: int = 8, **header_kw: Any) -> tuple[Header, list[Item]]:
-    header = make_header(dataset, **header_kw)
+    """A header declaring a sample of n items, and those n items in row_id order."""
+    selection, ids = sample_of(dataset, n)
+    header = make_header(dataset, selection=selection, **header_kw)
     responses = [TRICKY, "B", "<script>x</script>", "\r\n", "\u0085\u2028", "D", "", None]
-    items = [t2_item(dataset, 100 + i, "ABCD"[i % 4], response=responses[i % len(responses)]) for i in range(n)]
+    items = [t2_item(dataset, row_id, "ABCD"[i % 4], response=responses[i % len(responses)])
+             for i, row_id in enumerate(ids)]
     return header, items
 
 
@@ -636,7 +660,8 @@ def test_resume_after_torn_last_line(tmp_path: Path, synthetic_dataset: Dataset)
     with pytest.raises(InputError, match="truncated"):
         read_run(path)
 
-    writer = RunWriter.open(path, make_header(synthetic_dataset, created="2027-01-01T00:00:00Z"), fsync=False)
+    writer = RunWriter.open(path, make_header(synthetic_dataset, selection=header.items, created="2027-01-01T00:00:00Z"),
+                            fsync=False)
     assert writer.done == {i.row_id for i in items[:5]}
     assert path.read_bytes() == intact  # torn tail cut, nothing else touched
     with pytest.raises(ValueError, match="already"):
@@ -657,16 +682,16 @@ def test_resume_without_damage_and_empty_file(tmp_path: Path, synthetic_dataset:
     path = tmp_path / "run.jsonl"
     write_run(path, header, items, None)
     writer = RunWriter.open(path, header, fsync=False)
-    assert writer.done == {100, 101, 102}
+    assert writer.done == {i.row_id for i in items}
     writer.close()
-    assert read_run(path).row_ids == [100, 101, 102]
+    assert read_run(path).row_ids == [i.row_id for i in items]
 
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     with RunWriter.open(empty, header, fsync=False) as fresh:
         assert fresh.done == set()
         fresh.write(items[0])
-    assert read_run(empty).row_ids == [100]
+    assert read_run(empty).row_ids == [items[0].row_id]
 
 
 def test_write_duplicate_row_in_one_session_raises(tmp_path: Path, synthetic_dataset: Dataset) -> None:
@@ -676,7 +701,7 @@ def test_write_duplicate_row_in_one_session_raises(tmp_path: Path, synthetic_dat
         writer.write(items[0])
         with pytest.raises(ValueError):
             writer.write(items[0])
-    assert read_run(path).row_ids == [100]
+    assert read_run(path).row_ids == [items[0].row_id]
 
 
 @pytest.mark.parametrize("change,field", [
@@ -698,7 +723,7 @@ def test_resume_refuses_different_header(tmp_path: Path, synthetic_dataset: Data
         handle.write(b'{"type":"item","row_')  # torn tail must survive a refused resume too
     before = path.read_bytes()
     with pytest.raises(InputError) as info:
-        RunWriter.open(path, make_header(synthetic_dataset, **change), fsync=False)
+        RunWriter.open(path, make_header(synthetic_dataset, **{"selection": header.items, **change}), fsync=False)
     expect_problem(info.value, path, line=1, field=field, contains="cannot resume")
     assert path.read_bytes() == before
 
@@ -710,7 +735,7 @@ def test_resume_accepts_different_created_and_tool(tmp_path: Path, synthetic_dat
     later = Header(**{**header.__dict__, "created": "2030-05-05T05:05:05Z",
                       "tool": {"name": "buzzprobe", "version": "9.9.9"}})
     with RunWriter.open(path, later, fsync=False) as writer:
-        assert writer.done == {100, 101}
+        assert writer.done == {i.row_id for i in items}
     assert read_run(path).header == header
 
 
@@ -724,7 +749,7 @@ def test_resume_removes_footer(tmp_path: Path, synthetic_dataset: Dataset) -> No
     assert read_run(path).footer == Footer(4, "2026-12-01T00:01:00Z")
 
     writer = RunWriter.open(path, header, fsync=False)
-    assert writer.done == {100, 101, 102, 103}
+    assert writer.done == {i.row_id for i in items[:4]}
     assert b'"footer"' not in path.read_bytes()
     for item in items[4:]:
         writer.write(item)

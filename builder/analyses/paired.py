@@ -72,6 +72,57 @@ class CategoryComparison:
 
 
 @dataclass(frozen=True)
+class SettingDifference:
+    """One generation setting on which the two arms of a pair were not run alike."""
+
+    setting: str  # one of COMPARED_SETTINGS
+    a: str  # as recorded by run a ("not recorded" when absent)
+    b: str
+
+
+# Settings that must agree for a gap to measure the term alone. The dataset variant, task,
+# option seed, content hash and prompt language are not here: arms that differ there are never
+# paired at all (find_pairs, _header_mismatch).
+COMPARED_SETTINGS = ("temperature", "top_p", "max_tokens", "prompt")
+_NOT_RECORDED = "not recorded"
+
+
+def setting_differences(run_a: Run, run_b: Run) -> tuple[SettingDifference, ...]:
+    """Where the arms' recorded generation settings differ. The prompt is compared as its
+    version: the protocol id with the arm's condition taken out (the blind and sighted prompts
+    of one protocol family necessarily differ in text, so their sha256 cannot be compared),
+    and the protocol version."""
+    out = []
+    for setting in COMPARED_SETTINGS:
+        (key_a, shown_a), (key_b, shown_b) = _setting(run_a, setting), _setting(run_b, setting)
+        if key_a != key_b:
+            out.append(SettingDifference(setting, shown_a, shown_b))
+    return tuple(out)
+
+
+def _setting(run: Run, setting: str) -> tuple[str, str]:
+    """(what is compared, what is shown) for one setting of one run."""
+    parameters = run.header.subject.get("parameters") or {}
+    if setting != "prompt":
+        value = parameters.get(setting)
+        shown = _NOT_RECORDED if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+        return shown, shown
+    protocol, version = parameters.get("protocol"), parameters.get("protocol_version")
+    if protocol is None:
+        return _NOT_RECORDED, _NOT_RECORDED
+    paired = parameters.get("pairs_with")  # a blind protocol may name the sighted one it is the blind arm of
+    if isinstance(paired, str) and " v" in paired:
+        sighted_id, _, sighted_version = paired.rpartition(" v")
+        return f"{_family(sighted_id, 'sighted')} v{sighted_version}", f"{protocol} v{version} (blind arm of {paired})"
+    return f"{_family(str(protocol), run.header.condition)} v{version}", f"{protocol} v{version}"
+
+
+def _family(protocol: str, condition: str) -> str:
+    """The protocol id with its condition word taken out: t2-sighted-en -> t2-*-en."""
+    return "-".join("*" if part == condition else part for part in protocol.split("-"))
+
+
+@dataclass(frozen=True)
 class PairedAnalysis:
     run_a: str  # baseline (blind)
     run_b: str  # treatment (sighted)
@@ -93,6 +144,7 @@ class PairedAnalysis:
     categories: tuple[CategoryComparison, ...]  # in dataset category order, empty ones left out
     errors_a: ErrorSources | None  # Task 2 only
     errors_b: ErrorSources | None
+    differences: tuple[SettingDifference, ...] = ()  # settings the arms were not run alike on
 
 
 def mcnemar_exact(fixes: int, breaks: int) -> float:
@@ -148,6 +200,7 @@ def analyse_pair(run_a: Run, run_b: Run, dataset: Dataset, *, resamples: int = D
         categories=_categories(dataset, shared, gold, pa, pb, labels, resamples, seed),
         errors_a=_error_sources(xs, gold) if errors else None,
         errors_b=_error_sources(ys, gold) if errors else None,
+        differences=setting_differences(run_a, run_b),
     )
 
 

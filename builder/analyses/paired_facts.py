@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from builder.analyses.paired import ERROR_SOURCES, Gap, PairedAnalysis, analyse_pair
+from builder.analyses.paired import COMPARED_SETTINGS, ERROR_SOURCES, Gap, PairedAnalysis, analyse_pair
 from builder.dataset.cibuzzbench import Dataset
 from builder.facts import FactTable
 from builder.runs.schema import Run
@@ -27,12 +27,13 @@ def pair_id(run_a: Run | str, run_b: Run | str) -> str:
 
 
 def find_pairs(runs: Iterable[Run]) -> list[tuple[Run, Run]]:
-    """(blind, sighted) pairs: same subject name, task, option seed, dataset variant and
-    content, prompt language, and at least one shared item. Every overlapping blind x sighted
-    combination within a group is returned, sorted by (blind run_id, sighted run_id)."""
+    """(blind, sighted) pairs of complete runs: same subject name, task, option seed, dataset
+    variant and content, prompt language, and at least one shared item. Every overlapping
+    blind x sighted combination within a group is returned, sorted by (blind run_id, sighted
+    run_id). A run still in progress is left out: its gap would change as it fills in."""
     groups: dict[tuple, dict[str, list[Run]]] = defaultdict(lambda: {BASELINE: [], TREATMENT: []})
     for run in runs:
-        if run.header.condition in (BASELINE, TREATMENT):
+        if run.header.condition in (BASELINE, TREATMENT) and run.complete:
             groups[_pair_key(run)][run.header.condition].append(run)
     pairs = [(a, b) for group in groups.values() for a in group[BASELINE] for b in group[TREATMENT]
              if not set(a.row_ids).isdisjoint(b.row_ids)]
@@ -73,6 +74,7 @@ def _add_overall(facts: FactTable, base: str, r: PairedAnalysis, runs: tuple[str
     add("fixes", r.fixes, "shared items a got wrong and b got right")
     add("breaks", r.breaks, "shared items a got right and b got wrong")
     add("mcnemar_p", r.mcnemar_p, MCNEMAR)
+    _add_differences(facts, base, r, runs)
     for arm, report in (("a", r.a), ("b", r.b)):
         add(f"{arm}.accuracy", report.accuracy, f"accuracy of run {arm} on the shared items; {SCORE}")
         add(f"{arm}.macro_f1", report.macro_f1, f"macro F1 of run {arm} on the shared items; {SCORE}")
@@ -80,6 +82,18 @@ def _add_overall(facts: FactTable, base: str, r: PairedAnalysis, runs: tuple[str
         if ratio is not None:
             add(f"ratio.{metric}", ratio, f"a {metric} / b {metric} x100 on the shared items")
     _add_gap(facts, f"{base}.gap", r.gap, runs, ("accuracy", "macro_f1"))
+
+
+def _add_differences(facts: FactTable, base: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
+    """How many settings differ (0: run alike), described in the provenance so every page
+    and facts.json can flag the pair; one `differs.<setting>` fact per differing setting."""
+    if r.differences:
+        how = "; ".join(f"{d.setting} a {d.a}, b {d.b}" for d in r.differences)
+        facts.add(f"{base}.settings_differ", len(r.differences), f"settings differ between the arms: {how}", runs)
+    else:
+        facts.add(f"{base}.settings_differ", 0, f"arms run alike: {', '.join(COMPARED_SETTINGS)} agree", runs)
+    for d in r.differences:
+        facts.add(f"{base}.differs.{d.setting}", 1, f"{d.setting} a {d.a}, b {d.b}", runs)
 
 
 def _add_gap(facts: FactTable, base: str, gap: Gap, runs: tuple[str, str], metrics: tuple[str, ...]) -> None:

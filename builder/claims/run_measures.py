@@ -25,7 +25,8 @@ def _matches(score: RunScore, task: str | None, condition: str | None, variant: 
 
 
 def run_metric_measure(scores: Iterable[RunScore]) -> Callable[..., list[Evidence]]:
-    """Evidence: one value per matching run (its accuracy or macro F1)."""
+    """Evidence: one value per matching complete run (its accuracy or macro F1); a run still
+    in progress is no evidence yet."""
     frozen = list(scores)
 
     def measure(metric: str = "macro_f1", task: str | None = "equivalent_selection", condition: str | None = None,
@@ -34,7 +35,7 @@ def run_metric_measure(scores: Iterable[RunScore]) -> Callable[..., list[Evidenc
         if metric not in ("accuracy", "macro_f1"):
             raise ValueError(f"run_metric: metric must be accuracy or macro_f1, not {metric!r}")
         return [Evidence(s.run.header.subject_name, getattr(s.report, metric), s.run_id)
-                for s in frozen if _matches(s, task, condition, variant, subject, kind, scope)]
+                for s in frozen if s.run.complete and _matches(s, task, condition, variant, subject, kind, scope)]
     return measure
 
 
@@ -55,9 +56,16 @@ def pair_metric_measure(pairs: Iterable[tuple[str, RunScore, RunScore]], facts: 
         for pid, blind, sighted in frozen:
             key = f"pair.{pid}.{metric}"
             if _matches(blind, task, None, variant, subject, None, scope) and key in facts:
-                out.append(Evidence(blind.run.header.subject_name, facts[key], key))
+                out.append(Evidence(_pair_label(blind, facts, pid), facts[key], key))
         return out
     return measure
+
+
+def _pair_label(blind: RunScore, facts: FactTable, pid: str) -> str:
+    """The model's name, flagged when the two arms were not run with the same settings."""
+    differ = facts.values.get(f"pair.{pid}.settings_differ", 0)
+    name = blind.run.header.subject_name
+    return f"{name} ({facts.provenance[f'pair.{pid}.settings_differ'].computation})" if differ else name
 
 
 def register_run_measures(registry: MeasureRegistry, scores: Iterable[RunScore], facts: FactTable,

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 
 from builder.errors import InputError, Problem
+from builder.fileio import umask_mode
 
 UPSTREAM_REPO = "SuperYFan/CIBuzzBench"
 PINNED_COMMIT = "b9b13f860bb0459fdcac914e647e0f946a517f72"
@@ -157,6 +158,7 @@ def _download_once(url: str, dest: Path, timeout: float) -> tuple[str, int]:
     fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     tmp = Path(tmp_name)
     try:
+        os.fchmod(fd, umask_mode())  # mkstemp makes it 0600; the data file is the user's to share
         with os.fdopen(fd, "wb") as out:
             digest, size = _stream_to(url, out, timeout)
             out.flush()

@@ -27,6 +27,7 @@ import io
 import json
 import os
 import tempfile
+import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from builder.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, content_h
 from builder.dataset.gold_pool_draw import (GOLD_COLUMN, SLOTS, Pool, SlotChoice, donor_pools, fill_by_slot,
                                             fill_by_window)
 from builder.errors import InputError
+from builder.fileio import atomic_file
 
 GOLD_POOL = "gold_pool"
 GOLD_POOL_SLOT = "gold_pool_slot"
@@ -261,16 +263,8 @@ def write_gold_pool(gold_pool: GoldPool, folder: Path) -> tuple[Path, Path]:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as handle:
+        handle.write(data)
 
 
 def read_manifest(folder: Path, variant: str = GOLD_POOL) -> dict[str, Any]:

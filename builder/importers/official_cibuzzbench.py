@@ -55,8 +55,8 @@ from builder.dataset.options import LETTERS, option_sets
 from builder.errors import InputError, Problem
 from builder.names import check_name, confined, slug
 from builder.runs.lines import LineError, cap_response, load_line
-from builder.runs.schema import SPLITS, Footer, Header, Item, Run
-from builder.runs.validate import first_row_ids, validate_run
+from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
+from builder.runs.validate import first_row_ids, parameter_problems, validate_run
 from builder.runs.writer import write_run
 from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, labels_for
 
@@ -198,9 +198,11 @@ def _read_config(results_dir: Path) -> _Config:
         problems.append(Problem(str(path), f"split {split!r} is not one of: all, {', '.join(SPLITS)}", None, "split"))
     if count is not None and (type(count) is not int or count < 1):
         problems.append(Problem(str(path), f"num_examples {count!r} is not a positive integer", None, "num_examples"))
+    parameters = {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
+    theirs = {ours: key for key, ours in CONFIG_PARAMETERS.items()}
+    problems += [Problem(str(path), message, None, theirs[name]) for name, message in parameter_problems(parameters)]
     if problems:
         raise InputError(problems)
-    parameters = {ours: data[theirs] for theirs, ours in CONFIG_PARAMETERS.items() if theirs in data}
     if "lang" in parameters:  # it tags the run id, so it is a name like any other part of one
         check_name(parameters["lang"], str(path), "prompt_language")
     return _Config(path, parameters, split, count)
@@ -385,7 +387,7 @@ def _convert(source: _Source, dataset: Dataset, model: str, config: _Config, cre
     if checker.problems:
         raise InputError(checker.problems)
     header = _header(source, dataset, model, config.parameters, created, _selection(source, dataset, lines, config))
-    run = Run(str(source.path), header, tuple(items), Footer(len(items), None, _usage_totals(items)), lines)
+    run = Run(str(source.path), header, tuple(items), Footer(len(items), None, usage_totals(items)), lines)
     validate_run(run, dataset)  # the same checks a run file gets, located in the CSV
     return run
 
@@ -459,11 +461,3 @@ def run_id(model: str, task: str, seed: int | None, items: dict[str, Any], langu
     if items["selection"] == "first":
         scope = f"{items['split']}-first{items['n']}" if items.get("split") else f"first{items['n']}"
     return f"official-{slug(model)}{lang}-{task_tag}-{scope}"
-
-
-def _usage_totals(items: list[Item]) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for item in items:
-        for key, value in (item.usage or {}).items():
-            totals[key] = totals.get(key, 0) + value
-    return dict(sorted(totals.items()))

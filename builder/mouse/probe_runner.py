@@ -23,6 +23,7 @@ from typing import Any
 from tqdm import tqdm
 
 from builder.errors import InputError
+from builder.fileio import exclusive
 from builder.mouse.labels import RC
 from builder.mouse.probe import Answers, Job, MousePlan
 from builder.mouse.probe_writer import (CallLog, MouseRunWriter, call_totals, calls_path, read_calls,
@@ -46,7 +47,14 @@ class MouseOutcome:
 
 async def execute(plan: MousePlan, api_key: str | None, *, prior: Prior | None = None,
                   sleep: Callable[[float], Any] | None = None) -> MouseOutcome:
-    """Ask every item not yet in the file; finish the file when all are in."""
+    """Ask every item not yet in the file; finish the file when all are in. Holds the same
+    per-file lock as a CIBuzzBench probe, so a second process on this run is refused."""
+    with exclusive(plan.path, "this run"):
+        return await _execute(plan, api_key, prior, sleep)
+
+
+async def _execute(plan: MousePlan, api_key: str | None, prior: Prior | None,
+                   sleep: Callable[[float], Any] | None) -> MouseOutcome:
     outcome = MouseOutcome(plan.path)
     writer = MouseRunWriter.open(plan.path, plan.header)
     try:
@@ -175,12 +183,13 @@ def drop_failed_items(plan: MousePlan) -> tuple[int, Prior]:
     RC components that were answered are returned as `prior` and not asked again."""
     if not plan.path.is_file():
         return 0, {}
-    MouseRunWriter.open(plan.path, plan.header).close()  # checks the header, repairs a torn last line
-    run = read_mouse_run(plan.path)
-    kept = tuple(item for item in run.items if not plan.failed(item))
-    failed = [item for item in run.items if plan.failed(item)]
-    if failed:
-        write_mouse_run(plan.path, MouseRun(None, run.header, kept))
+    with exclusive(plan.path, "this run"):
+        MouseRunWriter.open(plan.path, plan.header).close()  # checks the header, repairs a torn last line
+        run = read_mouse_run(plan.path)
+        kept = tuple(item for item in run.items if not plan.failed(item))
+        failed = [item for item in run.items if plan.failed(item)]
+        if failed:
+            write_mouse_run(plan.path, MouseRun(None, run.header, kept))
     prior = {item.index: {c: v for c, v in item.raw.items() if v is not None}
              for item in failed if plan.header.task == RC}
     return len(failed), prior

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 
 from builder import __version__
 from builder.errors import Problem
+from builder.fileio import atomic_file
 from builder.mouse import metrics as m
 from builder.mouse.dataset import MouseSet
 from builder.mouse.importer import ChoiceResults, MainResults, TaskResult, TranslationResult
@@ -136,19 +139,11 @@ def _tr_items(judge: TranslationResult) -> tuple[MouseRunItem, ...]:
 
 def write_mouse_run(path: str | Path, run: MouseRun) -> None:
     """Write the whole run atomically (temporary file, then rename), with a footer."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(dump_line(run.header.to_json()))
-            for item in run.items:
-                handle.write(dump_line(item.to_json(run.header.task)))
-            handle.write(dump_line({"type": "footer", "items": len(run.items), "unparsed": run.unparsed}))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path, text=True) as handle:
+        handle.write(dump_line(run.header.to_json()))
+        for item in run.items:
+            handle.write(dump_line(item.to_json(run.header.task)))
+        handle.write(dump_line({"type": "footer", "items": len(run.items), "unparsed": run.unparsed}))
 
 
 # ---------------------------------------------------------------- reading

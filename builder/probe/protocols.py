@@ -31,7 +31,7 @@ PLACEHOLDERS: dict[tuple[str, str], frozenset[str]] = {
 }
 _FIELDS = {"id": str, "version": int, "task": str, "condition": str, "lang": str,
            "max_tokens": int, "source": str, "system": str, "user": str}
-_OPTIONAL = {"default": bool}
+_OPTIONAL = {"default": bool, "pairs_with": str}
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class Protocol:
     system: str
     user: str
     default: bool = False  # the one `probe` uses when several serve a (task, condition, lang)
+    pairs_with: str = ""  # a blind protocol: "<sighted id> v<version>" it is the blind arm of
 
     @property
     def sha256(self) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,12 +25,13 @@ from builder import __version__
 from builder.dataset.cibuzzbench import Dataset
 from builder.errors import InputError
 from builder.names import fill_template, slug
+from builder.fileio import exclusive
 from builder.probe.client import ChatClient, FatalError, RequestError, RetryPolicy
 from builder.probe.prompts import ItemPrompt, prompt_builder
 from builder.probe.protocols import Protocol
 from builder.probe.selection import Selection
 from builder.runs.reader import read_run
-from builder.runs.schema import Footer, Header, Item
+from builder.runs.schema import Footer, Header, Item, usage_totals
 from builder.runs.writer import RunWriter, check_same_header, complete_record, write_run
 from builder.tasks import EQUIVALENT_SELECTION
 
@@ -123,7 +123,8 @@ def _parameters(protocol: Protocol, s: ProbeSettings) -> dict[str, Any]:
     """What shapes the answers; the host (never credentials or port) says which service served them."""
     return {"temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
             "lang": protocol.lang, "protocol": protocol.id, "protocol_version": protocol.version,
-            "prompt_sha256": protocol.sha256, "endpoint_host": urlsplit(s.base_url).hostname or ""}
+            "prompt_sha256": protocol.sha256, "endpoint_host": urlsplit(s.base_url).hostname or "",
+            **({"pairs_with": protocol.pairs_with} if protocol.pairs_with else {})}
 
 
 def is_complete(plan: RunPlan) -> bool:
@@ -153,21 +154,29 @@ def drop_errored_items(plan: RunPlan) -> int:
     simply asked again. The header must still match this command."""
     if not plan.path.is_file():
         return 0
-    lines = plan.path.read_bytes().splitlines(keepends=True)
-    check_same_header(plan.path, complete_record(lines[0]) if lines else None, plan.header)
-    records = [(line, complete_record(line)) for line in lines[1:]]
-    readable = [line for line, record in records if record is not None and record.get("type") != "footer"]
-    unreadable = sum(1 for _, record in records if record is None)
-    run = read_run(plan.path, b"".join([lines[0], *readable]))
-    kept = [item for item in run.items if item.error is None]
-    dropped = len(run.items) - len(kept) + unreadable
-    if dropped or len(readable) < len(lines) - 1:
-        write_run(plan.path, run.header, kept, None)
+    with exclusive(plan.path, "this run"):
+        lines = plan.path.read_bytes().splitlines(keepends=True)
+        check_same_header(plan.path, complete_record(lines[0]) if lines else None, plan.header)
+        records = [(line, complete_record(line)) for line in lines[1:]]
+        readable = [line for line, record in records if record is not None and record.get("type") != "footer"]
+        unreadable = sum(1 for _, record in records if record is None)
+        run = read_run(plan.path, b"".join([lines[0], *readable]))
+        kept = [item for item in run.items if item.error is None]
+        dropped = len(run.items) - len(kept) + unreadable
+        if dropped or len(readable) < len(lines) - 1:
+            write_run(plan.path, run.header, kept, None)
     return dropped
 
 
 async def execute(plan: RunPlan, api_key: str | None, *, sleep: Callable[[float], Any] | None = None) -> RunOutcome:
-    """Ask every item not yet in the file; finish the file when all are in."""
+    """Ask every item not yet in the file; finish the file when all are in. One process at a
+    time: a second `probe` on the same file would append the same items (duplicates) and
+    interleave partial lines, so it is refused while the lock is held."""
+    with exclusive(plan.path, "this run"):
+        return await _execute(plan, api_key, sleep)
+
+
+async def _execute(plan: RunPlan, api_key: str | None, sleep: Callable[[float], Any] | None) -> RunOutcome:
     outcome = RunOutcome(plan.path)
     writer = RunWriter.open(plan.path, plan.header)
     pending = [row_id for row_id in plan.row_ids if row_id not in writer.done]
@@ -288,10 +297,3 @@ def _done_row_ids(path: Path) -> set[int] | None:
         return set(read_run(path).row_ids) if path.is_file() else set()
     except InputError:
         return None
-
-
-def usage_totals(items: tuple[Item, ...] | list[Item]) -> dict[str, int]:
-    totals: Counter[str] = Counter()
-    for item in items:
-        totals.update({k: v for k, v in (item.usage or {}).items() if type(v) is int})
-    return dict(sorted(totals.items()))

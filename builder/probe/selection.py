@@ -16,7 +16,7 @@ from builder.errors import InputError
 
 @dataclass(frozen=True)
 class Selection:
-    kind: str  # "all" | "split" | "sample"
+    kind: str  # "all" | "split" | "sample" | "first" (the first n rows, file order: official --max_samples)
     split: str | None = None
     n: int | None = None  # sample size
     sample_seed: int | None = None
@@ -24,6 +24,9 @@ class Selection:
     def row_ids(self, dataset: Dataset) -> list[int]:
         """Selected row_ids in ascending order."""
         pool = sorted(dataset.row_ids(self.split))
+        if self.kind == "first":
+            assert self.n is not None
+            return pool[: self.n]
         if self.kind != "sample":
             return pool
         assert self.n is not None and self.sample_seed is not None
@@ -31,6 +34,12 @@ class Selection:
             where = f"the {self.split} split" if self.split else "the dataset"
             raise InputError.single("--sample", f"sample size {self.n} must be between 1 and {len(pool)} ({where})")
         return sorted(random.Random(self.sample_seed).sample(pool, self.n))
+
+    @classmethod
+    def from_header(cls, items: dict[str, Any]) -> "Selection":
+        """The selection a run header's `items` object declares, so a reader can recompute
+        exactly which row_ids the run must hold (`row_ids` dispatches on the kind)."""
+        return cls(str(items.get("selection")), items.get("split"), items.get("n"), items.get("sample_seed"))
 
     def header(self, n: int) -> dict[str, Any]:
         """The run header's `items` object."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from builder.analyses.model_summaries import ModelSummary, PairSummary
 from builder.dataset.cibuzzbench import CATEGORIES
+from builder.analyses.paired_facts import pair_id
 from builder.render.views import Cell, FactCells, Table, tie_groups
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
@@ -84,10 +85,14 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
         return None
     groups = tie_groups([(s.id, f.facts[f"paired.{s.id}.b.macro_f1.mean"], f.facts[f"model.{s.sighted.id}.macro_f1.ci95_low"],
                           f.facts[f"model.{s.sighted.id}.macro_f1.ci95_high"]) for s in summaries])
-    rows = []
+    rows, unlike = [], []
     for s in sorted(summaries, key=lambda s: (groups[s.id], -f.facts[f"paired.{s.id}.b.macro_f1.mean"], s.id)):
         base = f"paired.{s.id}"
-        rows.append((Cell(str(groups[s.id])), Cell(s.model), Cell(selection_label(s.blind.selection)),
+        notes = [f"{s.model} (seed {p.option_seed}): {note} (a = blind, b = sighted)."
+                 for p in s.pairs if (note := f.settings_note(pair_id(p.run_a, p.run_b)))]
+        unlike += notes
+        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model),
+                     Cell(selection_label(s.blind.selection)),
                      f(f"{base}.n", "count"), f(f"{base}.seeds", "count"),
                      f(f"{base}.b.macro_f1.mean"), f(f"{base}.a.macro_f1.mean"), f(f"{base}.gap.macro_f1.mean"),
                      f.optional(f"{base}.gap.macro_f1.sd"), f(f"{base}.gap.macro_f1.ci95_low"),
@@ -102,7 +107,8 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
                  "summarised: Sighted, Blind and Gap (sighted - blind) are means over seeds, Gap low/high the 95% "
                  "paired-bootstrap interval of the seed-1111 pair. Above chance kept: of the sighted arm's accuracy "
                  "points above a random letter, the share the blind arm also reaches. McNemar p: the range over "
-                 "seeds. Groups come from overlapping 95% intervals of the sighted score.")
+                 "seeds. Groups come from overlapping 95% intervals of the sighted score."
+                 + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
 
 
 def pair_category_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | None:

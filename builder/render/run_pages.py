@@ -67,6 +67,7 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
             **common, root="../", slug="runs", title=f"Run {rid}",
             description=f"Scores, confusion matrix, categories and items of run {rid}.",
             header=score.run.header, footer=score.run.footer, score=score, tables=tables,
+            selected=inputs.computed.facts[f"run.{rid}.selected"],
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
             items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
             items_asset=items_asset(score.run.header.variant))
@@ -75,13 +76,19 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
     return files
 
 
+def _rounded(c: v.Cell) -> object:
+    """A CSV cell as the page shows it: rounded, and "n of N" while a run is in progress."""
+    if not c.numeric:
+        return c.text
+    shown = plain_cell(c.value, c.kind, c.digits)
+    return f"{shown} of {c.of:g}" if c.of is not None else shown
+
+
 def tables_as_csv(tables: list[v.Table]) -> dict[str, bytes]:
     """The download behind each table's CSV link, rounded as the page shows it, and its
     full-precision twin under tables/full/."""
     files = {}
     for t in tables:
-        files[f"tables/{t.id}.csv"] = table_csv(t.columns, [[plain_cell(c.value, c.kind, c.digits) if c.numeric else c.text
-                                                            for c in row] for row in t.rows])
-        files[f"{FULL_PRECISION}{t.id}.csv"] = table_csv(t.columns, [[c.value if c.numeric else c.text for c in row]
-                                                                     for row in t.rows])
+        files[f"tables/{t.id}.csv"] = table_csv(t.columns, [[_rounded(c) for c in row] for row in t.rows])
+        files[f"{FULL_PRECISION}{t.id}.csv"] = table_csv(t.columns, [[c.export for c in row] for row in t.rows])
     return files

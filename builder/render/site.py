@@ -142,6 +142,7 @@ def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any
         "dataset": {"file_sha256": inputs.dataset.file_sha256, "content_sha256": inputs.dataset.content_sha256},
         "provenance": facts.provenance, "run_count": len(inputs.computed.scores), "canonical": "",
         "newest_run": newest_run_date(inputs.computed),
+        "complete_run_count": sum(s.run.complete for s in inputs.computed.scores.values()),
     }
 
 

@@ -34,10 +34,18 @@ class Cell:
     kind: str = "text"  # text | num | pct | count | score | p
     href: str | None = None  # site-relative link for text cells
     digits: int | None = None  # fixed decimals for num/pct cells (e.g. a quote's precision)
+    of: float | None = None  # shown as "value of N": a run still in progress holds n of its N items
 
     @property
     def numeric(self) -> bool:
         return self.value is not None
+
+    @property
+    def export(self) -> float | str | None:
+        """The cell in a CSV download (full precision; "n of N" spelled out)."""
+        if self.of is not None:
+            return f"{self.value:g} of {self.of:g}"
+        return self.value if self.numeric else self.text
 
     @property
     def is_fact(self) -> bool:
@@ -69,6 +77,21 @@ class FactCells:
 
     def optional(self, key: str, kind: str = "score") -> Cell:
         return self(key, kind) if key in self.facts else Cell("–")
+
+    def run_items(self, rid: str) -> Cell:
+        """A run's item count, as "n of N" while the run is incomplete."""
+        cell = self(f"run.{rid}.n", "count")
+        if self.facts[f"run.{rid}.complete"]:
+            return cell
+        return Cell(key=cell.key, value=cell.value, kind="count", of=self.facts[f"run.{rid}.selected"])
+
+    def complete(self, rid: str) -> bool:
+        return bool(self.facts[f"run.{rid}.complete"])
+
+    def settings_note(self, pid: str) -> str | None:
+        """What differs between a pair's arms (None when they were run alike)."""
+        key = f"pair.{pid}.settings_differ"
+        return self.facts.provenance[key].computation if self.facts[key] else None
 
 
 def composition_table(f: FactCells) -> Table:
@@ -174,11 +197,12 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
         rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
-                     Cell(h.scope), f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"),
+                     Cell(h.scope), f.run_items(rid), f(f"run.{rid}.accuracy"),
                      f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
                                       "Macro F1", "F1 low", "F1 high"), tuple(rows),
-                 note="Intervals: 95% percentile bootstrap over items.")
+                 note="Intervals: 95% percentile bootstrap over items. \"n of N\": a run still in progress "
+                      "(scored as it stands, left out of every headline figure, pair and the tracker).")
 
 
 def category_scores_table(f: FactCells, probes: list[str]) -> Table:
@@ -210,7 +234,7 @@ def run_metrics_table(f: FactCells, score: RunScore) -> Table:
     rid = score.run_id
     rows = [(Cell(label), f(f"run.{rid}.{metric}"), f(f"run.{rid}.{metric}.ci95_low"), f(f"run.{rid}.{metric}.ci95_high"))
             for metric, label in (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))]
-    rows.append((Cell("Items"), f(f"run.{rid}.n", "count"), Cell("–"), Cell("–")))
+    rows.append((Cell("Items"), f.run_items(rid), Cell("–"), Cell("–")))
     rows.append((Cell("Unparsed answers"), f(f"run.{rid}.unparsed", "count"), Cell("–"), Cell("–")))
     rows.append((Cell("Failed requests"), f(f"run.{rid}.failed", "count"), Cell("–"), Cell("–")))
     return Table(f"run-{rid}-metrics", "Scores with 95% bootstrap intervals", ("Metric", "Value", "Low", "High"),
@@ -262,8 +286,10 @@ def tie_groups(entries: list[tuple[str, float, float, float]]) -> dict[str, int]
 
 
 def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
-    """Every model run, one row per option seed (the download behind the model summaries)."""
-    model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model"]
+    """Every complete model run, one row per option seed (the download behind the model
+    summaries); runs still in progress are on the runs page only."""
+    model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model"
+                    and f.complete(s.run_id)]
     if not model_scores:
         return None
     rows = []
@@ -285,10 +311,14 @@ def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
         return None
     groups = tie_groups([(pid, sighted.report.macro_f1, sighted.intervals["macro_f1"].low,
                           sighted.intervals["macro_f1"].high) for pid, _, sighted in pairs])
-    rows = []
+    rows, unlike = [], []
     for pid, blind, sighted in sorted(pairs, key=lambda p: (groups[p[0]], -p[2].report.macro_f1, p[0])):
         base = f"pair.{pid}"
-        rows.append((Cell(str(groups[pid])), Cell(blind.run.header.subject_label),
+        name = blind.run.header.subject_label
+        differ = f.settings_note(pid)
+        if differ:
+            unlike.append(f"{name} (seed {blind.run.header.option_seed}): {differ} (a = blind, b = sighted).")
+        rows.append((Cell(str(groups[pid])), Cell(f"{name} †" if differ else name),
                      Cell(str(blind.run.header.option_seed)), f(f"{base}.n", "count"),
                      f(f"{base}.b.macro_f1"), f(f"{base}.a.macro_f1"), f(f"{base}.gap.macro_f1"),
                      f(f"{base}.gap.macro_f1.ci95_low"), f(f"{base}.gap.macro_f1.ci95_high"),
@@ -298,7 +328,8 @@ def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
                  ("Group", "Model", "Seed", "Items", "Sighted", "Blind", "Gap", "Gap low", "Gap high",
                   "Blind / sighted", "Fixes", "Breaks", "McNemar p"), tuple(rows),
                  note="Gap = sighted - blind with a 95% paired-bootstrap interval. Groups come from overlapping "
-                      "95% intervals of the sighted score. Fixes: wrong blind, right sighted; breaks: the reverse.")
+                      "95% intervals of the sighted score. Fixes: wrong blind, right sighted; breaks: the reverse."
+                      + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
 
 
 def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from builder.errors import InputError, Problem
 from builder.names import name_problem
+from builder.fileio import being_written
 from builder.runs import schema as s
 from builder.runs.lines import MAX_RESPONSE_CHARS, LineError, load_line
 
@@ -43,6 +44,8 @@ def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
         raw = path.read_bytes() if raw is None else raw
     except OSError as exc:
         raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
+    if not raw.endswith(b"\n") and being_written(path):
+        raw = raw[: raw.rfind(b"\n") + 1]  # a probe is appending this line now: read the run without it
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -153,6 +156,10 @@ def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool
         c.add("a first-N selection needs a positive integer n", line, "items.n")
     if data["items"].get("selection") == "sample" and not _is_instance(data["items"].get("sample_seed"), int):
         c.add("a sample needs an integer sample_seed", line, "items.sample_seed")
+    if data["items"].get("selection") == "sample" and "n" not in data["items"]:
+        c.add("a sample needs its size n", line, "items.n")
+    if data["items"].get("selection") == "all" and "split" in data["items"]:
+        c.add("selection 'all' takes no split (use selection 'split')", line, "items.split")
     if not isinstance(data["items"].get("n", 0), int) or isinstance(data["items"].get("n"), bool):
         c.add("not an integer", line, "items.n")
     if not isinstance(data["dataset"].get("content_sha256"), str):
@@ -163,6 +170,12 @@ def _check_header_values(c: _Collector, line: int, data: dict[str, Any]) -> bool
         c.add("equivalent_selection runs need an option seed", line, "option_seed")
     if data["task"] == "harmfulness_detection" and data["option_seed"] is not None:
         c.add("harmfulness_detection has no options: option_seed must be null", line, "option_seed")
+    if data["task"] == "harmfulness_detection" and data["condition"] == "blind":
+        c.add("harmfulness_detection has no blind condition (without the term there is nothing to judge)",
+              line, "condition")
+    if (data["condition"] == "probe") != (data["subject"].get("kind") == "probe"):
+        c.add(f"condition {data['condition']!r} does not fit subject kind {data['subject'].get('kind')!r} "
+              "(model-free probes, and only they, have condition 'probe')", line, "condition")
     return len(c.problems) == before
 
 

@@ -6,6 +6,8 @@ Items refer to the dataset by ``row_id`` only and never copy its text.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,3 +120,17 @@ class Run:
     @property
     def row_ids(self) -> list[int]:
         return [i.row_id for i in self.items]
+
+    @property
+    def complete(self) -> bool:
+        """Finished: a validated run has a footer only when it holds every declared item
+        (`validate_run` refuses a footer over a partial selection), so the footer decides."""
+        return self.footer is not None
+
+
+def usage_totals(items: Iterable[Item]) -> dict[str, int]:
+    """Token counts summed over items, as a footer records them (integer counts only)."""
+    totals: Counter[str] = Counter()
+    for item in items:
+        totals.update({k: v for k, v in (item.usage or {}).items() if type(v) is int})
+    return dict(sorted(totals.items()))

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
 from builder.errors import InputError
 from builder.runs.lines import LineError, load_line
+from builder.fileio import atomic_file
 from builder.runs.schema import Footer, Header, Item
 
 # Header fields that may legitimately differ between the first start and a resume.
@@ -34,21 +34,13 @@ def dump_line(record: dict[str, Any]) -> str:
 
 
 def write_run(path: str | Path, header: Header, items: Iterable[Item], footer: Footer | None) -> None:
-    """Write a whole run at once, replacing any previous file atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(dump_line(header.to_json()))
-            for item in items:
-                handle.write(dump_line(item.to_json()))
-            if footer is not None:
-                handle.write(dump_line(footer.to_json()))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a whole run at once, replacing any previous file atomically (user's umask mode)."""
+    with atomic_file(path, text=True) as handle:
+        handle.write(dump_line(header.to_json()))
+        for item in items:
+            handle.write(dump_line(item.to_json()))
+        if footer is not None:
+            handle.write(dump_line(footer.to_json()))
 
 
 class RunWriter:
