@@ -78,8 +78,9 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
     expected = task.selection.row_ids(dataset)
     checker = _Checker(_Source(output.path, task.protocol.task, task.seed), dataset)
     build = prompt_builder(dataset, task.protocol, task.seed)
-    items, lines, differing = [], {}, []
+    items, lines, differing, answered = [], {}, [], set()
     for sample in output.samples:
+        answered.add(sample.row_id)
         if task.seed is not None and not _is_letter_map(sample.letter_map):
             checker.problems.append(Problem(str(output.path), "missing or malformed letter map (expected letters "
                                             "A-D mapped to option sources)", sample.line, f"{sample.where}letter_map"))
@@ -96,7 +97,7 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
             lines[item.row_id] = row.line
             if sample.messages is not None and sample.messages != build(item.row_id).messages:
                 differing.append(item.row_id)
-    problems = checker.problems + _coverage(output, expected, lines)
+    problems = checker.problems + _coverage(output, expected, answered)
     if problems:
         raise InputError(problems)
     if differing:
@@ -190,11 +191,13 @@ def _relocate(problems: list[Problem], start: int, sample: HarnessSample) -> Non
         problems[i] = Problem(p.path, p.message, sample.line, f"{sample.where}{name}")
 
 
-def _coverage(output: HarnessOutput, expected: list[int], seen: dict[int, int | None]) -> list[Problem]:
-    """The output must answer exactly the exported items: none missing, none extra."""
+def _coverage(output: HarnessOutput, expected: list[int], answered: set[Any]) -> list[Problem]:
+    """The output must answer exactly the exported items: none missing, none extra (an item
+    refused for another reason is not reported again here)."""
     problems = []
-    missing = sorted(set(expected) - set(seen))
-    extra = sorted(set(seen) - set(expected))
+    seen = {row_id for row_id in answered if type(row_id) is int}
+    missing = sorted(set(expected) - seen)
+    extra = sorted(seen - set(expected))
     if missing:
         problems.append(Problem(str(output.path), f"{len(missing)} of the task's {len(expected)} items are missing "
                                 f"(row_ids {_listed(missing)}); a run covers its whole selection "
