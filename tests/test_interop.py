@@ -220,7 +220,7 @@ def test_other_prompt_hash_or_text_is_a_warning_recorded_in_the_run(synthetic_da
     warnings = run.header.subject["parameters"]["import_warnings"]
     assert len(warnings) == 2
     assert "prompt sha256 000000000000…" in warnings[0] and "not comparable" in warnings[0]
-    assert f"the prompt sent for 1 item(s) differs" in warnings[1] and f"row_id {records[2]['row_id']}" in warnings[1]
+    assert "the prompt sent for 1 item(s) differs" in warnings[1] and f"row_id {records[2]['row_id']}" in warnings[1]
     written = write_imported(run, str(tmp_path / "runs"))
     assert read_run(written).header.subject["parameters"]["import_warnings"] == warnings
 
@@ -320,3 +320,18 @@ def test_run_page_shows_import_warnings(protocols, tmp_path):
     page = (out / "runs" / f"{run.header.run_id}.html").read_text(encoding="utf-8")
     assert 'id="import-warnings"' in page and "Imported with 1 warning:" in page
     assert "exported with protocol t3-sighted-en v0" in page
+
+
+def test_gold_pool_variant_round_trips_through_the_documented_format(synthetic_dataset, protocols, tmp_path):
+    from builder.dataset.variants import derive_variants
+    datasets = {"original": synthetic_dataset, **derive_variants(synthetic_dataset)}
+    pool = datasets["gold_pool"]
+    task = plan_exports(ExportRequest(("t2-sighted",), "en", (2222,), "gold_pool", Selection("sample", "test", 12, 1)),
+                        protocols, pool)[0]
+    assert task.name == "cibuzzbench_t2_sighted_en_s2222_test_n12_r1_gold_pool"
+    path = fake_lm_eval(task, task.records(pool), tmp_path)
+    run = convert(read_lm_eval(path), datasets, protocols, CREATED)
+    assert run.header.dataset == {"name": "CIBuzzBench", "variant": "gold_pool", "content_sha256": pool.content_sha256}
+    assert run.header.run_id == "lm-eval-loop-model-7b-t2-sighted-en-s2222-test-n12-r1-gold_pool"
+    with pytest.raises(InputError, match="exported from different data"):
+        convert(read_lm_eval(path), {"original": synthetic_dataset, "gold_pool": synthetic_dataset}, protocols, CREATED)

@@ -26,7 +26,7 @@ from builder.interop.spec import METADATA_SCHEMA, ExportTask, selection_from
 from builder.probe.prompts import prompt_builder
 from builder.probe.protocols import Protocol
 from builder.probe.runner import ProbeSettings, model_slug, plan_run, usage_totals
-from builder.runs.schema import Footer, Header, Run
+from builder.runs.schema import Footer, Header, Item, Run
 from builder.runs.validate import validate_run
 from builder.runs.writer import write_run
 from builder.tasks import EQUIVALENT_SELECTION
@@ -75,40 +75,56 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
     `created` (the import's time) stands in when the log does not say when the harness ran."""
     task, warnings = _task_of(output, datasets, protocols)
     dataset = datasets[task.variant]
-    expected = task.selection.row_ids(dataset)
-    checker = _Checker(_Source(output.path, task.protocol.task, task.seed), dataset)
-    build = prompt_builder(dataset, task.protocol, task.seed)
-    items, lines, differing, answered = [], {}, [], set()
+    found = _Collected(output, task, dataset)
     for sample in output.samples:
-        answered.add(sample.row_id)
-        if task.seed is not None and not _is_letter_map(sample.letter_map):
-            checker.problems.append(Problem(str(output.path), "missing or malformed letter map (expected letters "
-                                            "A-D mapped to option sources)", sample.line, f"{sample.where}letter_map"))
-            continue
-        row = _row(sample, build, dataset)
-        before = len(checker.problems)
-        item = checker.item(row) if row is not None else None
-        _relocate(checker.problems, before, sample)
-        if row is None:
-            checker.problems.append(Problem(str(output.path), f"row_id {sample.row_id!r} is not an integer",
-                                            sample.line, f"{sample.where}row_id"))
-        elif item is not None and _first_time(checker, row, item.row_id, lines):
-            items.append(item)
-            lines[item.row_id] = row.line
-            if sample.messages is not None and sample.messages != build(item.row_id).messages:
-                differing.append(item.row_id)
-    problems = checker.problems + _coverage(output, expected, answered)
+        found.add(sample)
+    problems = found.checker.problems + _coverage(output, task.selection.row_ids(dataset), found.answered)
     if problems:
         raise InputError(problems)
-    if differing:
-        warnings.append(f"the prompt sent for {len(differing)} item(s) differs from protocol {task.protocol.id} "
-                        f"v{task.protocol.version} as buzzprobe builds it (first row_id {differing[0]})")
-    items.sort(key=lambda i: i.row_id)
+    if found.differing:
+        warnings.append(f"the prompt sent for {len(found.differing)} item(s) differs from protocol {task.protocol.id} "
+                        f"v{task.protocol.version} as buzzprobe builds it (first row_id {found.differing[0]})")
+    items = sorted(found.items, key=lambda i: i.row_id)
     header = _header(output, task, dataset, output.created or created, model or output.model, warnings)
     run = Run(str(output.path), header, tuple(items), Footer(len(items), None, usage_totals(items)),
-              {i.row_id: lines[i.row_id] or 0 for i in items})
+              {i.row_id: found.lines[i.row_id] or 0 for i in items})
     validate_run(run, dataset)
     return run
+
+
+class _Collected:
+    """The items of one output, checked one sample at a time by the official row checker."""
+
+    def __init__(self, output: HarnessOutput, task: ExportTask, dataset: Dataset):
+        self.path, self.task, self.dataset = str(output.path), task, dataset
+        self.checker = _Checker(_Source(output.path, task.protocol.task, task.seed), dataset)
+        self.build = prompt_builder(dataset, task.protocol, task.seed)
+        self.items: list[Item] = []
+        self.lines: dict[int, int] = {}
+        self.differing: list[int] = []  # row_ids whose sent prompt is not the protocol's
+        self.answered: set[int] = set()
+
+    def add(self, sample: HarnessSample) -> None:
+        if type(sample.row_id) is not int:
+            self._problem(sample, f"row_id {sample.row_id!r} is not an integer", "row_id")
+            return
+        self.answered.add(sample.row_id)
+        if self.task.seed is not None and not _is_letter_map(sample.letter_map):
+            self._problem(sample, "missing or malformed letter map (expected letters A-D mapped to option sources)",
+                          "letter_map")
+            return
+        row = _row(sample, self.build, self.dataset)
+        before = len(self.checker.problems)
+        item = self.checker.item(row)
+        _relocate(self.checker.problems, before, sample)
+        if item is not None and _first_time(self.checker, row, item.row_id, self.lines):
+            self.items.append(item)
+            self.lines[item.row_id] = row.line
+            if sample.messages is not None and sample.messages != self.build(item.row_id).messages:
+                self.differing.append(item.row_id)
+
+    def _problem(self, sample: HarnessSample, message: str, name: str) -> None:
+        self.checker.problems.append(Problem(self.path, message, sample.line, f"{sample.where}{name}"))
 
 
 def utc_stamp(moment: datetime) -> str:
@@ -157,10 +173,8 @@ def _is_letter_map(value: Any) -> bool:
     return isinstance(value, dict) and sorted(value) == list(LETTERS) and all(isinstance(v, str) for v in value.values())
 
 
-def _row(sample: HarnessSample, build: Any, dataset: Dataset) -> _Row | None:
+def _row(sample: HarnessSample, build: Any, dataset: Dataset) -> _Row:
     """The official importer's row for this sample: cells named as its CSV columns."""
-    if type(sample.row_id) is not int:
-        return None
     cells = {"row_id": str(sample.row_id), "success": "false" if sample.error else "true",
              "raw_response": sample.response or "", "error": sample.error or "", "prediction": ""}
     if not sample.error and 0 <= sample.row_id < dataset.rows:
@@ -191,11 +205,10 @@ def _relocate(problems: list[Problem], start: int, sample: HarnessSample) -> Non
         problems[i] = Problem(p.path, p.message, sample.line, f"{sample.where}{name}")
 
 
-def _coverage(output: HarnessOutput, expected: list[int], answered: set[Any]) -> list[Problem]:
+def _coverage(output: HarnessOutput, expected: list[int], seen: set[int]) -> list[Problem]:
     """The output must answer exactly the exported items: none missing, none extra (an item
     refused for another reason is not reported again here)."""
     problems = []
-    seen = {row_id for row_id in answered if type(row_id) is int}
     missing = sorted(set(expected) - seen)
     extra = sorted(seen - set(expected))
     if missing:
