@@ -335,3 +335,21 @@ def test_gold_pool_variant_round_trips_through_the_documented_format(synthetic_d
     assert run.header.run_id == "lm-eval-loop-model-7b-t2-sighted-en-s2222-test-n12-r1-gold_pool"
     with pytest.raises(InputError, match="exported from different data"):
         convert(read_lm_eval(path), {"original": synthetic_dataset, "gold_pool": synthetic_dataset}, protocols, CREATED)
+
+
+def test_error_text_never_carries_dataset_text_into_a_run(synthetic_dataset, protocols, tmp_path):
+    """Inspect's error message quotes the request; a run file must not copy the prompt."""
+    task = _tasks(synthetic_dataset, protocols, arms=("t3",))[0]
+    records = task.records(synthetic_dataset)
+    log = fake_inspect_log(task, records)
+    request = json.dumps({"messages": [{"role": "user", "content": records[0]["user"]}]}, indent=2)  # \\u-escaped
+    log["samples"][0]["error"] = {"message": f"ModelGenerateError('\nRequest:\n{request}\n\n"
+                                             "BadRequestError('Error code: 400 - bad request')')"}
+    term = synthetic_dataset.column("term_zh")[records[1]["row_id"]]
+    log["samples"][1]["error"] = {"message": f"upstream refused {term}"}
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    run = convert(read_inspect(path, use_library=False), {"original": synthetic_dataset}, protocols, CREATED)
+    errors = {i.row_id: i.error for i in run.items if i.error}
+    assert errors == {records[0]["row_id"]: "ModelGenerateError: BadRequestError('Error code: 400 - bad request')",
+                      records[1]["row_id"]: "request failed (the harness's error text quoted the prompt and is not kept)"}

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.dataset.cibuzzbench import Dataset
-from builder.dataset.options import GOLD, LETTERS
+from builder.dataset.options import GOLD, LETTERS, option_sets
 from builder.errors import InputError, Problem
 from builder.importers.official_cibuzzbench import _Checker, _first_time, _Row, _Source
 from builder.interop.spec import METADATA_SCHEMA, ExportTask, selection_from
@@ -113,7 +113,7 @@ class _Collected:
             self._problem(sample, "missing or malformed letter map (expected letters A-D mapped to option sources)",
                           "letter_map")
             return
-        row = _row(sample, self.build, self.dataset)
+        row = _row(_without_prompt(sample, self.task, self.dataset), self.build, self.dataset)
         before = len(self.checker.problems)
         item = self.checker.item(row)
         _relocate(self.checker.problems, before, sample)
@@ -167,6 +167,20 @@ def _task_of(output: HarnessOutput, datasets: dict[str, Dataset],
                         f"{str(meta.get('prompt_sha256'))[:12]}…); buzzprobe's protocol is now v{protocol.version} "
                         f"(prompt sha256 {protocol.sha256[:12]}…): not comparable with runs on the current prompt")
     return task, warnings
+
+
+def _without_prompt(sample: HarnessSample, task: ExportTask, dataset: Dataset) -> HarnessSample:
+    """A run never copies dataset text: an error message that quotes the item's term or an
+    option, plainly or JSON-escaped, is replaced by a note saying so."""
+    if not sample.error or not 0 <= sample.row_id < dataset.rows:
+        return sample
+    texts = [dataset.column("term_zh")[sample.row_id]]
+    if task.seed is not None:
+        texts += [o.text for o in option_sets(dataset, task.seed)[sample.row_id].options]
+    forms = {form for text in texts for form in (text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1])}
+    if any(form in sample.error for form in forms):
+        return replace(sample, error="request failed (the harness's error text quoted the prompt and is not kept)")
+    return sample
 
 
 def _is_letter_map(value: Any) -> bool:

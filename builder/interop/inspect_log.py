@@ -129,9 +129,20 @@ def _sample(s: dict[str, Any]) -> HarnessSample:
         row_id=meta.get("row_id", s.get("id")), letter_map=meta.get("letter_map"), target=s.get("target"),
         messages=_messages(s.get("input"), attachments),
         response=None if error else _resolve(str(output.get("completion") or ""), attachments),
-        error=(error.get("message") if isinstance(error, dict) else str(error)) if error else None,
+        error=_error_text(error.get("message") if isinstance(error, dict) else error) if error else None,
         where=f"sample {s.get('id')}: ", latency_ms=latency * 1000.0 if isinstance(latency, (int, float)) else None,
         usage=usage or None)
+
+
+def _error_text(message: Any) -> str:
+    """The error's type and its cause: Inspect's message quotes the whole request (the prompt, so
+    dataset text) between the two, which must not reach a run file."""
+    text = str(message)
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return text
+    kind, cause = lines[0].split("(", 1)[0], lines[-1].removesuffix("')")
+    return f"{kind}: {cause}" if kind else cause
 
 
 def _messages(value: Any, attachments: dict[str, str]) -> list[dict[str, Any]] | None:
