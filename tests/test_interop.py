@@ -353,3 +353,24 @@ def test_error_text_never_carries_dataset_text_into_a_run(synthetic_dataset, pro
     errors = {i.row_id: i.error for i in run.items if i.error}
     assert errors == {records[0]["row_id"]: "ModelGenerateError: BadRequestError('Error code: 400 - bad request')",
                       records[1]["row_id"]: "request failed (the harness's error text quoted the prompt and is not kept)"}
+
+
+def test_options_shown_in_another_order_are_refused_not_warned(synthetic_dataset, protocols, tmp_path):
+    task, records = _blind(synthetic_dataset, protocols)
+
+    def reorder(doc_id, sample):
+        if doc_id == 6:
+            args = sample["arguments"]["gen_args_0"]
+            messages = json.loads(args["arg_0"])
+            block, tail = messages[1]["content"].split("\n\n")  # "Options:\nA. …\nD. …", the instruction
+            lines = block.split("\n")
+            texts = [line[3:] for line in lines[1:]]
+            shown = [f"{letter}. {text}" for letter, text in zip("ABCD", texts[1:] + texts[:1])]
+            messages[1]["content"] = "\n\n".join(["\n".join([lines[0], *shown]), tail])
+            args["arg_0"] = json.dumps(messages, ensure_ascii=False)
+        return sample
+    with pytest.raises(InputError) as caught:
+        _import_lm_eval(synthetic_dataset, protocols, task, fake_lm_eval(task, records, tmp_path, edit=reorder))
+    [problem] = caught.value.problems
+    assert (problem.line, problem.field) == (7, "arguments.gen_args_0.arg_0")
+    assert "not the official shuffle for seed 1111" in problem.message

@@ -49,6 +49,7 @@ class HarnessSample:
     latency_ms: float | None = None
     usage: dict[str, int] | None = None
     target: Any = None  # the gold the export wrote (checked against the dataset for Task 3)
+    prompt_field: str = "messages"  # where the log keeps the messages sent, for error locations
 
 
 @dataclass(frozen=True)
@@ -117,14 +118,28 @@ class _Collected:
         before = len(self.checker.problems)
         item = self.checker.item(row)
         _relocate(self.checker.problems, before, sample)
-        if item is not None and _first_time(self.checker, row, item.row_id, self.lines):
+        if item is not None and self._options_shown(sample, item.row_id) and \
+                _first_time(self.checker, row, item.row_id, self.lines):
             self.items.append(item)
             self.lines[item.row_id] = row.line
             if sample.messages is not None and sample.messages != self.build(item.row_id).messages:
                 self.differing.append(item.row_id)
 
+    def _options_shown(self, sample: HarnessSample, row_id: int) -> bool:
+        """Task 2: the options the model saw must be the official shuffle's lines, or the letter
+        map would not say what a letter meant. (Other prompt changes are only warnings.)"""
+        if self.task.seed is None or not sample.messages:
+            return True
+        lines = option_sets(self.dataset, self.task.seed)[row_id].as_prompt_lines()
+        if lines in str(sample.messages[-1].get("content")):
+            return True
+        self._problem(sample, f"the options shown to the model are not the official shuffle for seed "
+                      f"{self.task.seed} (letters would not mean what the letter map says)", sample.prompt_field)
+        return False
+
     def _problem(self, sample: HarnessSample, message: str, name: str) -> None:
-        self.checker.problems.append(Problem(self.path, message, sample.line, f"{sample.where}{name}"))
+        where = "" if name == sample.prompt_field else sample.where
+        self.checker.problems.append(Problem(self.path, message, sample.line, f"{where}{name}"))
 
 
 def utc_stamp(moment: datetime) -> str:

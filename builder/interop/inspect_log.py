@@ -130,7 +130,7 @@ def _sample(s: dict[str, Any]) -> HarnessSample:
         messages=_messages(s.get("input"), attachments),
         response=None if error else _resolve(str(output.get("completion") or ""), attachments),
         error=_error_text(error.get("message") if isinstance(error, dict) else error) if error else None,
-        where=f"sample {s.get('id')}: ", latency_ms=latency * 1000.0 if isinstance(latency, (int, float)) else None,
+        where=f"sample {s.get('id')}: ", prompt_field=f"sample {s.get('id')}: input", latency_ms=latency * 1000.0 if isinstance(latency, (int, float)) else None,
         usage=usage or None)
 
 
