@@ -320,6 +320,7 @@ def test_run_page_shows_import_warnings(protocols, tmp_path):
     page = (out / "runs" / f"{run.header.run_id}.html").read_text(encoding="utf-8")
     assert 'id="import-warnings"' in page and "Imported with 1 warning:" in page
     assert "exported with protocol t3-sighted-en v0" in page
+    assert "<dt>Imported from</dt><dd>inspect_ai 0.3.285 log</dd>" in page
 
 
 def test_gold_pool_variant_round_trips_through_the_documented_format(synthetic_dataset, protocols, tmp_path):
