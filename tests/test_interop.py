@@ -375,3 +375,16 @@ def test_options_shown_in_another_order_are_refused_not_warned(synthetic_dataset
     [problem] = caught.value.problems
     assert (problem.line, problem.field) == (7, "arguments.gen_args_0.arg_0")
     assert "not the official shuffle for seed 1111" in problem.message
+
+
+def test_two_outputs_of_one_task_are_not_imported_over_each_other(synthetic_csv, synthetic_dataset, protocols,
+                                                                  tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CIBUZZBENCH_CSV", str(synthetic_csv))
+    task, records = _blind(synthetic_dataset, protocols)
+    first = fake_lm_eval(task, records, tmp_path / "out")
+    (tmp_path / "out" / "again").mkdir()
+    for path in (first, tmp_path / "out" / f"results_{STAMP}.json"):
+        (tmp_path / "out" / "again" / path.name).write_bytes(path.read_bytes())
+    assert main(["import", "lm-eval", str(tmp_path / "out"), "--out", str(tmp_path / "runs")]) == 2
+    assert "gives run lm-eval-loop-model-7b-t2-blind-en-s1111-n40-r3 again" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError
+from builder.errors import InputError, Problem
 
 HARNESSES = ("lm-eval", "inspect")
 
@@ -91,6 +91,12 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
             runs.append(convert(output, datasets, protocols, created, model))
         except InputError as exc:
             problems.extend(exc.problems)
+    first: dict[str, str] = {}
+    for run in runs:
+        if run.header.run_id in first:
+            problems.append(Problem(run.path, f"gives run {run.header.run_id} again (also from {first[run.header.run_id]}); "
+                                    "import one of them"))
+        first.setdefault(run.header.run_id, run.path)
     if problems:
         raise InputError(problems)
     for run in runs:
