@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+# Optional dependency groups installed with the project; CI adds `interop` (the real harnesses).
+EXTRAS ?= test
 # Model-free probe runs are pure functions of the data; this pins their `created` stamp
 # so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
 PROBE_EPOCH ?= 1796083200
@@ -12,7 +14,7 @@ PROBE_EPOCH ?= 1796083200
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $(INSTALLED)
 
 install: $(INSTALLED)

@@ -1,4 +1,4 @@
-"""Command line: `buzzprobe build | data fetch | data check | runs | import | probe`.
+"""Command line: `buzzprobe build | data fetch | data check | runs | import | export | probe | mouse`.
 
 Heavy libraries are imported inside commands so that `build` can answer
 "nothing changed" in a fraction of a second.
@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from builder.errors import InputError
+from builder.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.mouse.command import add_mouse_parser
 from builder.probe.command import add_probe_parser
 from builder.runs.schema import VARIANTS
@@ -69,11 +70,20 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--out", type=Path, default=Path("runs/probes"))
     runs.set_defaults(handler=_cmd_runs)
 
-    imports = sub.add_parser("import", help="convert official CIBuzzBench evaluation outputs into runs")
-    imports.add_argument("results", type=Path, help="the official results folder <output_dir>/<model>/<lang> (config.json, task2_*/seed_<n>/predictions.csv, ...); see docs/import.md")
-    imports.add_argument("--model", required=True, help="the model's name, as it should appear on the site")
-    imports.add_argument("--out", type=Path, default=Path("runs/official"))
+    imports = sub.add_parser("import", help="convert official CIBuzzBench outputs, or lm-eval / Inspect outputs, into runs",
+                             usage="buzzprobe import RESULTS --model NAME [--out DIR]\n"
+                                   "       buzzprobe import {lm-eval,inspect} PATH [--model NAME] [--out DIR]")
+    imports.add_argument("results", type=Path, help="the official results folder <output_dir>/<model>/<lang> (docs/import.md), "
+                         "or `lm-eval` / `inspect` followed by PATH (docs/lm-eval.md, docs/inspect.md)")
+    imports.add_argument("path", type=Path, nargs="?", help="lm-eval: a samples_*.jsonl file or its output folder; "
+                         "inspect: a .eval or .json log")
+    imports.add_argument("--model", help="the model's name, as it should appear on the site "
+                         "(required for official outputs; harness imports default to the logged name)")
+    imports.add_argument("--out", default=None, help="folder for the runs (default runs/official; harness imports "
+                         "runs/{model_slug})")
     imports.set_defaults(handler=_cmd_import)
+
+    add_export_parser(sub)
 
     add_probe_parser(sub)
     add_mouse_parser(sub)
@@ -153,9 +163,17 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     from builder.dataset.cibuzzbench import load_dataset
     from builder.importers.official_cibuzzbench import import_official
-    dataset = load_dataset(dataset_path())
     created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    written = import_official(args.results, dataset, model=args.model, out_dir=args.out, created=created)
+    if args.path is not None:
+        harness = str(args.results)
+        if harness not in HARNESSES:
+            raise InputError.single(harness, f"unknown harness (expected one of: {', '.join(HARNESSES)})")
+        return run_harness_import(harness, args.path, args.model, args.out, created)
+    if args.model is None:
+        raise InputError.single("--model", "required when importing official outputs")
+    dataset = load_dataset(dataset_path())
+    written = import_official(args.results, dataset, model=args.model, out_dir=args.out or "runs/official",
+                              created=created)
     for path in written:
         print(f"wrote {path}")
     return 0
