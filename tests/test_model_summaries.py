@@ -255,3 +255,19 @@ def test_chart_data_tables_show_display_precision() -> None:
     env = make_environment(CONTENT / "templates")
     html = env.get_template("chart.html").make_module({"root": ""}).render(chart)
     assert "<td>12.35</td><td>1,234</td><td>–</td>" in html and "12.3456" not in html
+
+
+@pytest.mark.parametrize("at_chance", [True, False])
+def test_a_model_at_chance_sighted_is_presented_as_a_negative_control(small, tmp_path, monkeypatch, at_chance) -> None:
+    """The sentence is chosen by the sighted arm's interval against chance, and its verdict on the
+    gap by the gap's interval: flip both and the wording follows."""
+    def change(values: dict) -> None:
+        low = next(k for k in values if k.startswith("model.") and "-sighted-" in k and k.endswith(".accuracy.ci95_low"))
+        values[low] = 20.0 if at_chance else 60.0
+        gap = next(k for k in values if k.startswith("paired.") and k.endswith(".gap.macro_f1.ci95_low"))
+        values[gap] = -3.0
+
+    site = site_with(small, tmp_path, {"synthetic-demo": (1111,)}, monkeypatch, change)
+    article = text(site, "article.html")
+    assert ("its pair is a negative control" in article) is at_chance
+    assert ("It finds none: the gap's interval contains 0." in article) is at_chance
