@@ -79,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     # 17-19 s per probe item with 2 threads, 2.7-3.0 s with 1.
     serve.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 2) - 1))
     serve.add_argument("--ctx", type=int, default=2048, help="context length; probe prompts are ~150 tokens")
+    serve.add_argument("--info", type=Path, default=None,
+                       help="where to write the runtime info for `probe --runtime-info` (default DIR/runtime.json); "
+                            "a second server needs its own, or runs would record the wrong endpoint")
     serve.add_argument("--print-info", action="store_true", help="write and print the runtime info, do not serve")
     serve.set_defaults(handler=cmd_serve)
     return p
@@ -200,7 +203,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not model.exists() or not python.exists():
         raise LocalModelError("run `make local-model` first")
     info = runtime_info(args, model, python)
-    (args.dir / "runtime.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (args.info or args.dir / "runtime.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n",
+                                                         encoding="utf-8")
     print(json.dumps(info, indent=2, sort_keys=True))
     if args.print_info:
         return 0

@@ -39,8 +39,9 @@ def server(tmp_path_factory: pytest.TempPathFactory):
         pytest.fail(f"no runtime in {LOCAL}: run `make local-model` first")
     port = _free_port()
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
+    info = tmp_path_factory.mktemp("info") / "runtime.json"  # never the shared one: real runs read that
     proc = subprocess.Popen([sys.executable, str(REPO / "scripts" / "local_model.py"), "--dir", str(LOCAL),
-                             "serve", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+                             "serve", "--port", str(port), "--info", str(info)], stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -52,17 +53,18 @@ def server(tmp_path_factory: pytest.TempPathFactory):
     else:
         proc.kill()
         pytest.fail(f"the llama.cpp server did not come up on {base}; see {log.name}")
-    yield base
+    yield base, info
     proc.terminate()
     proc.wait(30)
 
 
 @pytest.mark.parametrize("condition", ["sighted", "blind"])
-def test_the_real_model_answers_every_item(server: str, condition: str, tmp_path: Path) -> None:
+def test_the_real_model_answers_every_item(server: tuple[str, Path], condition: str, tmp_path: Path) -> None:
+    base, info = server
     out = tmp_path / "{run_id}.jsonl"
-    cmd = [sys.executable, "-m", "builder.cli", "probe", "--base-url", server,
+    cmd = [sys.executable, "-m", "builder.cli", "probe", "--base-url", base,
            "--model", "qwen2.5-coder-1.5b-instruct", "--condition", condition, "--sample", str(ITEMS),
-           "--concurrency", "1", "--quiet", "--out", str(out), "--runtime-info", str(LOCAL / "runtime.json")]
+           "--concurrency", "1", "--quiet", "--out", str(out), "--runtime-info", str(info)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=900,
                           env=dict(os.environ, CIBUZZBENCH_CSV=str(dataset_path())))
     assert done.returncode == 0, done.stderr
@@ -71,7 +73,7 @@ def test_the_real_model_answers_every_item(server: str, condition: str, tmp_path
     assert run.footer is not None and len(run.items) == ITEMS
     assert all(item.error in (None, "") and item.response for item in run.items)
     runtime = run.header.subject["runtime"]
-    assert runtime["model_sha256"] == json.loads((LOCAL / "runtime.json").read_text())["model_sha256"]
+    assert runtime == json.loads(info.read_text()) and runtime["endpoint"] == base
     assert runtime["quantisation"] == "Q4_K_M" and runtime["local"] is True
     params = run.header.subject["parameters"]
     assert params["protocol"] == ("t2-sighted-en" if condition == "sighted" else "t2-blind-article-en")
