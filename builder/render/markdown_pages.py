@@ -21,7 +21,7 @@ from builder.content.reported import ReportedTable
 from builder.dataset.cibuzzbench import CATEGORIES
 from builder.errors import InputError
 from builder.facts import FactTable
-from builder.render.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_pct, template_line
+from builder.render.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_p, fmt_pct, template_line
 
 _KEY_CALL = re.compile(r"""\b(fact|value)\(\s*["']([^"']+)["']""")
 MARKDOWN_EXTENSIONS = ["tables", "toc", "attr_list", "md_in_html", "footnotes", "fenced_code"]
@@ -54,8 +54,8 @@ def format_value(value: float, style: str, digits: int | None) -> str:
         return fmt_pct(value, 1 if digits is None else digits)
     if style == "count":
         return fmt_count(value)
-    if style == "p":
-        return f"{value:.{1 if digits is None else digits}e}".replace("e-0", "e-")
+    if style == "p":  # as tables show p (fmt_p): plain from 0.001 up, where e-notation would read oddly
+        return fmt_p(value) if value >= 0.001 else f"{value:.{1 if digits is None else digits}e}".replace("e-0", "e-")
     return fmt_num(value, 1 if digits is None else digits)
 
 
