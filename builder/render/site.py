@@ -207,8 +207,9 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, tables: dic
 
     def per_model(pattern: str) -> dict[str, str]:
         """{model name: key} over the paired model summaries whose `pattern` key exists (`{}`
-        stands for the summary id), for sentences that name the model with the extreme value."""
-        summaries = inputs.computed.pair_summaries
+        stands for the summary id), for sentences that name the model with the extreme value. Only
+        pairs on the original option set: a gold-pool pair answers another question (prediction 1)."""
+        summaries = [s for s in inputs.computed.pair_summaries if s.blind.variant == "original"]
         names = [s.model for s in summaries]
         found = {(s.model if names.count(s.model) == 1 else f"{s.model} ({mv.selection_label(s.blind.selection)})"):
                  pattern.format(s.id) for s in summaries}
