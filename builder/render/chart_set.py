@@ -35,7 +35,7 @@ def _pair_charts(computed: Computed) -> dict[str, Any]:
         return {}
     scatter, errors = [], []
     for s in computed.pair_summaries:
-        base, name = f"paired.{s.id}", model_label(s.model, len(s.pairs))
+        base, name = f"paired.{s.id}", model_label(s.model, len(s.pairs), s.blind.variant)
         blind, sighted = f"model.{s.blind.id}.macro_f1", f"model.{s.sighted.id}.macro_f1"
         scatter.append((name, facts[f"{base}.a.macro_f1.mean"], facts[f"{base}.b.macro_f1.mean"],
                         facts[f"{blind}.ci95_low"], facts[f"{blind}.ci95_high"],

@@ -25,8 +25,11 @@ def selection_label(items: dict) -> str:
     return f"the {items['split']} split" if items.get("split") else "all items"
 
 
-def model_label(name: str, seeds: int) -> str:
-    return f"{name} ({seeds} seed{'s' if seeds != 1 else ''})"
+def model_label(name: str, seeds: int, variant: str = "original") -> str:
+    """A chart label: one model may appear once per option set, so a variant other than the
+    original is named."""
+    on = "" if variant == "original" else f", {variant.replace('_', ' ')}"
+    return f"{name} ({seeds} seed{'s' if seeds != 1 else ''}{on})"
 
 
 def _completeness(f: FactCells, base: str) -> Cell:
