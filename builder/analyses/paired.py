@@ -91,7 +91,8 @@ def setting_differences(run_a: Run, run_b: Run) -> tuple[SettingDifference, ...]
     """Where the arms' recorded generation settings differ. The prompt is compared as its
     version: the protocol id with the arm's condition taken out (the blind and sighted prompts
     of one protocol family necessarily differ in text, so their sha256 cannot be compared),
-    and the protocol version."""
+    and the protocol version; a blind protocol that names its sighted arm (`pairs_with`) is
+    compared as that arm's family."""
     out = []
     for setting in COMPARED_SETTINGS:
         (key_a, shown_a), (key_b, shown_b) = _setting(run_a, setting), _setting(run_b, setting)
