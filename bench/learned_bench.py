@@ -3,7 +3,7 @@
 Times (medians over --reps repetitions; this 2-core machine is shared, so min/max are shown):
 generating the gold pool, writing and reloading it, building the probe's features, fitting
 train->test and the 5-fold CV. Scores (seed 1111, 95% bootstrap intervals from
-builder.metrics, and the five-seed mean of macro F1) of the learned probe, the
+builder.stats, and the five-seed mean of macro F1) of the learned probe, the
 longest-option heuristic and a uniformly random letter, on the original and on the gold-pool
 variant, on the test split (train->test) and on all items (CV; the heuristics need no
 training, so "all" is simply every item). Only numbers are printed, never dataset text.
@@ -29,14 +29,14 @@ import scipy.sparse as sp
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from builder.dataset import gold_pool as gp  # noqa: E402
-from builder.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
-from builder.dataset.options import OFFICIAL_SEEDS, option_sets  # noqa: E402
-from builder.metrics.bootstrap import bootstrap_intervals, paired_bootstrap_difference  # noqa: E402
-from builder.metrics.classification import TASK2_LABELS, classification_report  # noqa: E402
-from builder.metrics.seeds import summarise_seeds  # noqa: E402
-from builder.probes import heuristics as h  # noqa: E402
-from builder.probes import learned as lp  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS, option_sets  # noqa: E402
+from builder.stats.bootstrap import bootstrap_intervals, paired_bootstrap_difference  # noqa: E402
+from builder.stats.classification import TASK2_LABELS, classification_report  # noqa: E402
+from builder.stats.seeds import summarise_seeds  # noqa: E402
+from builder.benchmarks.cibuzzbench.probes import heuristics as h  # noqa: E402
+from builder.benchmarks.cibuzzbench.probes import learned as lp  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data" / "cibuzzbench" / "cibuzzbench.csv"
 SEED = 1111

@@ -26,14 +26,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from builder.build import BuildConfig, build  # noqa: E402
-from builder.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
-from builder.dataset.options import OFFICIAL_SEEDS  # noqa: E402
-from builder.probe.client import RetryPolicy  # noqa: E402
-from builder.probe.protocols import find_protocol, load_protocols  # noqa: E402
-from builder.probe.runner import ProbeSettings, execute, plan_run  # noqa: E402
-from builder.probe.selection import make_selection  # noqa: E402
-from builder.probes.generate import generate_probe_runs  # noqa: E402
+from builder.pipeline import BuildConfig, build  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS  # noqa: E402
+from builder.probing.client import RetryPolicy  # noqa: E402
+from builder.probing.protocols import find_protocol, load_protocols  # noqa: E402
+from builder.probing.runner import ProbeSettings, execute, plan_run  # noqa: E402
+from builder.probing.selection import make_selection  # noqa: E402
+from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs  # noqa: E402
 from tests.loopback_server import LoopbackServer, Request, reply  # noqa: E402
 from tests.synthetic import write_synthetic_csv  # noqa: E402
 

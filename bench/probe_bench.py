@@ -28,11 +28,11 @@ from urllib.parse import urlsplit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from builder.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
-from builder.probe.client import RetryPolicy  # noqa: E402
-from builder.probe.protocols import find_protocol, load_protocols  # noqa: E402
-from builder.probe.runner import ProbeSettings, execute, plan_run  # noqa: E402
-from builder.probe.selection import make_selection  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
+from builder.probing.client import RetryPolicy  # noqa: E402
+from builder.probing.protocols import find_protocol, load_protocols  # noqa: E402
+from builder.probing.runner import ProbeSettings, execute, plan_run  # noqa: E402
+from builder.probing.selection import make_selection  # noqa: E402
 from tests.synthetic import write_synthetic_csv  # noqa: E402
 
 

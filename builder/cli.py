@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from builder.errors import InputError
-from builder.interop.command import HARNESSES, add_export_parser, run_harness_import
-from builder.mouse.command import add_mouse_parser
-from builder.probe.command import add_probe_parser
+from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
+from builder.benchmarks.mouse.command import add_mouse_parser
+from builder.probing.command import add_probe_parser
 from builder.runs.schema import VARIANTS
 
 GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fetch_error() -> type[Exception]:
-    from builder.dataset.fetch import FetchError
+    from builder.benchmarks.cibuzzbench.dataset.fetch import FetchError
     return FetchError
 
 
@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def dataset_path() -> Path:
     """CIBUZZBENCH_CSV, else the downloaded copy; never touches the network."""
-    from builder.dataset.fetch import DEFAULT_DEST, resolve_dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import DEFAULT_DEST, resolve_dataset_path
     path = resolve_dataset_path(os.environ)
     if path is None:
         raise InputError.single(DEFAULT_DEST, "dataset not found: run `make data` (downloads it) "
@@ -101,7 +101,7 @@ def dataset_path() -> Path:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from builder.build import BuildConfig, build
+    from builder.pipeline import BuildConfig, build
     start = time.perf_counter()
     result = build(BuildConfig(dataset_path(), args.runs, args.content, args.out, args.force))
     took = time.perf_counter() - start
@@ -114,7 +114,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
     """Validate only what was just downloaded: a present copy is validated by every build."""
-    from builder.dataset.fetch import ensure_dataset, resolve_dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import ensure_dataset, resolve_dataset_path
     present = resolve_dataset_path(os.environ)
     path = ensure_dataset(os.environ, log=lambda message: print(message, file=sys.stderr))
     if present is None:
@@ -129,8 +129,8 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 def _cmd_gold_pool(args: argparse.Namespace) -> int:
     """The variant's CSV (dataset text: never commit it) for inspection and other tools;
     builds and `probe --variant NAME` derive the same bytes themselves."""
-    from builder.dataset.cibuzzbench import load_dataset
-    from builder.dataset.gold_pool import ensure_gold_pool, read_manifest
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+    from builder.benchmarks.cibuzzbench.dataset.gold_pool import ensure_gold_pool, read_manifest
     variant = ensure_gold_pool(load_dataset(dataset_path()), args.out, variant=args.variant)
     counts = read_manifest(args.out, args.variant)["counts"]
     print(f"{variant.path}: {args.variant} variant, content sha256 {variant.content_sha256}; items "
@@ -145,15 +145,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_path(path: Path) -> None:
-    from builder.dataset.cibuzzbench import load_dataset
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     ds = load_dataset(path)
     print(f"{path}: valid, {ds.rows} rows; file sha256 {ds.file_sha256}; content sha256 {ds.content_sha256}")
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
-    from builder.dataset.cibuzzbench import load_dataset
-    from builder.probes.generate import generate_probe_runs
-    from builder.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+    from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     dataset = load_dataset(dataset_path())
     written = generate_probe_runs(dataset, args.out, created_stamp(), derive_variants(dataset), learned=True)
     print(f"wrote {len(written)} probe runs to {args.out}/")
@@ -161,8 +161,8 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from builder.dataset.cibuzzbench import load_dataset
-    from builder.importers.official_cibuzzbench import import_official
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+    from builder.benchmarks.cibuzzbench.official_import import import_official
     created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     if args.path is not None:
         harness = str(args.results)
@@ -181,7 +181,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def created_stamp() -> str:
     """Deterministic probes take their date from SOURCE_DATE_EPOCH (the Makefile pins it)."""
-    from builder.build_date import env_epoch, moment
+    from builder.core.build_date import env_epoch, moment
     epoch = env_epoch()
     if epoch is None:
         raise InputError.single("SOURCE_DATE_EPOCH", "not set: probe runs must be reproducible; "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.dataset.cibuzzbench import Dataset, load_dataset
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
 from tests.synthetic import write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]

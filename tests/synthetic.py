@@ -12,7 +12,7 @@ import io
 import random
 from pathlib import Path
 
-from builder.dataset.cibuzzbench import CATEGORIES, COLUMNS
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, COLUMNS
 
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "fox", "golf", "hotel", "india", "kilo",
          "lima", "mike", "oscar", "papa", "romeo", "tango", "victor", "zulu")

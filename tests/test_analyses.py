@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from builder.analyses.audits import audit_figures, normalise
-from builder.analyses.categories import category_figures
-from builder.analyses.option_lengths import char_lengths, length_figures
-from builder.dataset.cibuzzbench import CATEGORIES, Dataset, DatasetSpec, load_dataset
+from builder.benchmarks.cibuzzbench.analyses.audits import audit_figures, normalise
+from builder.benchmarks.cibuzzbench.analyses.categories import category_figures
+from builder.benchmarks.cibuzzbench.analyses.option_lengths import char_lengths, length_figures
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset, DatasetSpec, load_dataset
 from tests.synthetic import csv_text
 
 

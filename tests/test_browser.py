@@ -26,11 +26,11 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from builder.dataset.cibuzzbench import Dataset
-from builder.dataset.options import option_sets
-from builder.probes.generate import CONSTANT_PROBES, OPTION_PROBES, SCOPES, run_id
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.probes.generate import CONSTANT_PROBES, OPTION_PROBES, SCOPES, run_id
 from builder.runs.schema import Item
-from builder.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 from tests.browser_support import (
     CONTENT,
     LOOPBACK,

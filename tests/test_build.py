@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from builder.build import BuildConfig, build
-from builder.errors import InputError
-from builder.dataset.cibuzzbench import DatasetSpec, load_dataset
-from builder.dataset.options import option_sets
-from builder.probes.generate import generate_probe_runs
-from builder.probes.heuristics import longest_chars
+from builder.pipeline import BuildConfig, build
+from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
+from builder.benchmarks.cibuzzbench.probes.heuristics import longest_chars
 from builder.runs.schema import Footer, Header, Item
 from builder.runs.writer import write_run
-from builder.write import STAMP
+from builder.site.write import STAMP
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,8 +106,8 @@ def test_site_matches_golden(small_inputs, tmp_path):
 def test_chart_bundle_is_shipped(small_inputs, tmp_path):
     """The site ships the bundle made for this vl-convert version (generation itself is
     tested in test_charts; here the build's content-hash cache must hand back the same bytes)."""
-    from builder.build import _cached_bundle
-    from builder.render.chart_bundle import bundle_version
+    from builder.pipeline import _cached_bundle
+    from builder.site.chart_bundle import bundle_version
     out = tmp_path / "site"
     small_build(small_inputs, out)
     shipped = (out / "assets" / "vega-bundle.js").read_bytes()
@@ -183,7 +183,7 @@ def test_render_failure_leaves_previous_site(small_inputs, tmp_path):
 
 
 def test_write_failure_midway_leaves_previous_site(small_inputs, tmp_path, monkeypatch):
-    import builder.write as write
+    import builder.site.write as write
     out = tmp_path / "site"
     small_build(small_inputs, out)
     before = tree(out)

@@ -20,9 +20,10 @@ import vl_convert
 from altair.utils.schemapi import validate_jsonschema
 from altair.vegalite.v6.schema.core import load_schema
 
-from builder.render import chart_bundle, charts
-from builder.render.chart_bundle import VL_VERSION, bundle_version, vega_bundle
-from builder.render.charts import (
+from builder.site import chart_bundle
+from builder.site import charts
+from builder.site.chart_bundle import VL_VERSION, bundle_version, vega_bundle
+from builder.site.charts import (
     Chart,
     blind_error_chart,
     category_score_chart,

@@ -11,7 +11,7 @@ from builder.claims.engine import (
     Condition, Evidence, MeasureRegistry, Prediction, Statement, evaluate, judge_prediction, judge_statement,
 )
 from builder.claims.loading import load_predictions, load_statements
-from builder.errors import InputError
+from builder.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import InputError
-from builder.fileio import exclusive, lock_path
+from builder.core.errors import InputError
+from builder.core.fileio import exclusive, lock_path
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, Item
 from builder.runs.writer import write_run
-from builder.write import STAMP, exchange, leftovers, write_site
+from builder.site.write import STAMP, exchange, leftovers, write_site
 from tests.loopback_server import LoopbackServer
 from tests.test_build import built_project, cli, every_run, project  # noqa: F401 (fixtures used by name)
 from tests.test_mouse_probe import execute as mouse_execute
@@ -111,7 +111,7 @@ def test_mouse_probe_takes_the_same_lock(held_by_other_process, tmp_path: Path) 
 def test_a_lock_left_by_a_killed_process_does_not_block(synthetic_csv: Path, tmp_path: Path) -> None:
     run = tmp_path / "r.jsonl"
     child = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
-                              "from builder.fileio import exclusive\n"
+                              "from builder.core.fileio import exclusive\n"
                               "with exclusive(Path(sys.argv[1]), 'x'):\n print('held', flush=True); time.sleep(60)",
                               str(run)], cwd=REPO, env=_env(synthetic_csv), stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "held"
@@ -131,7 +131,7 @@ def test_a_lock_left_by_a_killed_process_does_not_block(synthetic_csv: Path, tmp
 _KILLED_BUILD = """
 import os, signal, sys
 from pathlib import Path
-import builder.write as w
+import builder.site.write as w
 stage = sys.argv[2]
 if stage == "staging":
     real, count = w._write_file, [0]
@@ -228,7 +228,7 @@ def test_probe_run_file_follows_the_umask(umask_002: None, synthetic_csv: Path, 
 
 
 def test_whole_file_writers_follow_the_umask(umask_002: None, tmp_path: Path, synthetic_dataset) -> None:
-    from builder.dataset.gold_pool import ensure_gold_pool
+    from builder.benchmarks.cibuzzbench.dataset.gold_pool import ensure_gold_pool
     header = Header(run_id="r", benchmark="cibuzzbench", task="harmfulness_detection", condition="sighted",
                     subject={"kind": "model", "name": "m"}, option_seed=None, items={"selection": "all"},
                     dataset={"content_sha256": "x"}, created="2026-01-01T00:00:00Z", tool={})

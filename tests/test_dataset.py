@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from builder.dataset.cibuzzbench import (
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import (
     CATEGORIES,
     COLUMNS,
     MAX_PROBLEMS,
@@ -24,7 +24,7 @@ from builder.dataset.cibuzzbench import (
     content_hash,
     load_dataset,
 )
-from builder.errors import InputError, Problem
+from builder.core.errors import InputError, Problem
 from tests.synthetic import csv_text, synthetic_rows
 
 REAL_SHA256 = "4b6b3fac65dd85183addc2bb6438ffb36776371d791d0c5a11f72f2d18bc60b0"

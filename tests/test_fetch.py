@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.dataset import fetch as fetch_mod
-from builder.dataset.fetch import (
+from builder.benchmarks.cibuzzbench.dataset import fetch as fetch_mod
+from builder.benchmarks.cibuzzbench.dataset.fetch import (
     DEFAULT_DEST,
     EXPECTED_SHA256,
     PINNED_COMMIT,
@@ -27,7 +27,7 @@ from builder.dataset.fetch import (
     fetch_dataset,
     resolve_dataset_path,
 )
-from builder.errors import InputError
+from builder.core.errors import InputError
 
 # Synthetic, not real dataset rows: only the header prefix matters to fetch.
 BODY = b"row_id,split,term_zh,gloss\n1,dev,ZZ,synthetic one\n2,test,YY,synthetic two\n"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from builder.analyses.fidelity import add_fidelity_facts, check_fact_keys, evaluate
-from builder.content.article_figures import load_article_figures
-from builder.content.reported import ReportedTable, load_reported
-from builder.errors import InputError
-from builder.facts import FactTable
-from builder.render.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE, fidelity_table
-from builder.render.views import FactCells
+from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts, check_fact_keys, evaluate
+from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
+from builder.benchmarks.cibuzzbench.reported import ReportedTable, load_reported
+from builder.core.errors import InputError
+from builder.core.facts import FactTable
+from builder.benchmarks.cibuzzbench.views.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE, fidelity_table
+from builder.site.views import FactCells
 
 REPO = Path(__file__).resolve().parents[1]
 REPORTED = """\
@@ -206,8 +206,8 @@ def test_the_projects_statements_load_against_its_reported_figures() -> None:
 @pytest.mark.realdata
 def test_real_data_comparison(real_dataset, tmp_path: Path) -> None:
     """Issue 17's two slips, from the real CSV: the seed-1111 label and the matching rule."""
-    from builder.compute import compute
-    from builder.probes.generate import generate_probe_runs
+    from builder.benchmarks.cibuzzbench.compute import compute
+    from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
     from builder.runs.reader import read_run
     paths = generate_probe_runs(real_dataset, tmp_path, created="2026-01-01T00:00:00Z")
     runs = [read_run(p) for p in paths if p.name.startswith("probe-longest_chars-t2-")]

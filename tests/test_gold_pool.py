@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builder.dataset import gold_pool as gp
-from builder.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, load_dataset
-from builder.errors import InputError
+from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, load_dataset
+from builder.core.errors import InputError
 from tests.synthetic import csv_text, synthetic_rows, write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -208,8 +208,8 @@ def test_seed_changes_the_draw_and_only_the_draw(synthetic_dataset: Dataset, syn
 def test_output_does_not_depend_on_the_hash_seed(synthetic_csv: Path, synthetic_dataset: Dataset,
                                                  variant: str) -> None:
     """Both constructions (the window one is tested in test_gold_pool_window.py)."""
-    code = ("import hashlib,sys; from builder.dataset.cibuzzbench import load_dataset; "
-            "from builder.dataset.gold_pool import make_gold_pool; "
+    code = ("import hashlib,sys; from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset; "
+            "from builder.benchmarks.cibuzzbench.dataset.gold_pool import make_gold_pool; "
             "print(hashlib.sha256(make_gold_pool(load_dataset(sys.argv[1]), variant=sys.argv[2]).csv_bytes()).hexdigest())")
     digests = set()
     for hash_seed in ("0", "4242"):

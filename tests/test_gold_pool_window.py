@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builder.dataset import gold_pool as gp
-from builder.dataset.cibuzzbench import COLUMNS, Dataset
-from builder.dataset.gold_pool_draw import windows
+from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import COLUMNS, Dataset
+from builder.benchmarks.cibuzzbench.dataset.gold_pool_draw import windows
 from tests.test_gold_pool import load_rows, norm
 
 WINDOW = gp.GOLD_POOL

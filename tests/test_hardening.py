@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from builder.names import check_name, fill_template, name_problem, slug
+from builder.core.names import check_name, fill_template, name_problem, slug
 from builder.runs.lines import MAX_RESPONSE_CHARS, LineError, load_line
 from builder.runs.reader import read_run
 from builder.runs.writer import dump_line
-from builder.render.tables_csv import table_csv
-from builder.errors import InputError
-from builder.probes.generate import generate_probe_runs
-from builder.dataset.cibuzzbench import DatasetSpec, load_dataset
+from builder.site.tables_csv import table_csv
+from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
 from tests.loopback_server import LoopbackServer, reply, status
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 
@@ -95,8 +95,8 @@ def build(work: Path, *args: str, env: dict[str, str] | None = None) -> subproce
 def quick_build(work: Path) -> subprocess.CompletedProcess[str]:
     """The same build on the 60-row dataset, in this process (the CLI prints an InputError as
     "buzzprobe: <message>" with exit 2; this returns the same), to keep the many cases fast."""
-    from builder.build import BuildConfig
-    from builder.build import build as run_build
+    from builder.pipeline import BuildConfig
+    from builder.pipeline import build as run_build
     config = BuildConfig(work / "data.csv", work / "runs", work / "content", work / "site", spec=SMALL_SPEC,
                          charts=False)
     try:
@@ -237,7 +237,7 @@ def test_non_latin_model_names_get_distinct_run_ids(project: Path) -> None:
 
 
 def _official_results(work: Path) -> Path:
-    from builder.dataset.cibuzzbench import load_dataset
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from tests.test_import_official import t3_path, t3_rows, write_csv
     write_csv(t3_path(work / "results"), t3_rows(load_dataset(work / "data.csv")))
     return work / "results"
@@ -300,7 +300,7 @@ def test_surrogates_nul_and_huge_answers_build(small: Path) -> None:
 
 
 def test_mouse_reader_shares_the_line_rules(tmp_path: Path) -> None:
-    from builder.mouse.runfile import read_mouse_run
+    from builder.benchmarks.mouse.runfile import read_mouse_run
     path = tmp_path / "m.jsonl"
     path.write_text('{"type":"header","x":' + "9" * 5000 + "}\n")
     with pytest.raises(InputError, match="m.jsonl:1: not readable"):

@@ -11,20 +11,20 @@ from typing import Any
 
 import pytest
 
-from builder.analyses.run_scores import score_run
-from builder.compute import add_run_facts
-from builder.facts import FactTable
-from builder.dataset.cibuzzbench import COLUMNS, Dataset
-from builder.dataset.options import LETTERS, OptionSet, option_sets
-from builder.errors import InputError, Problem
-from builder.importers.official_cibuzzbench import (
+from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
+from builder.benchmarks.cibuzzbench.compute import add_run_facts
+from builder.core.facts import FactTable
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import COLUMNS, Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, OptionSet, option_sets
+from builder.core.errors import InputError, Problem
+from builder.benchmarks.cibuzzbench.official_import import (
     SOURCE_ALIASES,
     SOURCE_NOTE,
     TASK2_DIR,
     TASK3_DIR,
     import_official,
 )
-from builder.names import slug
+from builder.core.names import slug
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.runs.validate import validate_run

@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builder.build import BuildConfig, build
+from builder.pipeline import BuildConfig, build
 from builder.cli import main
-from builder.dataset.cibuzzbench import DatasetSpec, load_dataset
-from builder.errors import InputError
-from builder.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
-from builder.interop.importing import convert, write_imported
-from builder.interop.inspect_log import read_inspect
-from builder.interop.lm_eval_log import read_lm_eval
-from builder.probe.prompts import prompt_builder
-from builder.probe.protocols import load_protocols
-from builder.probe.selection import Selection
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
+from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
+from builder.benchmarks.cibuzzbench.interop.importing import convert, write_imported
+from builder.benchmarks.cibuzzbench.interop.inspect_log import read_inspect
+from builder.benchmarks.cibuzzbench.interop.lm_eval_log import read_lm_eval
+from builder.benchmarks.cibuzzbench.prompts import prompt_builder
+from builder.probing.protocols import load_protocols
+from builder.probing.selection import Selection
 from builder.runs.reader import read_run
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 
@@ -324,7 +324,7 @@ def test_run_page_shows_import_warnings(protocols, tmp_path):
 
 
 def test_gold_pool_variant_round_trips_through_the_documented_format(synthetic_dataset, protocols, tmp_path):
-    from builder.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     datasets = {"original": synthetic_dataset, **derive_variants(synthetic_dataset)}
     pool = datasets["gold_pool"]
     task = plan_exports(ExportRequest(("t2-sighted",), "en", (2222,), "gold_pool", Selection("sample", "test", 12, 1)),

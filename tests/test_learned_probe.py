@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builder.dataset import gold_pool as gp
-from builder.dataset.cibuzzbench import Dataset, load_dataset
-from builder.dataset.options import OFFICIAL_SEEDS, option_sets
-from builder.metrics.classification import TASK2_LABELS, classification_report
-from builder.probes import learned as lp
+from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
+from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS, option_sets
+from builder.stats.classification import TASK2_LABELS, classification_report
+from builder.benchmarks.cibuzzbench.probes import learned as lp
 from builder.runs import schema
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, Item
@@ -207,8 +207,8 @@ def test_runs_validate_against_the_dataset(tmp_path: Path, synthetic_dataset: Da
 def test_runs_are_byte_for_byte_deterministic(synthetic_dataset: Dataset, synthetic_runs: list,
                                               synthetic_csv: Path) -> None:
     """A fresh process with another hash seed writes the same bytes (no hidden state)."""
-    code = ("import hashlib,sys; from builder.dataset.cibuzzbench import load_dataset; "
-            "from builder.probes.learned import learned_probe_runs; from tests.test_learned_probe import run_bytes; "
+    code = ("import hashlib,sys; from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset; "
+            "from builder.benchmarks.cibuzzbench.probes.learned import learned_probe_runs; from tests.test_learned_probe import run_bytes; "
             "runs = learned_probe_runs(load_dataset(sys.argv[1]), seeds=(1111, 2222, 3333, 4444, 5555), "
             "created='2026-12-01T00:00:00Z'); print(hashlib.sha256(run_bytes(runs)).hexdigest())")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
@@ -311,7 +311,7 @@ def test_length_probe_runs_and_parameters(synthetic_dataset: Dataset) -> None:
 def test_length_probe_finds_the_length_leak_and_not_on_the_article_set(synthetic_dataset: Dataset) -> None:
     """The synthetic golds are longer: the length-only probe finds that on the original and on
     the slot-matched ablation, and is at chance on the article's set."""
-    from builder.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     variants = derive_variants(synthetic_dataset)
     scores = {}
     for name, data in (("original", synthetic_dataset), *variants.items()):

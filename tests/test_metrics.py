@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
 
-import builder.metrics.bootstrap as bootstrap_module
-from builder.metrics import (
+import builder.stats.bootstrap as bootstrap_module
+from builder.stats import (
     TASK2_LABELS,
     TASK3_LABELS,
     UNPARSED,

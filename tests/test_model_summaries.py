@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-import builder.compute
-from builder.analyses.model_facts import add_model_facts, add_pair_summary_facts
-from builder.analyses.model_summaries import summarise_models, summarise_pairs
-from builder.analyses.paired_facts import analyse_pairs
-from builder.analyses.run_scores import score_run
-from builder.build import BuildConfig, build
-from builder.dataset.cibuzzbench import CATEGORIES, Dataset, load_dataset
-from builder.facts import FactTable
+import builder.benchmarks.cibuzzbench.compute
+from builder.benchmarks.cibuzzbench.analyses.model_facts import add_model_facts, add_pair_summary_facts
+from builder.benchmarks.cibuzzbench.analyses.model_summaries import summarise_models, summarise_pairs
+from builder.benchmarks.cibuzzbench.analyses.paired_facts import analyse_pairs
+from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
+from builder.pipeline import BuildConfig, build
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset, load_dataset
+from builder.core.facts import FactTable
 from tests.test_build import CONTENT, CREATED, SMALL_SPEC, small_inputs, write_synthetic_model_pair  # noqa: F401
 from tests.test_paired import make_run, outcome_run
 
@@ -143,13 +143,13 @@ def site_with(small, tmp_path: Path, models: dict[str, tuple[int, ...]], monkeyp
         for seed in seeds:
             write_synthetic_model_pair(dataset, runs / name, seed=seed, name=name)
     if change is not None:
-        original = builder.compute.compute
+        original = builder.benchmarks.cibuzzbench.compute.compute
 
         def changed(*args, **kwargs):
             computed = original(*args, **kwargs)
             change(computed.facts.values)
             return computed
-        monkeypatch.setattr(builder.compute, "compute", changed)
+        monkeypatch.setattr(builder.benchmarks.cibuzzbench.compute, "compute", changed)
     out = tmp_path / "site"
     build(BuildConfig(csv_path, runs, CONTENT, out, spec=SMALL_SPEC, charts=False, force=True))
     return out
@@ -249,7 +249,7 @@ def test_chart_data_tables_show_display_precision() -> None:
 
     from markupsafe import Markup
 
-    from builder.render.environment import make_environment
+    from builder.site.environment import make_environment
     chart = SimpleNamespace(id="x", title="T", svg="", spec_json=Markup("{}"), description="d",
                             columns=("Label", "Score", "Count", "Low"), rows=(("a", 12.345678901, 1234, None),))
     env = make_environment(CONTENT / "templates")

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main
-from builder.mouse.dataset import load_main
-from builder.mouse.probe_writer import read_calls
-from builder.mouse.runfile import read_mouse_run, score_run
+from builder.benchmarks.mouse.dataset import load_main
+from builder.benchmarks.mouse.probe_writer import read_calls
+from builder.benchmarks.mouse.runfile import read_mouse_run, score_run
 from tests.loopback_server import LoopbackServer, Request, reply, status
 from tests.test_mouse_probe import FIXTURES, MAIN, answer_for, oracle
 

@@ -1,4 +1,4 @@
-"""Mouse data files (builder.mouse.dataset, .table, .config): official layouts from CSV
+"""Mouse data files (builder.benchmarks.mouse.dataset, .table, .config): official layouts from CSV
 and JSONL, and errors that name file, line and field. Fixtures are SYNTHETIC."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import InputError
-from builder.mouse.config import DEFAULT_GOLD_COLUMNS, GoldColumns, load_gold_columns
-from builder.mouse.dataset import load_icc, load_main, load_single_choice
+from builder.core.errors import InputError
+from builder.benchmarks.mouse.config import DEFAULT_GOLD_COLUMNS, GoldColumns, load_gold_columns
+from builder.benchmarks.mouse.dataset import load_icc, load_main, load_single_choice
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"
 MAIN_HEADER = "Source language,Reference,Toxicity,Intention,Homophonic,Semantic,Visual"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import InputError
-from builder.mouse.dataset import load_icc, load_main, load_single_choice
-from builder.mouse.importer import import_icc, import_judge, import_main, import_single_choice
-from builder.mouse.metrics import ClassScores, RCScores, TranslationScores
-from builder.mouse.runfile import SCHEMA, make_runs, read_mouse_run, score_run, slug, write_mouse_run
+from builder.core.errors import InputError
+from builder.benchmarks.mouse.dataset import load_icc, load_main, load_single_choice
+from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
+from builder.benchmarks.mouse.metrics import ClassScores, RCScores, TranslationScores
+from builder.benchmarks.mouse.runfile import SCHEMA, make_runs, read_mouse_run, score_run, slug, write_mouse_run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"
 OUT = FIXTURES / "outputs"

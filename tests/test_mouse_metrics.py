@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from sklearn.metrics import (accuracy_score, balanced_accuracy_score, cohen_kappa_score, f1_score,
                              matthews_corrcoef)
 
-from builder.metrics.bootstrap import _CHUNK_CELLS, _index_chunks
-from builder.mouse.importer import import_icc, import_judge, import_main, import_single_choice
-from builder.mouse.labels import IR_LABELS, MS_LABELS, RC_COMPONENTS, TD_LABELS
-from builder.mouse.metrics import (BootstrapOptions, judge_agreement, score_cc, score_classification, score_ir,
+from builder.stats.bootstrap import _CHUNK_CELLS, _index_chunks
+from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
+from builder.benchmarks.mouse.labels import IR_LABELS, MS_LABELS, RC_COMPONENTS, TD_LABELS
+from builder.benchmarks.mouse.metrics import (BootstrapOptions, judge_agreement, score_cc, score_classification, score_ir,
                                    score_ms, score_rc, score_td, score_tr, tr_from_scores, translation_scores)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"

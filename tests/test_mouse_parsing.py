@@ -1,4 +1,4 @@
-"""Mouse answer and judge parsing (builder.mouse.parsing): what parses, and what is
+"""Mouse answer and judge parsing (builder.benchmarks.mouse.parsing): what parses, and what is
 deliberately left unparsed so it counts as wrong instead of being guessed."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builder.mouse.parsing import (is_copy, normalise_ws, parse_choice, parse_component, parse_digit,
+from builder.benchmarks.mouse.parsing import (is_copy, normalise_ws, parse_choice, parse_component, parse_digit,
                                    parse_intention, parse_judge, parse_ms, parse_options, parse_toxicity,
                                    strip_marker)
 

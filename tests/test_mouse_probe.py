@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import InputError
-from builder.mouse.dataset import MouseSet, load_icc, load_main, load_single_choice
-from builder.mouse.labels import RC_COMPONENTS
-from builder.mouse.parsing import strip_marker
-from builder.mouse.probe import MousePlan, MouseSettings, plan_judge, plan_probe
-from builder.mouse.probe_protocols import (DEFAULT_MOUSE_PROTOCOLS, find_mouse_protocol, load_mouse_protocols)
-from builder.mouse.probe_runner import MouseOutcome, drop_failed_items, execute, is_complete, preview
-from builder.mouse.probe_writer import MouseRunWriter, calls_path, read_calls
-from builder.mouse.runfile import MouseRunItem, read_mouse_run, score_run
-from builder.probe.client import RetryPolicy
+from builder.core.errors import InputError
+from builder.benchmarks.mouse.dataset import MouseSet, load_icc, load_main, load_single_choice
+from builder.benchmarks.mouse.labels import RC_COMPONENTS
+from builder.benchmarks.mouse.parsing import strip_marker
+from builder.benchmarks.mouse.probe import MousePlan, MouseSettings, plan_judge, plan_probe
+from builder.benchmarks.mouse.probe_protocols import (DEFAULT_MOUSE_PROTOCOLS, find_mouse_protocol, load_mouse_protocols)
+from builder.benchmarks.mouse.probe_runner import MouseOutcome, drop_failed_items, execute, is_complete, preview
+from builder.benchmarks.mouse.probe_writer import MouseRunWriter, calls_path, read_calls
+from builder.benchmarks.mouse.runfile import MouseRunItem, read_mouse_run, score_run
+from builder.probing.client import RetryPolicy
 from tests.loopback_server import LoopbackServer, Request, Responder, reply, status
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from builder.errors import InputError
-from builder.facts import FactTable
-from builder.mouse.facts import add_agreement_facts, add_class_facts, add_rc_facts, add_reported_facts, add_tr_facts
-from builder.mouse.metrics import BootstrapOptions, judge_agreement, score_rc, score_td, tr_from_scores
-from builder.mouse.reported import DEFAULT_DIR, load_reported, parse_size
+from builder.core.errors import InputError
+from builder.core.facts import FactTable
+from builder.benchmarks.mouse.facts import add_agreement_facts, add_class_facts, add_rc_facts, add_reported_facts, add_tr_facts
+from builder.benchmarks.mouse.metrics import BootstrapOptions, judge_agreement, score_rc, score_td, tr_from_scores
+from builder.benchmarks.mouse.reported import DEFAULT_DIR, load_reported, parse_size
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "mouse"
 

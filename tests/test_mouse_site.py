@@ -16,18 +16,18 @@ from markupsafe import Markup
 from scipy import stats
 
 from builder.claims.engine import MeasureRegistry, judge_statement
-from builder.content.pages import read_page
-from builder.content.reported import load_reported as load_site_reported
-from builder.errors import InputError
-from builder.facts import FactTable
-from builder.mouse.facts import add_reported_facts
-from builder.mouse.measures import (MEASURES, PRIMARY, MouseMeasures, average_ranks, line_fit, load_mouse_claims,
+from builder.site.pages import read_page
+from builder.benchmarks.cibuzzbench.reported import load_reported as load_site_reported
+from builder.core.errors import InputError
+from builder.core.facts import FactTable
+from builder.benchmarks.mouse.facts import add_reported_facts
+from builder.benchmarks.mouse.measures import (MEASURES, PRIMARY, MouseMeasures, average_ranks, line_fit, load_mouse_claims,
                                     register_mouse_measures, spearman)
-from builder.mouse.reported import load_reported
-from builder.mouse.site_parts import SCALE_CHART, SCORE, mouse_site_parts, qwen3_scale_rows
-from builder.render.charts import scale_chart
-from builder.render.environment import make_environment
-from builder.render.markdown_pages import FactUse, page_functions, render_page_body
+from builder.benchmarks.mouse.reported import load_reported
+from builder.benchmarks.mouse.site_parts import SCALE_CHART, SCORE, mouse_site_parts, qwen3_scale_rows
+from builder.site.charts import scale_chart
+from builder.site.environment import make_environment
+from builder.site.markdown_pages import FactUse, page_functions, render_page_body
 
 REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "content"
@@ -259,7 +259,7 @@ def test_tables_show_the_csv_cells_as_facts(built, reported):
             for c in numbers:
                 assert c.kind == SCORE and facts[c.key] == c.value
                 assert f"Table {number}" in facts.provenance[c.key].computation
-    # spot checks of the keys (builder.mouse.facts naming)
+    # spot checks of the keys (builder.benchmarks.mouse.facts naming)
     assert facts["mouse.reported.main.qwen3-0_6b.tr_sem_acc"] == 0.041
     assert facts["mouse.reported.mcc.qwen3-0_6b.ms"] == -0.233
     assert facts["mouse.reported.human_cc.fp.cc_acc"] == 0.95

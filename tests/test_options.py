@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, load_dataset
-from builder.dataset.options import (
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, load_dataset
+from builder.benchmarks.cibuzzbench.dataset.options import (
     DEFAULT_SEED,
     LETTERS,
     OFFICIAL_SEEDS,

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import f1_score
 
-from builder.analyses.paired import (
+from builder.benchmarks.cibuzzbench.analyses.paired import (
     ERROR_SOURCES,
     PairedAnalysis,
     PairError,
@@ -23,11 +23,11 @@ from builder.analyses.paired import (
     holm,
     mcnemar_exact,
 )
-from builder.analyses.paired_facts import add_paired_facts, analyse_pairs, find_pairs, pair_id
-from builder.dataset.cibuzzbench import CATEGORIES, Dataset
-from builder.dataset.options import option_sets
-from builder.facts import FactTable
-from builder.metrics import paired_bootstrap_difference
+from builder.benchmarks.cibuzzbench.analyses.paired_facts import add_paired_facts, analyse_pairs, find_pairs, pair_id
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.core.facts import FactTable
+from builder.stats import paired_bootstrap_difference
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, Item, Run
 from builder.runs.writer import write_run

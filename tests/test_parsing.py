@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from builder.parsing import parse_harmfulness, parse_letter
+from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
 
 OPTIONS = {"A": "peanut gallery", "B": "say it louder", "C": "speak up for me", "D": "feed me peanuts"}
 

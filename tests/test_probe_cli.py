@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from builder.cli import main
-from builder.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.runs.reader import read_run
 from builder.runs.validate import validate_run
 from tests.loopback_server import LoopbackServer, Request, gold_responder, status

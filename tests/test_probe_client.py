@@ -10,7 +10,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from builder.probe.client import (
+from builder.probing.client import (
     REDACTED,
     ChatClient,
     Completion,

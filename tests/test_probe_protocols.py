@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builder.dataset.cibuzzbench import Dataset
-from builder.dataset.options import option_sets
-from builder.errors import InputError
-from builder.probe.prompts import prompt_builder
-from builder.probe.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
-from builder.names import slug
-from builder.probe.runner import make_run_id
-from builder.probe.selection import Selection, make_selection
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.prompts import prompt_builder
+from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
+from builder.core.names import slug
+from builder.probing.runner import make_run_id
+from builder.probing.selection import Selection, make_selection
 
 # CONTEXT §1, quoted protocol (CIBuzzBench, arXiv:2609.21722).
 OFFICIAL_T2_SYSTEM = ("You are evaluating cross-lingual understanding of Chinese internet buzzword. Choose the "

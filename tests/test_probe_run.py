@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from builder.dataset.cibuzzbench import Dataset
-from builder.dataset.options import option_sets
-from builder.errors import InputError
-from builder.probe.client import RetryPolicy
-from builder.probe.protocols import find_protocol, load_protocols
-from builder.probe.runner import (
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.core.errors import InputError
+from builder.probing.client import RetryPolicy
+from builder.probing.protocols import find_protocol, load_protocols
+from builder.probing.runner import (
     ProbeSettings,
     RunOutcome,
     RunPlan,
@@ -24,7 +24,7 @@ from builder.probe.runner import (
     is_complete,
     plan_run,
 )
-from builder.probe.selection import make_selection
+from builder.probing.selection import make_selection
 from builder.runs.reader import read_run
 from builder.runs.validate import validate_run
 from tests.loopback_server import LoopbackServer, Request, gold_responder, reply, status

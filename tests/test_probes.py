@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from builder.dataset.cibuzzbench import Dataset
-from builder.dataset.options import Option, OptionSet
-from builder.probes import heuristics as h
-from builder.probes.generate import generate_probe_runs
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import Option, OptionSet
+from builder.benchmarks.cibuzzbench.probes import heuristics as h
+from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
 from builder.runs.reader import read_run
 from builder.runs.validate import validate_run
 
@@ -236,7 +236,7 @@ def test_committed_probe_runs_are_reproducible(tmp_path: Path, real_dataset: Dat
     with stamp_source.open(encoding="utf-8") as handle:
         created = json.loads(handle.readline())["created"]
 
-    from builder.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     written = generate_probe_runs(real_dataset, tmp_path, created, derive_variants(real_dataset), learned=True)
     assert sorted(p.name for p in written) == [p.name for p in committed]
     mismatched = [p.name for p in committed if (tmp_path / p.name).read_bytes() != p.read_bytes()]

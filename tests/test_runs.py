@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from builder.dataset.cibuzzbench import Dataset
-from builder.dataset.options import option_sets
-from builder.errors import InputError, Problem
-from builder.probe.selection import Selection
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.core.errors import InputError, Problem
+from builder.probing.selection import Selection
 from builder.runs.load import load_runs
 from builder.runs.reader import read_run
 from builder.runs.schema import SCHEMA, Footer, Header, Item

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from builder.dataset.options import option_sets
-from builder.dataset.variants import GOLD_POOL, GOLD_POOL_SLOT, derive_variants
-from builder.errors import InputError
-from builder.probes.generate import generate_probe_runs
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, GOLD_POOL_SLOT, derive_variants
+from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
 from builder.runs.load import load_runs
 from builder.runs.reader import read_run
 from builder.runs.validate import validate_run
@@ -68,10 +68,10 @@ def test_load_runs_picks_each_runs_variant(variant_runs, synthetic_dataset, vari
 
 
 def test_probe_runner_plans_variant_runs(synthetic_dataset, variant):
-    from builder.probe.client import RetryPolicy
-    from builder.probe.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
-    from builder.probe.runner import ProbeSettings, plan_run
-    from builder.probe.selection import make_selection
+    from builder.probing.client import RetryPolicy
+    from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
+    from builder.probing.runner import ProbeSettings, plan_run
+    from builder.probing.selection import make_selection
     protocol = find_protocol(load_protocols(DEFAULT_PROTOCOLS), "equivalent_selection", "blind", "en")
     settings = ProbeSettings(model="demo", base_url="http://127.0.0.1:9/v1", temperature=0.0, top_p=None,
                              max_tokens=8, selection=make_selection("test", None, None), concurrency=1,
@@ -96,7 +96,7 @@ def test_both_gold_pool_sets_are_derived(synthetic_dataset, variant):
 def three_sets(tmp_path_factory, synthetic_dataset):
     """Every probe, learned ones included, on the original and both gold pools, computed
     (option seed 1111 only: scoring every seed's run would triple the time for nothing)."""
-    from builder.compute import compute
+    from builder.benchmarks.cibuzzbench.compute import compute
     variants = derive_variants(synthetic_dataset)
     folder = tmp_path_factory.mktemp("three-sets")
     for path in generate_probe_runs(synthetic_dataset, folder, CREATED, variants, learned=True):
@@ -131,7 +131,7 @@ def test_each_set_has_the_facts_that_show_whether_length_is_gone(three_sets):
 
 
 def test_the_evidence_table_shows_three_sets_with_accuracy_beside_macro_f1(three_sets):
-    from builder.render import views as v
+    from builder.site import views as v
     _, facts = three_sets
     table = v.option_sets_table(v.FactCells(facts), ["longest_chars", "learned_options"], "test")
     assert table.columns[1:] == ("Original: accuracy", "Original: macro F1", "Gold pool (article): accuracy",
@@ -146,7 +146,7 @@ def test_the_evidence_table_shows_three_sets_with_accuracy_beside_macro_f1(three
 
 def test_data_command_writes_either_variant(tmp_path, monkeypatch, synthetic_csv, capsys):
     from builder.cli import main
-    from builder.dataset.gold_pool import read_manifest
+    from builder.benchmarks.cibuzzbench.dataset.gold_pool import read_manifest
     monkeypatch.setenv("CIBUZZBENCH_CSV", str(synthetic_csv))
     assert main(["data", "gold-pool", "--variant", GOLD_POOL_SLOT, "--out", str(tmp_path)]) == 0
     assert main(["data", "gold-pool", "--out", str(tmp_path)]) == 0

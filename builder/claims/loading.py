@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from builder.claims.engine import AGGREGATES, OPS, Condition, MeasureRegistry, Population, Prediction, Statement
-from builder.errors import InputError, Problem
-from builder.yamlfile import KeyPath, line_of, load_mapping
+from builder.core.errors import InputError, Problem
+from builder.core.yamlfile import KeyPath, line_of, load_mapping
 
 T = TypeVar("T")
 _FIELD_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from builder.analyses.run_scores import RunScore
+from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.claims.engine import Evidence, MeasureRegistry
-from builder.facts import FactTable
+from builder.core.facts import FactTable
 
 
 def _matches(score: RunScore, task: str | None, condition: str | None, variant: str | None,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from builder.dataset.cibuzzbench import Dataset
-from builder.errors import InputError, Problem
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.core.errors import InputError, Problem
 from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run

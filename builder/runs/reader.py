@@ -6,9 +6,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from builder.errors import InputError, Problem
-from builder.names import name_problem
-from builder.fileio import being_written
+from builder.core.errors import InputError, Problem
+from builder.core.names import name_problem
+from builder.core.fileio import being_written
 from builder.runs import schema as s
 from builder.runs.lines import MAX_RESPONSE_CHARS, LineError, load_line
 

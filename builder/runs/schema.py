@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA = "buzzprobe.run/1"
-MOUSE_SCHEMA = "buzzprobe.mouse-run/1"  # read by builder.mouse.runfile; named here to redirect it
+MOUSE_SCHEMA = "buzzprobe.mouse-run/1"  # read by builder.benchmarks.mouse.runfile; named here to redirect it
 BENCHMARKS = ("cibuzzbench",)
 TASKS = ("equivalent_selection", "harmfulness_detection")
 CONDITIONS = ("sighted", "blind", "probe")

@@ -13,12 +13,12 @@ import json
 import math
 from typing import Any
 
-from builder.dataset.cibuzzbench import Dataset
-from builder.dataset.options import option_sets
-from builder.errors import InputError, Problem
-from builder.probe.selection import Selection
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.core.errors import InputError, Problem
+from builder.probing.selection import Selection
 from builder.runs.schema import Run, usage_totals
-from builder.tasks import labels_for
+from builder.benchmarks.cibuzzbench.tasks import labels_for
 
 _SHOWN = 5  # row_ids named in a message about many items
 

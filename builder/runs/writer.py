@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from builder.errors import InputError
+from builder.core.errors import InputError
 from builder.runs.lines import LineError, load_line
-from builder.fileio import atomic_file
+from builder.core.fileio import atomic_file
 from builder.runs.schema import Footer, Header, Item
 
 # Header fields that may legitimately differ between the first start and a resume.

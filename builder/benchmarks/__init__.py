@@ -1,0 +1,1 @@
+"""Benchmarks plugged into the pipeline, one folder each."""

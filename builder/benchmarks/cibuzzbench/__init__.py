@@ -1,0 +1,1 @@
+"""CIBuzzBench (Chinese internet buzzwords -> English): the first plug-in."""

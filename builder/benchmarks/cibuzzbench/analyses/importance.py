@@ -1,0 +1,43 @@
+"""Which option features carry the learned probe's signal, cached by content hash.
+
+Refitting the probe and shuffling each feature takes about two seconds; the result
+depends only on the dataset's content and the probe's code, so both form the cache key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.core.facts import FactTable
+
+COEF = "coefficient of the standardised feature in the learned probe trained on the train split"
+PERMUTATION = ("drop in test-split accuracy (points) when the feature is shuffled across test options, "
+               "mean of five seeded shuffles; learned probe trained on the train split")
+
+
+LEARNED_SOURCE = Path(__file__).resolve().parents[1] / "probes" / "learned.py"
+
+
+def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[str, float]]:
+    code = LEARNED_SOURCE.read_bytes()  # not imported unless needed: scikit-learn takes seconds to load
+    key = hashlib.sha256(dataset.content_sha256.encode() + code).hexdigest()[:24]
+    path = cache_dir / f"feature-importance-{key}.json" if cache_dir else None
+    if path is not None and path.exists():
+        return [(name, float(value)) for name, value in json.loads(path.read_text())]
+    from builder.benchmarks.cibuzzbench.probes import learned
+    result = learned.feature_importance(dataset)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(result))
+        tmp.replace(path)
+    return result
+
+
+def add_importance_facts(facts: FactTable, importance: list[tuple[str, float]], runs: tuple[str, ...]) -> None:
+    for name, value in importance:
+        kind, feature = name.split(":", 1)
+        facts.add(f"learned.importance.{kind}.{feature}", value, COEF if kind == "coef" else PERMUTATION, runs)

@@ -1,0 +1,127 @@
+"""Model summaries: a model's runs that differ only in the option seed, read as one entry.
+
+Five seeds of one model are one model measured five times, not five models; pages quote the
+mean and sample sd over seeds, and one interval (from the seed-1111 run) for the uncertainty
+within a seed. Paired sighted/blind comparisons are made per seed (the arms share a letter
+order only within a seed) and then summarised the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis
+from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
+from builder.core.names import slug
+from builder.probing.selection import Selection
+from builder.runs.schema import Header
+
+INTERVAL_SEED = 1111  # the official default seed: its run gives the summary's interval
+TASK_TAGS = {"equivalent_selection": "t2", "harmfulness_detection": "t3"}
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """One model on one task, condition, variant, prompt language and item selection."""
+
+    id: str
+    model: str
+    task: str
+    condition: str
+    variant: str
+    lang: str
+    selection: dict  # the runs' header `items` object
+    members: tuple[RunScore, ...]  # one per option seed, in seed order
+
+    @property
+    def representative(self) -> RunScore:
+        """The run whose interval is quoted: seed 1111, else the first seed (or the only run)."""
+        return next((m for m in self.members if m.run.header.option_seed == INTERVAL_SEED), self.members[0])
+
+    @property
+    def seeds(self) -> tuple[int | None, ...]:
+        return tuple(m.run.header.option_seed for m in self.members)
+
+
+@dataclass(frozen=True)
+class PairSummary:
+    """One model's blind (a) and sighted (b) runs, paired per option seed."""
+
+    id: str
+    blind: ModelSummary
+    sighted: ModelSummary
+    pairs: tuple[PairedAnalysis, ...]  # one per seed, in seed order
+
+    @property
+    def representative(self) -> PairedAnalysis:
+        return next((p for p in self.pairs if p.option_seed == INTERVAL_SEED), self.pairs[0])
+
+    @property
+    def model(self) -> str:
+        return self.blind.model
+
+
+def summary_key(header: Header) -> tuple:
+    """Everything but the option seed (and the run id) that decides what a run measured."""
+    return (header.subject_name, header.task, header.condition, header.variant, run_lang(header),
+            json.dumps(header.items, sort_keys=True), header.dataset.get("content_sha256"))
+
+
+def run_lang(header: Header) -> str:
+    return str((header.subject.get("parameters") or {}).get("lang", "en"))
+
+
+def selection_tag(items: dict) -> str:
+    """all, test, n400-r1111, test-n100-r7: the run id's item tag, without the seed."""
+    kind = str(items.get("selection", "all"))
+    return Selection(kind, items.get("split"), items.get("n"), items.get("sample_seed")).tag
+
+
+def summary_id(header: Header, with_condition: bool = True) -> str:
+    parts = [slug(header.subject_name), TASK_TAGS.get(header.task, header.task)]
+    if with_condition:
+        parts.append(header.condition)
+    parts += [run_lang(header), selection_tag(header.items)]
+    if header.variant != "original":
+        parts.append(header.variant.replace("_", "-"))
+    return "-".join(parts)
+
+
+def summarise_models(scores: Iterable[RunScore]) -> list[ModelSummary]:
+    """Model runs grouped by `summary_key`, sorted by id (ids are unique per group)."""
+    groups: dict[tuple, list[RunScore]] = defaultdict(list)
+    for s in scores:
+        if s.run.header.subject.get("kind") == "model":
+            groups[summary_key(s.run.header)].append(s)
+    out: dict[str, ModelSummary] = {}
+    for members in groups.values():
+        members.sort(key=lambda m: (m.run.header.option_seed or 0, m.run_id))
+        h = members[0].run.header
+        sid = summary_id(h)
+        while sid in out:  # same name and selection, other content hash: keep both apart
+            sid += "-x"
+        out[sid] = ModelSummary(sid, h.subject_label, h.task, h.condition, h.variant, run_lang(h),
+                                dict(h.items), tuple(members))
+    return [out[k] for k in sorted(out)]
+
+
+def summarise_pairs(models: list[ModelSummary], pairs: Iterable[PairedAnalysis]) -> list[PairSummary]:
+    """Per-seed pairs grouped under the blind and sighted summaries their runs belong to."""
+    owner = {m.run_id: s for s in models for m in s.members}
+    groups: dict[tuple[str, str], list[PairedAnalysis]] = defaultdict(list)
+    for p in pairs:
+        if p.run_a in owner and p.run_b in owner:
+            groups[(owner[p.run_a].id, owner[p.run_b].id)].append(p)
+    by_id = {m.id: m for m in models}
+    out: dict[str, PairSummary] = {}
+    for (blind_id, sighted_id), members in sorted(groups.items()):
+        members.sort(key=lambda p: (p.option_seed or 0, p.run_a, p.run_b))
+        blind = by_id[blind_id]
+        pid = summary_id(blind.representative.run.header, with_condition=False)
+        while pid in out:
+            pid += "-x"
+        out[pid] = PairSummary(pid, blind, by_id[sighted_id], tuple(members))
+    return [out[k] for k in sorted(out)]

@@ -1,0 +1,115 @@
+"""`buzzprobe export lm-eval|inspect` and `buzzprobe import lm-eval|inspect` (docs/lm-eval.md,
+docs/inspect.md). Only argparse at module level: the CLI stays fast for other commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from builder.core.errors import InputError, Problem
+
+HARNESSES = ("lm-eval", "inspect")
+
+
+def add_export_parser(sub: Any) -> None:
+    from builder.probing.command import DEFAULT_SEED, positive_int
+    p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect",
+                       description="Write buzzprobe's Task 2 sighted/blind and Task 3 protocol as another harness's "
+                                   "tasks. The items carry the dataset's text: --out must be outside the repository.")
+    p.add_argument("harness", choices=HARNESSES)
+    p.add_argument("--out", type=Path, required=True, help="folder to write into (your own, never the repository)")
+    p.add_argument("--arms", nargs="+", choices=("t2-sighted", "t2-blind", "t3"),
+                   default=["t2-sighted", "t2-blind", "t3"], help="which tasks (default: all three)")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[DEFAULT_SEED], metavar="SEED",
+                   help="Task 2 option-shuffle seeds, one task each (default %(default)s)")
+    p.add_argument("--variant", choices=("original", "gold_pool"), default="original")
+    p.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
+    p.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
+    p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
+    p.add_argument("--protocol", action="append", default=[], metavar="ID",
+                   help="a named alternative prompt replacing its arm's default (repeatable)")
+    p.add_argument("--protocols", type=Path, default=None, help="protocol file (default: content/protocols/cibuzzbench.yaml)")
+    p.set_defaults(handler=run_export)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
+    from builder.probing.protocols import DEFAULT_PROTOCOLS, load_protocols
+    from builder.probing.selection import make_selection
+    _refuse_repository(args.out)
+    if len(set(args.seeds)) != len(args.seeds):
+        raise InputError.single("--seeds", "a seed is listed twice")
+    dataset = _variant(args.variant)
+    request = ExportRequest(tuple(dict.fromkeys(args.arms)), args.lang, tuple(args.seeds), args.variant,
+                            make_selection(args.split, args.sample, args.sample_seed), tuple(args.protocol))
+    tasks = plan_exports(request, load_protocols(args.protocols or DEFAULT_PROTOCOLS), dataset)
+    write = export_lm_eval if args.harness == "lm-eval" else export_inspect
+    for path in write(tasks, dataset, args.out):
+        print(f"wrote {path}")
+    print(f"{len(tasks)} task(s): {', '.join(t.name for t in tasks)}")
+    return 0
+
+
+def _refuse_repository(out: Path) -> None:
+    """Exported items are dataset text, which must never be committed."""
+    repo = Path(__file__).resolve().parents[2]
+    target = out.resolve()
+    if (repo / ".git").exists() and (target == repo or repo in target.parents):
+        raise InputError.single(out, "the export carries the dataset's text and must not go into the repository; "
+                                "choose a folder outside it")
+
+
+def _variant(name: str) -> Any:
+    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+    dataset = load_dataset(dataset_path())
+    if name == "original":
+        return dataset
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    return derive_variants(dataset)[name]
+
+
+def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str) -> int:
+    """Each task's output in PATH -> one run; nothing is written unless every output is clean."""
+    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, write_imported
+    from builder.probing.protocols import load_protocols
+    outputs = _outputs(harness, path)
+    dataset = load_dataset(dataset_path())
+    datasets = {"original": dataset}
+    if any(isinstance(o.metadata, dict) and o.metadata.get("variant", "original") != "original" for o in outputs):
+        datasets.update(derive_variants(dataset))  # seconds of work: only when a task needs it
+    protocols = load_protocols()
+    runs, problems = [], []
+    for output in outputs:
+        try:
+            runs.append(convert(output, datasets, protocols, created, model))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    first: dict[str, str] = {}
+    for run in runs:
+        if run.header.run_id in first:
+            problems.append(Problem(run.path, f"gives run {run.header.run_id} again (also from {first[run.header.run_id]}); "
+                                    "import one of them"))
+        first.setdefault(run.header.run_id, run.path)
+    if problems:
+        raise InputError(problems)
+    for run in runs:
+        written = write_imported(run, out or DEFAULT_OUT)
+        print(f"wrote {written} ({len(run.items)} items)")
+        for warning in run.header.subject["parameters"].get("import_warnings", []):
+            print(f"  warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _outputs(harness: str, path: Path) -> Any:
+    if harness == "lm-eval":
+        from builder.benchmarks.cibuzzbench.interop.lm_eval_log import find_samples, read_lm_eval
+        return [read_lm_eval(p) for p in find_samples(path)]
+    from builder.benchmarks.cibuzzbench.interop.inspect_log import find_logs, read_inspect
+    return [read_inspect(p) for p in find_logs(path)]

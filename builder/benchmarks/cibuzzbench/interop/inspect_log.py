@@ -1,0 +1,167 @@
+"""Read an Inspect eval log (`.eval` or `.json`) as a HarnessOutput.
+
+With inspect_ai installed the log is read by its own API (`read_eval_log`) and dumped to the
+documented JSON shape; without it, `.json` logs are that JSON already and `.eval` logs are a zip
+of `header.json` (eval, plan, results) and `samples/<id>_epoch_<n>.json`. One path then
+reads both, so the two ways cannot disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, utc_stamp
+
+# Inspect's usage names -> the OpenAI names `buzzprobe probe` records, so totals compare.
+ATTACHMENT = "attachment://"
+USAGE_NAMES = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "total_tokens": "total_tokens"}
+
+
+def read_inspect(path: Path, *, use_library: bool = True) -> HarnessOutput:
+    data = _load(path, use_library)
+    spec = data.get("eval")
+    if not isinstance(spec, dict) or not isinstance(spec.get("task"), str):
+        raise InputError.single(path, "not an Inspect eval log (no eval.task)", field="eval")
+    samples = data.get("samples") or []
+    if not isinstance(samples, list) or not samples:
+        raise InputError.single(path, f"the log has no samples (status {data.get('status')!r})", field="samples")
+    epochs = sorted({s.get("epoch", 1) for s in samples if isinstance(s, dict)})
+    if epochs != [1]:
+        raise InputError.single(path, f"the log has epochs {epochs}; the protocol asks each item once "
+                                "(run with --epochs 1)", field="samples.epoch")
+    config = _generate_config(data)
+    return HarnessOutput(
+        path=path, harness="inspect", source=f"inspect_ai {(spec.get('packages') or {}).get('inspect_ai', '?')} log",
+        task_name=spec["task"].rsplit("/", 1)[-1], metadata=(spec.get("metadata") or {}).get("buzzprobe"),
+        model=_model_name(str(spec.get("model", ""))), temperature=config.get("temperature"),
+        top_p=config.get("top_p"), max_tokens=config.get("max_tokens"),
+        endpoint_host=urlsplit(str(spec.get("model_base_url") or "")).hostname or "",
+        samples=[_sample(s) for s in samples], created=_stamp(spec.get("created")))
+
+
+def find_logs(path: Path) -> list[Path]:
+    """The logs named by LOG: the file itself, or every .eval/.json log in a folder."""
+    if path.is_dir():
+        found = sorted(p for p in path.iterdir() if p.suffix in (".eval", ".json") and p.is_file())
+        if not found:
+            raise InputError.single(path, "no .eval or .json logs in this folder")
+        return found
+    return [path]
+
+
+def _stamp(value: Any) -> str | None:
+    try:
+        return utc_stamp(datetime.fromisoformat(str(value)))
+    except ValueError:
+        return None
+
+
+def _load(path: Path, use_library: bool) -> dict[str, Any]:
+    if not path.is_file():
+        raise InputError.single(path, "no such log file")
+    if path.suffix not in (".eval", ".json"):
+        raise InputError.single(path, "expected an Inspect log (.eval or .json)")
+    if use_library:
+        try:
+            from inspect_ai.log import read_eval_log
+        except ImportError:
+            pass
+        else:
+            try:
+                log = read_eval_log(str(path))
+            except Exception as exc:  # the library's own parse errors, shown without a traceback
+                raise InputError.single(path, f"Inspect cannot read this log: {exc}") from None
+            return log.model_dump(mode="json", exclude={"samples": {"__all__": {"events", "timelines"}}})
+    return _read_documented(path)
+
+
+def _read_documented(path: Path) -> dict[str, Any]:
+    try:
+        if path.suffix == ".json":
+            return _object(path, json.loads(path.read_text(encoding="utf-8")))
+        with zipfile.ZipFile(path) as archive:
+            data = _object(path, json.loads(archive.read("header.json")))
+            names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
+            data["samples"] = [json.loads(archive.read(n)) for n in names]
+            return data
+    except NotImplementedError:  # zstd members: stdlib zipfile reads them from Python 3.14 on
+        raise InputError.single(path, "this .eval log is compressed with a method Python's zipfile cannot read "
+                                "here; install inspect_ai (pip install 'buzzprobe[interop]') or convert the log "
+                                "with `inspect log convert --to json`") from None
+    except (OSError, KeyError, UnicodeDecodeError, json.JSONDecodeError, zipfile.BadZipFile) as exc:
+        raise InputError.single(path, f"cannot read Inspect log: {exc}") from None
+
+
+def _object(path: Path, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError.single(path, "expected a JSON object")
+    return value
+
+
+def _generate_config(data: dict[str, Any]) -> dict[str, Any]:
+    """The task's generate config, overridden by what the command line set for the model."""
+    plan = ((data.get("plan") or {}).get("config")) or {}
+    model = (data.get("eval") or {}).get("model_generate_config") or {}
+    return {k: v for k, v in {**plan, **{k: v for k, v in model.items() if v is not None}}.items() if v is not None}
+
+
+def _model_name(model: str) -> str:
+    """`openai-api/<service>/<model>` -> model; `<provider>/<model>` -> model."""
+    parts = model.split("/")
+    keep = parts[2:] if parts[0] == "openai-api" and len(parts) > 2 else parts[1:] or parts
+    return "/".join(keep)
+
+
+def _sample(s: dict[str, Any]) -> HarnessSample:
+    attachments = s.get("attachments") or {}
+    meta = s.get("metadata") or {}
+    output = s.get("output") or {}
+    error = s.get("error")
+    usage = {USAGE_NAMES[k]: v for k, v in (output.get("usage") or {}).items() if k in USAGE_NAMES and type(v) is int}
+    latency = output.get("time")
+    return HarnessSample(
+        row_id=meta.get("row_id", s.get("id")), letter_map=meta.get("letter_map"), target=s.get("target"),
+        messages=_messages(s.get("input"), attachments),
+        response=None if error else _resolve(str(output.get("completion") or ""), attachments),
+        error=_error_text(error.get("message") if isinstance(error, dict) else error) if error else None,
+        where=f"sample {s.get('id')}: ", prompt_field=f"sample {s.get('id')}: input", latency_ms=latency * 1000.0 if isinstance(latency, (int, float)) else None,
+        usage=usage or None)
+
+
+def _error_text(message: Any) -> str:
+    """The error's type and its cause: Inspect's message quotes the whole request (the prompt, so
+    dataset text) between the two, which must not reach a run file."""
+    text = str(message)
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return text
+    kind, cause = lines[0].split("(", 1)[0], lines[-1].removesuffix("')")
+    return f"{kind}: {cause}" if kind else cause
+
+
+def _messages(value: Any, attachments: dict[str, str]) -> list[dict[str, Any]] | None:
+    if isinstance(value, str):
+        return [{"role": "user", "content": _resolve(value, attachments)}]
+    if not isinstance(value, list):
+        return None
+    return [{"role": m.get("role"), "content": _text(m.get("content"), attachments)}
+            for m in value if isinstance(m, dict)]
+
+
+def _text(content: Any, attachments: dict[str, str]) -> Any:
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return _resolve(content, attachments) if isinstance(content, str) else content
+
+
+def _resolve(text: str, attachments: dict[str, str]) -> str:
+    """Inspect may store repeated content once, as `attachment://<id>` plus the sample's attachments."""
+    if text.startswith(ATTACHMENT):
+        return attachments.get(text[len(ATTACHMENT):], text)
+    return text

@@ -1,0 +1,38 @@
+"""One item's request: the messages sent and what is needed to parse and record the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
+from builder.probing.protocols import Protocol
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
+
+
+@dataclass(frozen=True)
+class ItemPrompt:
+    row_id: int
+    messages: list[dict[str, str]]
+    letter_map: dict[str, str] | None  # Task 2: letter -> option source, as shown
+    parse: Callable[[str], str]  # raw response -> label or ""
+
+
+def prompt_builder(dataset: Dataset, protocol: Protocol, seed: int | None) -> Callable[[int], ItemPrompt]:
+    """A function row_id -> ItemPrompt for one run (options shuffled with the run's seed)."""
+    terms = dataset.column("term_zh")
+    if protocol.task != EQUIVALENT_SELECTION:
+        return lambda row_id: ItemPrompt(row_id, protocol.messages(term_zh=terms[row_id]), None, parse_harmfulness)
+    if seed is None:
+        raise ValueError("equivalent_selection needs an option seed")
+    sets = option_sets(dataset, seed)
+
+    def build(row_id: int) -> ItemPrompt:
+        options = sets[row_id]
+        texts = {o.letter: o.text for o in options.options}
+        values = {"term_zh": terms[row_id], "options": options.as_prompt_lines()}
+        return ItemPrompt(row_id, protocol.messages(**values), dict(options.letter_map),
+                          lambda response: parse_letter(response, texts))
+    return build

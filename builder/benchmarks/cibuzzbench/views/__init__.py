@@ -1,0 +1,1 @@
+"""CIBuzzBench's tables, charts and run pages (views over computed facts)."""

@@ -1,0 +1,155 @@
+"""Tables that speak in model summaries: one row per model (over its option seeds), not per run.
+
+Per-seed rows live in the downloadable per-run tables (views.model_runs_table and friends,
+each with a Seed column); these are what the models, categories and article pages show.
+"""
+
+from __future__ import annotations
+
+from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
+from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
+from builder.site.views import Cell, FactCells, Table, tie_groups
+
+TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
+SEEDS_NOTE = ("Scores are means over the model's option seeds, SD the sample standard deviation over "
+              "seeds (– with one seed); Low and High are the 95% bootstrap interval of the seed-1111 run "
+              "(or of the only run).")
+
+
+def selection_label(items: dict) -> str:
+    """What the runs asked, in words: all items, the test split, a 400-item sample (seed 1111)."""
+    where = f" of the {items['split']} split" if items.get("split") else ""
+    if items.get("selection") == "sample":
+        return f"{items.get('n')}-item sample{where} (seed {items.get('sample_seed')})"
+    return f"the {items['split']} split" if items.get("split") else "all items"
+
+
+def model_label(name: str, seeds: int, variant: str = "original") -> str:
+    """A chart label: one model may appear once per option set, so a variant other than the
+    original is named."""
+    on = "" if variant == "original" else f", {variant.replace('_', ' ')}"
+    return f"{name} ({seeds} seed{'s' if seeds != 1 else ''}{on})"
+
+
+def _completeness(f: FactCells, base: str) -> Cell:
+    items, declared = f.facts[f"{base}.items"], f.facts.values.get(f"{base}.items_declared")
+    if declared is None or items == declared:
+        return Cell("yes")
+    return Cell(f"{int(items):,} of {int(declared):,}")
+
+
+def _setting(m: ModelSummary) -> tuple[str, str, str, str]:
+    return (m.condition, m.variant.replace("_", " "), m.lang, selection_label(m.selection))
+
+
+def _groups(f: FactCells, members: list[ModelSummary]) -> dict[str, int]:
+    """Tie groups within each comparable setting (same condition, variant, language, items)."""
+    groups: dict[str, int] = {}
+    for setting in sorted({_setting(m) for m in members}):
+        same = [m for m in members if _setting(m) == setting]
+        groups |= tie_groups([(m.id, f.facts[f"model.{m.id}.macro_f1.mean"], f.facts[f"model.{m.id}.macro_f1.ci95_low"],
+                               f.facts[f"model.{m.id}.macro_f1.ci95_high"]) for m in same])
+    return groups
+
+
+def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> Table | None:
+    """Every model on one task: both conditions, every variant, with items and completeness."""
+    members = [m for m in models if m.task == task]
+    if not members:
+        return None
+    groups = _groups(f, members)
+    harm = task == "harmfulness_detection"
+    rows = []
+    for m in sorted(members, key=lambda m: (_setting(m), groups[m.id], -f.facts[f"model.{m.id}.macro_f1.mean"], m.id)):
+        base = f"model.{m.id}"
+        condition, variant, lang, items = _setting(m)
+        row = [Cell(str(groups[m.id])), Cell(m.model), Cell(condition), Cell(variant), Cell(lang), Cell(items),
+               f(f"{base}.items", "count"), _completeness(f, base), f(f"{base}.seeds", "count"),
+               f(f"{base}.accuracy.mean"), f.optional(f"{base}.accuracy.sd"),
+               f(f"{base}.macro_f1.mean"), f.optional(f"{base}.macro_f1.sd"),
+               f(f"{base}.macro_f1.ci95_low"), f(f"{base}.macro_f1.ci95_high")]
+        if harm:
+            row.append(f(f"{base}.f1.harmful.mean"))
+        rows.append(tuple(row))
+    columns = ("Group", "Model", "Condition", "Variant", "Prompt", "Items asked", "n", "Complete",
+               "Runs" if harm else "Seeds",
+               "Accuracy", "SD", "Macro F1", "SD", "F1 low", "F1 high") + (("F1 harmful",) if harm else ())
+    tag = "t3" if harm else "t2"
+    return Table(f"models-{tag}", f"{TASK_NAMES.get(task, task)}: every model, in tie groups", columns, tuple(rows),
+                 note=SEEDS_NOTE + " Groups are formed within one condition, variant, prompt language and item "
+                 "selection: a model shares a group while its interval reaches the group leader's. Complete: "
+                 "yes, or items answered of items declared.")
+
+
+def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | None:
+    """Sighted versus blind per model: means over the per-seed pairs."""
+    if not summaries:
+        return None
+    groups = tie_groups([(s.id, f.facts[f"paired.{s.id}.b.macro_f1.mean"], f.facts[f"model.{s.sighted.id}.macro_f1.ci95_low"],
+                          f.facts[f"model.{s.sighted.id}.macro_f1.ci95_high"]) for s in summaries])
+    rows, unlike = [], []
+    for s in sorted(summaries, key=lambda s: (groups[s.id], -f.facts[f"paired.{s.id}.b.macro_f1.mean"], s.id)):
+        base = f"paired.{s.id}"
+        notes = [f"{s.model} (seed {p.option_seed}): {note} (a = blind, b = sighted)."
+                 for p in s.pairs if (note := f.settings_note(pair_id(p.run_a, p.run_b)))]
+        unlike += notes
+        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model),
+                     Cell(selection_label(s.blind.selection)),
+                     f(f"{base}.n", "count"), f(f"{base}.seeds", "count"),
+                     f(f"{base}.b.macro_f1.mean"), f(f"{base}.a.macro_f1.mean"), f(f"{base}.gap.macro_f1.mean"),
+                     f.optional(f"{base}.gap.macro_f1.sd"), f(f"{base}.gap.macro_f1.ci95_low"),
+                     f(f"{base}.gap.macro_f1.ci95_high"), f.optional(f"{base}.ratio.macro_f1.mean", "pct"),
+                     f.optional(f"{base}.above_chance.accuracy.mean", "pct"),
+                     f(f"{base}.mcnemar_p.min", "p"), f(f"{base}.mcnemar_p.max", "p")))
+    return Table("model-pair-summaries", "Sighted versus blind per model (macro F1 on shared items, mean over seeds)",
+                 ("Group", "Model", "Items asked", "n", "Seeds", "Sighted", "Blind", "Gap", "Gap SD", "Gap low",
+                  "Gap high", "Blind / sighted", "Above chance kept", "McNemar p (lowest)", "McNemar p (highest)"),
+                 tuple(rows),
+                 note="Each seed is paired on its own (the arms share a letter order only within a seed), then "
+                 "summarised: Sighted, Blind and Gap (sighted - blind) are means over seeds, Gap low/high the 95% "
+                 "paired-bootstrap interval of the seed-1111 pair. Above chance kept: of the sighted arm's accuracy "
+                 "points above a random letter, the share the blind arm also reaches. McNemar p: the range over "
+                 "seeds. Groups come from overlapping 95% intervals of the sighted score."
+                 + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
+
+
+def pair_category_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | None:
+    rows = []
+    for s in summaries:
+        for c in CATEGORIES:
+            base = f"paired.{s.id}.category.{c}"
+            if f"{base}.n" not in f.facts:
+                continue
+            rows.append((Cell(s.model), Cell(c), f(f"{base}.n", "count"), f(f"paired.{s.id}.seeds", "count"),
+                         f(f"{base}.b.accuracy.mean"), f(f"{base}.a.accuracy.mean"), f(f"{base}.gap.accuracy.mean"),
+                         f.optional(f"{base}.gap.accuracy.sd"), f(f"{base}.gap.accuracy.ci95_low"),
+                         f(f"{base}.gap.accuracy.ci95_high"), f(f"{base}.holm_p.min", "p"), f(f"{base}.holm_p.max", "p")))
+    if not rows:
+        return None
+    return Table("pair-category-summaries", "Sighted minus blind accuracy by category, per model",
+                 ("Model", "Category", "Items", "Seeds", "Sighted", "Blind", "Gap", "Gap SD", "Low", "High",
+                  "Holm p (lowest)", "Holm p (highest)"), tuple(rows),
+                 note="Means over seeds; Low and High: 95% paired-bootstrap interval of the seed-1111 pair; Holm "
+                 "adjusts each pair's category p-values, shown as the range over seeds. Per-seed rows: "
+                 "pair-categories.csv on the downloads page.")
+
+
+def pair_brief_table(f: FactCells, summaries: list[PairSummary]) -> Table | None:
+    """The article's view of several models: accuracy and macro F1 side by side, one row each."""
+    if len(summaries) < 2:
+        return None
+    rows = []
+    for s in summaries:
+        base = f"paired.{s.id}"
+        gaps = {c: f.facts[k] for c in CATEGORIES if (k := f"{base}.category.{c}.gap.accuracy.mean") in f.facts}
+        top = max(gaps, key=lambda c: (gaps[c], -CATEGORIES.index(c))) if gaps else "–"
+        rows.append((Cell(s.model), f(f"{base}.seeds", "count"), f(f"{base}.b.accuracy.mean", "pct"),
+                     f(f"{base}.b.macro_f1.mean"), f(f"{base}.a.accuracy.mean", "pct"), f(f"{base}.a.macro_f1.mean"),
+                     f(f"{base}.gap.macro_f1.mean"), f.optional(f"{base}.above_chance.accuracy.mean", "pct"), Cell(top)))
+    return Table("model-pairs-brief", "Sighted and blind, per model (means over option seeds)",
+                 ("Model", "Seeds", "Sighted accuracy", "Sighted F1", "Blind accuracy", "Blind F1", "Gap (F1)",
+                  "Above chance kept", "Largest gap on"), tuple(rows),
+                 note="Gap: sighted minus blind macro F1. Above chance kept: of the sighted arm's accuracy points "
+                 "above a random letter, the share the blind arm also reaches. Largest gap on: the category where "
+                 "seeing the term adds the most accuracy. Intervals, SDs and McNemar tests: the models page.")

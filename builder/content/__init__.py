@@ -1,1 +1,0 @@
-"""Reading what authors write: pages, reported figures and predictions."""

@@ -1,0 +1,1 @@
+"""Utilities every stage shares: errors, facts, files, names, YAML, dates."""

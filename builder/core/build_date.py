@@ -1,0 +1,54 @@
+"""The build date is an input, never the wall clock, so identical inputs give identical sites.
+
+Order: SOURCE_DATE_EPOCH (reproducible-builds convention), else the date of the
+last git commit, else 1970-01-01 (shown on the site, so the fallback is visible).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+from pathlib import Path
+
+from builder.core.errors import InputError
+
+
+# The last moment Python's datetime (and so a shown date) can hold.
+_LAST = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)
+
+
+def build_date(project: Path = Path(".")) -> dt.date:
+    return moment(build_epoch(project)).date()
+
+
+def moment(epoch: int) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch, tz=dt.timezone.utc)
+
+
+def build_epoch(project: Path = Path(".")) -> int:
+    epoch = env_epoch()
+    return _git_epoch(project) if epoch is None else epoch
+
+
+def env_epoch() -> int | None:
+    """SOURCE_DATE_EPOCH as whole seconds since 1970 (None when unset or blank); anything
+    else (text, a fraction, a date past year 9999) is a located error, never a traceback."""
+    value = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None
+    if not value.isascii() or not value.isdigit():
+        raise InputError.single("SOURCE_DATE_EPOCH", f"must be whole seconds since 1970-01-01 UTC "
+                                f"(digits only), got {value[:40]!r}")
+    if len(value) > 15 or int(value) > int(_LAST.timestamp()):  # 15 digits: int() is always safe
+        raise InputError.single("SOURCE_DATE_EPOCH", f"{value[:40]} seconds is after the year 9999")
+    return int(value)
+
+
+def _git_epoch(project: Path) -> int:
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=project, capture_output=True,
+                             text=True, timeout=10, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return int(out) if out.isdigit() else 0

@@ -1,0 +1,119 @@
+"""Writing files safely: whole or not at all, with the user's permissions, one writer at a time.
+
+Atomic writes go through a temporary file beside the target (mkstemp creates it 0600, so it
+is given the mode the user's umask asks for before it is renamed into place). Locks are
+advisory `flock`s on a hidden file beside the target: the kernel drops them when the holder
+dies (even by SIGKILL), so a crash never leaves a stale lock that blocks the next command.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from builder.core.errors import InputError
+
+
+def umask_mode(base: int = 0o666) -> int:
+    """`base` less the process umask: the mode `open()` would give a new file."""
+    try:  # Linux reports it without changing it (no window where another thread sees umask 0)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return base & ~int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return base & ~mask
+
+
+@contextmanager
+def atomic_file(path: str | Path, *, text: bool = False, fsync: bool = True) -> Iterator[IO[Any]]:
+    """Yield a handle whose content replaces `path` in one rename when the block ends without
+    an error; on any error the temporary file is removed and `path` is left as it was."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, umask_mode())
+        with (os.fdopen(fd, "w", encoding="utf-8", newline="\n") if text else os.fdopen(fd, "wb")) as handle:
+            yield handle
+            handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def lock_path(target: str | Path) -> Path:
+    target = Path(target)
+    return target.with_name(f".{target.name}.lock")
+
+
+@contextmanager
+def exclusive(target: str | Path, what: str) -> Iterator[None]:
+    """Hold the lock of `target` for the block, or fail at once with a message naming it.
+    The lock file is removed on release; a holder that removed it just before we locked our
+    handle leaves us an orphan inode, which is why the path is checked again after locking."""
+    lock = lock_path(target)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        if not _lock_within(fd, _PATIENCE):
+            os.close(fd)
+            raise InputError.single(target, f"{what} is being written by another buzzprobe process right now "
+                                    f"(it holds {lock.name}); wait for it to finish, or write elsewhere") from None
+        if _still_at(fd, lock):
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+_PATIENCE = 0.5  # seconds: outlasts a reader's momentary look (`being_written`), not a real writer
+
+
+def _lock_within(fd: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+
+def being_written(target: str | Path) -> bool:
+    """Whether a process holds `target`'s lock right now (a reader's look: a shared lock taken
+    and dropped at once, which a writer starting at that instant outwaits)."""
+    try:
+        fd = os.open(lock_path(target), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False

@@ -1,0 +1,41 @@
+"""A hash of every build input, so a no-change rebuild can stop before any heavy import."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from builder.runs.files import run_files
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL")
+
+
+def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
+    if not root.exists():
+        return []
+    found = {p for pattern in patterns for p in root.rglob(pattern) if p.is_file()}
+    return sorted(found)
+
+
+def build_fingerprint(dataset: Path, runs_dir: Path, content_dir: Path) -> str:
+    """Names are taken relative to their folder so moving the project keeps the hash."""
+    digest = hashlib.sha256()
+    groups = {
+        "code": (PACKAGE_DIR, _files(PACKAGE_DIR, ["*.py"])),
+        "content": (content_dir, _files(content_dir, ["*"])),
+        "runs": (runs_dir, run_files(runs_dir)),
+        "dataset": (dataset.parent, [dataset]),
+    }
+    for group, (root, paths) in groups.items():
+        for path in paths:
+            name = "dataset" if group == "dataset" else path.relative_to(root).as_posix()
+            digest.update(f"{group}\0{name}\0".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for name in ENV_INPUTS:
+        digest.update(f"env\0{name}={os.environ.get(name, '')}\0".encode())
+    from builder.core.build_date import build_epoch
+    digest.update(f"date\0{build_epoch()}\0".encode())
+    return digest.hexdigest()

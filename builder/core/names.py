@@ -1,0 +1,91 @@
+"""Names are data, not paths: the one rule for run ids, model slugs and file names.
+
+A model name, a run id or a page name ends up in a file name, a URL and a fact key
+(`run.<run_id>.accuracy`), so every one of them is made or checked here, and nowhere else.
+The character set is deliberately small: lower-case ASCII letters, digits, `_` and `-`, so a
+name can never be a path (no separators, no `..`, no NUL), never blur a dotted fact key, and
+never collide with another on a case-insensitive file system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+import unicodedata
+from pathlib import Path
+
+from builder.core.errors import InputError
+
+NAME_CHARS = "lower-case ASCII letters, digits, '_' and '-'"
+MAX_NAME = 120  # characters of a run id or page name
+MAX_SLUG = 80  # characters of a model slug (it is one part of a run id)
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_HASH_CHARS = 8
+
+
+def slug(name: str) -> str:
+    """A model (or any display) name as one part of a run id: "Qwen2.5-7B" -> "qwen2_5-7b".
+
+    Lower case; "." becomes "_" (so "2.5" and "2-5" stay apart); any other run of characters
+    outside [a-z0-9_] becomes "-". Letters with accents lose them ("é" -> "e"). When a name
+    keeps nothing (e.g. "模型") or loses characters no ASCII letter stands for, a short hash of
+    the full name is appended, so different names never share a slug; the display name is
+    kept apart, in the run's header. An empty name is refused.
+    """
+    if not name.strip():
+        raise InputError.single("name", "a model name cannot be empty")
+    folded = unicodedata.normalize("NFKD", name)
+    ascii_only = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    lossy = any(ord(ch) > 127 for ch in ascii_only)
+    base = re.sub(r"[^a-z0-9_]+", "-", ascii_only.lower().replace(".", "_")).strip("-_")
+    if lossy or not base or len(base) > MAX_SLUG:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
+        base = f"{base[:MAX_SLUG - _HASH_CHARS - 1].rstrip('-_')}-{digest}" if base else f"m-{digest}"
+    return base
+
+
+def name_problem(name: object, what: str = "run id") -> str | None:
+    """Why `name` cannot be a run id (or page name), or None when it can."""
+    if not isinstance(name, str):
+        return f"a {what} must be a string"
+    if not name:
+        return f"a {what} cannot be empty"
+    if len(name) > MAX_NAME:
+        return f"a {what} has at most {MAX_NAME} characters (this one has {len(name)})"
+    if _NAME.fullmatch(name) is None:
+        bad = sorted({ch for ch in name if ch not in "abcdefghijklmnopqrstuvwxyz0123456789_-"})
+        shown = ", ".join(repr(ch) for ch in bad) if bad else repr(name[0])
+        return (f"{what} {name!r} may only use {NAME_CHARS}, starting with a letter or digit "
+                f"(not allowed: {shown})")
+    return None
+
+
+def check_name(name: str, where: str, what: str = "run id") -> str:
+    """`name` unchanged, or an InputError located at `where` (an option or a file)."""
+    problem = name_problem(name, what)
+    if problem is not None:
+        raise InputError.single(where, problem)
+    return name
+
+
+def fill_template(template: str, where: str, **values: str) -> Path:
+    """An output path from a template such as "runs/{model_slug}/{run_id}.jsonl".
+
+    Only the named fields, plain (no attribute, index, conversion or format spec), and each
+    value must be a valid name, so a filled-in value can never leave the folder the
+    template names."""
+    for _, field, spec, conversion in string.Formatter().parse(template):
+        if field is None:
+            continue
+        if field not in values or spec or conversion:
+            allowed = " and ".join("{" + k + "}" for k in values)
+            raise InputError.single(where, f"only {allowed} can be filled in, plainly (found {{{field}}})")
+    for key, value in values.items():
+        check_name(value, where, key.replace("_", " "))
+    return Path(template.format(**values))
+
+
+def confined(folder: Path, name: str, suffix: str, where: str) -> Path:
+    """`folder/<name><suffix>` for a checked name: the file stays inside `folder`."""
+    return folder / f"{check_name(name, where)}{suffix}"

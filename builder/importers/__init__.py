@@ -1,1 +1,0 @@
-"""Importers: turn other tools' evaluation outputs into buzzprobe runs."""

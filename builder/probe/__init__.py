@@ -1,1 +1,0 @@
-"""Probing a model: versioned prompts, an OpenAI-compatible client, resumable runs."""

@@ -1,0 +1,1 @@
+"""The probing engine: an OpenAI-compatible client, the resumable runner, protocols."""

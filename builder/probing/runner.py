@@ -1,0 +1,299 @@
+"""Ask a model every selected item of one run and record each answer as it arrives.
+
+Every answer is appended and fsynced before its worker takes the next item, so killing the
+process loses at most the requests in flight; re-running the same command resumes the file
+through `RunWriter.open`. When every item has a line, the file is rewritten once, atomically,
+in row_id order with a footer, so a finished run's layout does not depend on timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from tqdm import tqdm
+
+from builder import __version__
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.core.errors import InputError
+from builder.core.names import fill_template, slug
+from builder.core.fileio import exclusive
+from builder.probing.client import ChatClient, FatalError, RequestError, RetryPolicy
+from builder.benchmarks.cibuzzbench.prompts import ItemPrompt, prompt_builder
+from builder.probing.protocols import Protocol
+from builder.probing.selection import Selection
+from builder.runs.reader import read_run
+from builder.runs.schema import Footer, Header, Item, usage_totals
+from builder.runs.writer import RunWriter, check_same_header, complete_record, write_run
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
+
+DEFAULT_OUT = "runs/{model_slug}/{run_id}.jsonl"
+_TASK_TAGS = {EQUIVALENT_SELECTION: "t2", "harmfulness_detection": "t3"}
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """Everything about how items are asked, except the key (never stored with settings)."""
+
+    model: str
+    base_url: str
+    temperature: float
+    top_p: float | None
+    max_tokens: int
+    selection: Selection
+    concurrency: int = 8
+    timeout: float = 60.0
+    policy: RetryPolicy = RetryPolicy()
+    progress: bool = True
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One run file to fill: one (task, condition, lang, option seed) for one model."""
+
+    header: Header
+    path: Path
+    row_ids: list[int]
+    build: Callable[[int], ItemPrompt]
+    settings: ProbeSettings
+
+    def body(self, prompt: ItemPrompt) -> dict[str, Any]:
+        """The exact JSON body posted for one item."""
+        s = self.settings
+        body: dict[str, Any] = {"model": s.model, "messages": prompt.messages,
+                                "temperature": s.temperature, "max_tokens": s.max_tokens}
+        if s.top_p is not None:
+            body["top_p"] = s.top_p
+        return body
+
+
+@dataclass
+class RunOutcome:
+    path: Path
+    asked: int = 0
+    errors: int = 0  # items that still failed after retries in this invocation
+    complete: bool = False
+    usage_totals: dict[str, int] = field(default_factory=dict)
+
+
+def make_run_id(model: str, protocol: Protocol, seed: int | None, selection: Selection) -> str:
+    seed_tag = f"-s{seed}" if seed is not None else ""
+    return (f"{slug(model)}-{_TASK_TAGS[protocol.task]}-{protocol.condition}-{protocol.lang}"
+            f"{seed_tag}-{selection.tag}")
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed: int | None,
+             out_template: str = DEFAULT_OUT, run_id: str | None = None, variant: str = "original",
+             runtime: dict[str, Any] | None = None) -> RunPlan:
+    """`dataset` is the variant's dataset when `variant` is not the original: the prompts
+    show that variant's options, and the run records the variant and its content hash.
+    `runtime` (what served the model: file hash, quantisation, runtime version...) is recorded
+    in the header's subject as given."""
+    row_ids = settings.selection.row_ids(dataset)
+    rid = run_id or make_run_id(settings.model, protocol, seed, settings.selection)
+    if run_id is None and not protocol.default:
+        rid = f"{rid}-{protocol.id}"
+    if variant != "original" and run_id is None:
+        rid = f"{rid}-{variant}"
+    subject: dict[str, Any] = {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}
+    if runtime:
+        subject["runtime"] = runtime
+    path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
+    header = Header(
+        run_id=rid, benchmark="cibuzzbench", task=protocol.task, condition=protocol.condition,
+        subject=subject, option_seed=seed, items=settings.selection.header(len(row_ids)),
+        dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
+        created=utc_now(), tool={"name": "buzzprobe", "version": __version__})
+    return RunPlan(header, path, row_ids, prompt_builder(dataset, protocol, seed), settings)
+
+
+def _parameters(protocol: Protocol, s: ProbeSettings) -> dict[str, Any]:
+    """What shapes the answers; the host (never credentials or port) says which service served them."""
+    return {"temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
+            "lang": protocol.lang, "protocol": protocol.id, "protocol_version": protocol.version,
+            "prompt_sha256": protocol.sha256, "endpoint_host": urlsplit(s.base_url).hostname or "",
+            **({"pairs_with": protocol.pairs_with} if protocol.pairs_with else {})}
+
+
+def is_complete(plan: RunPlan) -> bool:
+    """A finished file for this exact plan (footer present, every item there): nothing to do."""
+    if not plan.path.is_file():
+        return False
+    try:
+        run = read_run(plan.path)
+    except InputError:
+        return False  # RunWriter.open repairs or explains it
+    return (run.footer is not None and _same_header(run.header, plan.header)
+            and sorted(run.row_ids) == plan.row_ids)
+
+
+def _same_header(a: Header, b: Header) -> bool:
+    return _stable_fields(a) == _stable_fields(b)
+
+
+def _stable_fields(header: Header) -> dict[str, Any]:
+    """The header without what may differ between a start and a resume."""
+    return {k: v for k, v in header.to_json().items() if k not in ("created", "tool")}
+
+
+def drop_errored_items(plan: RunPlan) -> int:
+    """For --retry-errors: atomically rewrite the run without its errored items, its footer and
+    any item line that cannot be decoded at all (bad bytes, torn, not JSON): those items are
+    simply asked again. The header must still match this command."""
+    if not plan.path.is_file():
+        return 0
+    with exclusive(plan.path, "this run"):
+        lines = plan.path.read_bytes().splitlines(keepends=True)
+        check_same_header(plan.path, complete_record(lines[0]) if lines else None, plan.header)
+        records = [(line, complete_record(line)) for line in lines[1:]]
+        readable = [line for line, record in records if record is not None and record.get("type") != "footer"]
+        unreadable = sum(1 for _, record in records if record is None)
+        run = read_run(plan.path, b"".join([lines[0], *readable]))
+        kept = [item for item in run.items if item.error is None]
+        dropped = len(run.items) - len(kept) + unreadable
+        if dropped or len(readable) < len(lines) - 1:
+            write_run(plan.path, run.header, kept, None)
+    return dropped
+
+
+async def execute(plan: RunPlan, api_key: str | None, *, sleep: Callable[[float], Any] | None = None) -> RunOutcome:
+    """Ask every item not yet in the file; finish the file when all are in. One process at a
+    time: a second `probe` on the same file would append the same items (duplicates) and
+    interleave partial lines, so it is refused while the lock is held."""
+    with exclusive(plan.path, "this run"):
+        return await _execute(plan, api_key, sleep)
+
+
+async def _execute(plan: RunPlan, api_key: str | None, sleep: Callable[[float], Any] | None) -> RunOutcome:
+    outcome = RunOutcome(plan.path)
+    writer = RunWriter.open(plan.path, plan.header)
+    pending = [row_id for row_id in plan.row_ids if row_id not in writer.done]
+    s = plan.settings
+    extra = {"sleep": sleep} if sleep is not None else {}
+    # One writer thread: lines are written in order, fsync stays off the event loop, and on
+    # interruption the write under way completes before the file is closed.
+    disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
+    try:
+        async with ChatClient(s.base_url, api_key, timeout=s.timeout, concurrency=s.concurrency,
+                              policy=s.policy, **extra) as client:
+            with _progress(plan, len(writer.done)) as bar:
+                await _ask_all(plan, pending, client, _Recorder(writer, disk, outcome, bar, client))
+    finally:
+        disk.shutdown(wait=True, cancel_futures=True)
+        writer.close()
+    finish(plan, outcome)
+    return outcome
+
+
+@dataclass
+class _Recorder:
+    """Writes each finished item and keeps the counts and the progress bar current."""
+
+    writer: RunWriter
+    disk: ThreadPoolExecutor
+    outcome: RunOutcome
+    bar: tqdm
+    client: ChatClient
+
+    async def record(self, item: Item) -> None:
+        await asyncio.get_running_loop().run_in_executor(self.disk, self.writer.write, item)
+        self.outcome.asked += 1
+        self.outcome.errors += item.error is not None
+        self.bar.set_postfix(errors=self.outcome.errors, retries=self.client.retried, refresh=False)
+        self.bar.update()
+
+
+def _progress(plan: RunPlan, done: int) -> tqdm:
+    return tqdm(total=len(plan.row_ids), initial=done, unit="item", desc=plan.header.run_id,
+                file=sys.stderr, disable=not plan.settings.progress, mininterval=0.25, smoothing=0.1,
+                dynamic_ncols=True)
+
+
+async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, recorder: _Recorder) -> None:
+    """A fixed pool of workers shares one iterator of row_ids; a worker records its answer
+    before taking the next item, so at most `concurrency` answers are ever unwritten."""
+    queue: Iterator[int] = iter(pending)
+
+    async def worker() -> None:
+        for row_id in queue:
+            await recorder.record(await ask_item(plan, plan.build(row_id), client))
+
+    await run_workers(min(plan.settings.concurrency, len(pending)), worker)
+
+
+async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
+    """Run `count` workers; a fatal error (bad key, model or URL) stops them all and is raised
+    on its own rather than wrapped in an exception group."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(count):
+                group.create_task(worker())
+    except ExceptionGroup as group:
+        fatal = group.subgroup(FatalError)
+        if fatal is None:
+            raise
+        raise _first_leaf(fatal) from None
+
+
+def _first_leaf(group: BaseExceptionGroup) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+async def ask_item(plan: RunPlan, prompt: ItemPrompt, client: ChatClient) -> Item:
+    """One item's line: the parsed answer, or the error that prevented one (counted wrong)."""
+    try:
+        answer = await client.complete(plan.body(prompt))
+    except RequestError as exc:
+        return Item(row_id=prompt.row_id, prediction="", letter_map=prompt.letter_map, error=str(exc))
+    return Item(row_id=prompt.row_id, prediction=prompt.parse(answer.content), response=answer.content,
+                letter_map=prompt.letter_map, latency_ms=answer.latency_ms, usage=answer.usage,
+                response_truncated=answer.truncated or None)
+
+
+def finish(plan: RunPlan, outcome: RunOutcome) -> None:
+    """When every item has a line: sort by row_id, add the footer with usage totals (atomic)."""
+    run = read_run(plan.path)
+    outcome.usage_totals = usage_totals(run.items)
+    if sorted(run.row_ids) != plan.row_ids:
+        return
+    items = sorted(run.items, key=lambda item: item.row_id)
+    write_run(plan.path, run.header, items, Footer(len(items), utc_now(), outcome.usage_totals))
+    outcome.complete = True
+
+
+def preview(plan: RunPlan, count: int) -> str:
+    """For --dry-run: the exact request bodies of the first `count` items still to ask."""
+    done = _done_row_ids(plan.path)
+    pending = [row_id for row_id in plan.row_ids if row_id not in (done or set())]
+    state = ("an existing file that needs repair (a resume cuts its torn last line)" if done is None
+             else f"{len(done)} already in the file")
+    params = plan.header.subject["parameters"]
+    lines = [f"run {plan.header.run_id} -> {plan.path}",
+             f"  {len(plan.row_ids)} items selected, {state}, {len(pending)} to ask",
+             f"  protocol {params['protocol']} v{params['protocol_version']}, "
+             f"prompt sha256 {params['prompt_sha256']}"]
+    for row_id in pending[:count]:
+        lines.append(f"--- row_id {row_id}: POST body")
+        lines.append(json.dumps(plan.body(plan.build(row_id)), ensure_ascii=False, indent=2))
+    return "\n".join(lines)
+
+
+def _done_row_ids(path: Path) -> set[int] | None:
+    """Read-only look at an existing file (a dry run must not repair or change it); None if damaged."""
+    try:
+        return set(read_run(path).row_ids) if path.is_file() else set()
+    except InputError:
+        return None

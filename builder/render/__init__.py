@@ -1,1 +1,0 @@
-"""Render stage: facts and run scores -> HTML/JSON files (no metric is computed here)."""

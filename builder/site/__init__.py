@@ -1,0 +1,1 @@
+"""Render and write: templates, Markdown pages, tables, charts, the atomic site writer."""

@@ -1,0 +1,664 @@
+"""Charts: a Vega-Lite spec, a static SVG of it, and the table of numbers it draws.
+
+Every builder takes rows that the compute stage already produced and returns a ``Chart``; no
+builder computes a metric (the one optional exception, the per-heuristic mean marker, is left
+to Vega-Lite's own ``mean`` at draw time unless the caller passes the fact values; see
+``heuristic_seed_chart``). A page shows, per chart:
+
+* the SVG (rendered here by vl-convert, so the page reads without JavaScript),
+* the spec as ``<script type="application/json" class="vl-spec" data-target="ID">`` which the
+  shared bundle (chart_bundle.py) turns into the live chart, and
+* ``columns``/``rows`` as an ordinary HTML table beside it.
+
+``Chart.svg`` and ``Chart.spec_json`` are ready to write unescaped (the latter is ``Markup``,
+so ``{{ c.spec_json }}`` is right in a Jinja template; ``{{ c.svg|safe }}`` for the SVG);
+``Chart.html()`` writes both with a container. The table is left to the templates so it gets
+the site's number formatting.
+
+Conventions shared by every chart:
+
+* Offline: data inline as ``values``; no ``$schema`` (the page would otherwise carry a remote
+  URL; the bundle is told the mode instead); the SVG carries no namespace URL either (inline
+  SVG in HTML needs none; ``render_svg(..., standalone=True)`` keeps them for a file).
+* Deterministic: the spec is a pure function of the rows (no generated parameter names, no
+  dates), its JSON is written with sorted keys, and vl-convert's SVG is byte-stable for the
+  same spec, vl-convert release and fonts. Text is measured with Liberation Sans, which
+  vl-convert embeds, so label layout does not depend on the fonts installed on the build
+  machine (unless a label needs glyphs Liberation Sans lacks, e.g. CJK).
+* Light and dark: no background, all text, axes, gridlines and reference marks in
+  ``currentColor`` (the page's text colour, in the inline SVG and in the live chart alike), and
+  a palette of mid-tone colours that each keep at least 3:1 contrast against both the light
+  (#fdfdfc) and the dark (#151617) page background.
+* Size: plot areas are ``WIDTH`` px wide so that, with axis labels, every chart fits the
+  60rem text column (about 975 px). To scale down on narrow screens the page's stylesheet
+  needs ``.chart svg { max-width: 100%; height: auto; }`` (it applies to the static and the
+  live SVG alike; no inline style is written, so a strict CSP without 'unsafe-inline' styles
+  holds). Per-mark ARIA labels are off: the SVG is one ``role="img"`` with a ``<title>``, and
+  the data table is the accessible version of the numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+import numbers
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import vl_convert
+from markupsafe import Markup
+
+from builder.site.chart_bundle import VL_VERSION
+
+WIDTH = 760  # px of plot area; axis labels, titles and legends come on top of this
+FONT = "Liberation Sans, Arial, Helvetica, sans-serif"  # metric-compatible family, first one embedded in vl-convert
+INK = "currentColor"
+
+# Mid-tone colours, each >= 3:1 contrast against both page backgrounds (see module docstring).
+PALETTE: tuple[str, ...] = ("#3a7fc1", "#c8602a", "#009e73", "#a06cc6", "#b8860b", "#d1495b", "#9c755f", "#cc79a7")
+SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
+SLOT_COLOURS: dict[str, str] = {"gold": "#b8860b", "literal": "#3a7fc1", "cultural": "#009e73", "pragmatic": "#a06cc6"}
+SHAPES: tuple[str, ...] = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down",
+                           "triangle-right", "triangle-left")
+
+_ID = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
+
+_CONFIG: dict[str, Any] = {
+    "background": "transparent",
+    "font": FONT,
+    "aria": False,
+    "padding": 4,
+    "view": {"stroke": None},
+    "axis": {
+        "labelColor": INK, "titleColor": INK, "domainColor": INK, "tickColor": INK,
+        "gridColor": INK, "gridOpacity": 0.15, "domainOpacity": 0.6, "tickOpacity": 0.6,
+        "labelFontSize": 12, "titleFontSize": 12, "titleFontWeight": "bold",
+        "labelLimit": 200, "titlePadding": 8,
+    },
+    "legend": {
+        "labelColor": INK, "titleColor": INK, "labelFontSize": 12, "titleFontSize": 12,
+        "orient": "top", "labelLimit": 220, "symbolStrokeWidth": 2,
+    },
+    "axisQuantitative": {"tickCount": 8},
+    "header": {"labelColor": INK, "titleColor": INK, "labelFontSize": 12, "titleFontSize": 12},
+    "title": {"color": INK, "subtitleColor": INK},
+    "range": {"category": list(PALETTE)},
+}
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart: everything a page needs to show it with and without JavaScript.
+
+    ``spec`` is a Vega-Lite dict; treat it as read-only (the dataclass is frozen, the dict is not).
+    ``rows`` is the chart's data table, in the order a reader should see it; ``None`` marks a
+    missing value (e.g. an interval that was not computed).
+    """
+
+    id: str
+    title: str
+    description: str
+    spec: dict = field(hash=False)
+    svg: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+    @property
+    def spec_json(self) -> Markup:
+        """The spec as deterministic JSON, ready to sit inside a <script> element.
+
+        It is ``Markup`` so that a Jinja template writes it as is (``{{ c.spec_json }}``): HTML
+        escaping would be wrong there, as a <script> element's text is never entity-decoded
+        (``&#34;`` would reach JSON.parse). It is safe unescaped because ``script_json`` leaves
+        no ``<``, ``>`` or ``&`` in it.
+        """
+        return Markup(script_json(self.spec))
+
+    def html(self) -> Markup:
+        """The static SVG in a container whose id is the chart id, plus the spec for the live
+        chart (both already escaped); a page may equally write its own container and script."""
+        return Markup(
+            f'<div class="chart" id="{self.id}">{self.svg}</div>\n'
+            f'<script type="application/json" class="vl-spec" data-target="{self.id}">'
+            f"{self.spec_json}</script>"
+        )
+
+
+def script_json(value: Any) -> str:
+    """Canonical JSON (sorted keys, no spaces, no NaN) escaped for an HTML <script> element.
+
+    ``<``, ``>`` and ``&`` become ``\\u003c``/``\\u003e``/``\\u0026`` so no label can close the
+    element (``</script>``) or open a comment; U+2028/2029 are escaped for old JS parsers.
+    JSON.parse reads the escapes back to the original characters.
+    """
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return (
+        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    )
+
+
+# --------------------------------------------------------------------------------------- SVG
+
+_ROOT = re.compile(r"^<svg\b([^>]*)>")
+_TAG = re.compile(r"<[^>]*>")  # text content never holds a raw "<": vega escapes it
+_XMLNS = re.compile(r'\s+xmlns(?::xlink)?="[^"]*"')
+_ID_ATTR = re.compile(r'\bid="([^"]+)"')
+_ID_REF = re.compile(r'(\bid="|url\(#|href="#)([^")]+)([")])')
+# Geometry attributes only (never text, titles or labels): vl-convert writes full float
+# precision (74.13333333333333); two decimals is a hundredth of a pixel and cuts bar charts by a third.
+_GEOMETRY = re.compile(r'\s(?:d|transform|x|y|x1|x2|y1|y2|width|height|viewBox)="[^"]*"')
+_LONG_DECIMAL = re.compile(r"-?\d+\.\d{3,}")
+_FONT_ATTR = f' font-family="{html.escape(FONT)}"'
+
+
+def render_svg(spec: Mapping[str, Any], *, title: str | None = None, description: str | None = None,
+               id_prefix: str | None = None, standalone: bool = False) -> str:
+    """Render a Vega-Lite spec to an accessible, deterministic SVG string.
+
+    The root gets ``role="img"``, a ``<title>`` (``title``, else the description, else the
+    spec's description) and a ``<desc>`` (``description``, when it differs from the title),
+    linked by ``aria-labelledby``. Element ids (clip paths, gradients) are renumbered under
+    ``id_prefix`` so several SVGs can share one page. External data is refused
+    (``allowed_base_urls=[]``): a spec must carry its data inline. With ``standalone=False``
+    (the default, for inline use in HTML) the namespace declarations, the only URLs vl-convert
+    writes, are dropped; keep them to write the SVG to a file of its own.
+    """
+    prefix = id_prefix or "chart"
+    if not _ID.match(prefix):
+        raise ValueError(f"id_prefix {prefix!r} must match {_ID.pattern}")
+    svg = _vegalite_svg(spec)
+    if _ROOT.match(svg) is None:  # pragma: no cover - vl-convert always starts with the root element
+        raise ValueError("vl-convert did not return an <svg> document")
+    svg = _TAG.sub(_tidy_tag, svg)
+    # Vega numbers clip paths and gradients with a counter that lives as long as vl-convert's
+    # JavaScript runtime (the process): the same spec renders `clip1` first and `clip2` the
+    # next time. Renumber them in document order under the chart's own prefix, which makes the
+    # SVG independent of what was rendered before it and keeps ids unique on a shared page.
+    renamed: dict[str, str] = {}
+    for old in _ID_ATTR.findall(svg):
+        kind = re.sub(r"[^a-z]", "", old.lower()) or "id"
+        renamed.setdefault(old, f"{prefix}-{kind}{len(renamed) + 1}")
+    if renamed:
+        svg = _ID_REF.sub(lambda m: m.group(1) + renamed.get(m.group(2), m.group(2)) + m.group(3), svg)
+
+    label = title or description or str(spec.get("description") or "Chart")
+    desc = description if description and description != label else None
+    root = _ROOT.match(svg)
+    attrs = root.group(1) if standalone else _XMLNS.sub("", root.group(1))
+    labelled_by = f"{prefix}-title" + (f" {prefix}-desc" if desc else "")
+    head = (f'<svg{attrs} role="img" aria-labelledby="{labelled_by}"{_FONT_ATTR}>'
+            f'<title id="{prefix}-title">{html.escape(label, quote=False)}</title>')
+    if desc:
+        head += f'<desc id="{prefix}-desc">{html.escape(desc, quote=False)}</desc>'
+    return head + svg[root.end():]
+
+
+_svg_cache: Path | None = None
+
+
+def use_svg_cache(folder: Path | None) -> None:
+    """Keep raw vl-convert output on disk by content hash, so unchanged charts are not re-rendered."""
+    global _svg_cache
+    _svg_cache = folder
+
+
+def _vegalite_svg(spec: Mapping[str, Any]) -> str:
+    if _svg_cache is None:
+        return vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
+    key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
+                                    separators=(",", ":")).encode("utf-8")).hexdigest()
+    path = _svg_cache / f"{key}.svg"
+    if path.exists():
+        return path.read_text(encoding="utf-8")
+    svg = vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
+    atomic_write(path, svg.encode("utf-8"))
+    return svg
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _tidy_tag(match: re.Match) -> str:
+    """Shrink one tag: round geometry, drop attributes that restate a default (opacity 1) or the
+    font the root sets for every text (inherited)."""
+    tag = _GEOMETRY.sub(lambda m: _LONG_DECIMAL.sub(_round_number, m.group(0)), match.group(0))
+    return tag.replace(' opacity="1"', "").replace(_FONT_ATTR, "")
+
+
+def _round_number(match: re.Match) -> str:
+    text = f"{float(match.group(0)):.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+# ---------------------------------------------------------------------------------- builders
+
+def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
+                        title: str = "Option length by slot",
+                        description: str | None = None) -> Chart:
+    """Distribution of option lengths, one panel per slot (gold, literal, cultural, pragmatic).
+
+    ``rows`` are already-aggregated ``(slot, length_in_chars, count)`` triples, one per
+    (slot, length) that occurs, e.g. ``analyses.option_lengths.length_distribution``; a repeated
+    (slot, length) is an error, not something to add up. The spec carries those triples only
+    (not one row per option) and draws each as a one-character-wide histogram bar. The data table
+    is the same counts pivoted to one row per length (0 where a slot has no option that long).
+    """
+    seen: dict[tuple[str, int], int] = {}
+    for row in rows:
+        slot, length, count = _unpack(row, 3, "option length")
+        slot = _label(slot, "slot")
+        length, count = _count(length, "length"), _count(count, "count")
+        if (slot, length) in seen:
+            raise ValueError(f"option length rows repeat slot {slot!r} at length {length}")
+        seen[(slot, length)] = count
+    if not seen:
+        raise ValueError("option length chart needs at least one row")
+    slots = _ordered({s for s, _ in seen}, SLOT_ORDER)
+    rank = {s: i for i, s in enumerate(slots)}
+    ordered = sorted(seen.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1]))
+    values = [{"slot": s, "len": n, "n": c} for (s, n), c in ordered]
+    colours = [SLOT_COLOURS.get(s, PALETTE[i % len(PALETTE)]) for i, s in enumerate(slots)]
+
+    base = (
+        alt.Chart()
+        .transform_calculate(end="datum.len + 1")
+        .mark_bar(binSpacing=0, stroke=None)
+        .encode(
+            x=alt.X("len:Q", bin="binned", title="Option length (characters)",
+                    axis=alt.Axis(tickMinStep=1, format="d")),
+            x2="end:Q",
+            y=alt.Y("n:Q", title="Options", axis=alt.Axis(tickMinStep=1, format="d", tickCount=3)),
+            color=alt.Color("slot:N", scale=alt.Scale(domain=slots, range=colours), legend=None),
+            tooltip=[alt.Tooltip("slot:N", title="Slot"), alt.Tooltip("len:Q", title="Characters"),
+                     alt.Tooltip("n:Q", title="Options")],
+        )
+        .properties(width=WIDTH, height=80)
+    )
+    chart = base.facet(
+        row=alt.Row("slot:N", sort=slots, title=None,
+                    header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start",
+                                      labelOrient="top", labelFontWeight="bold")),
+        data=alt.Data(values=values),
+        spacing=10,
+    )
+    lengths = sorted({n for _, n in seen})
+    table = tuple((n, *(seen.get((s, n), 0) for s in slots)) for n in lengths)
+    desc = description or ("Histogram of option lengths in characters, one panel per option slot ("
+                           + ", ".join(slots) + ").")
+    return _finish(chart, id=id, title=title, description=desc,
+                   columns=("Length (characters)", *slots), rows=table)
+
+
+def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
+                         title: str = "Heuristic scores by seed", value_title: str = "Macro-F1",
+                         means: Mapping[str, float] | None = None,
+                         description: str | None = None) -> Chart:
+    """One dot per (heuristic, seed) score, with a tick at each heuristic's mean.
+
+    ``rows``: ``(heuristic label, seed, score)``. Pass ``means`` (heuristic -> mean, the
+    computed facts) to mark exactly those values; without it the tick is Vega-Lite's ``mean``
+    of the plotted dots, computed when the chart is drawn (nothing is computed in Python).
+    """
+    values, table, order = [], [], []
+    for row in rows:
+        label, seed, score = _unpack(row, 3, "heuristic seed")
+        label, seed, score = _label(label, "heuristic"), _int(seed, "seed"), _score(score, "score")
+        _once((label, seed), table, "heuristic and seed")
+        if label not in order:
+            order.append(label)
+        values.append({"h": label, "seed": seed, "v": score})
+        table.append((label, seed, score))
+    if not values:
+        raise ValueError("heuristic seed chart needs at least one row")
+    mean_values = []
+    if means is not None:
+        unknown = sorted(set(means) - set(order))
+        if unknown:
+            raise ValueError(f"means given for heuristics with no rows: {unknown}")
+        mean_values = [{"h": h, "m": _score(means[h], f"mean of {h!r}")} for h in order if h in means]
+    fmt = _value_format([v["v"] for v in values] + [m["m"] for m in mean_values])
+    y = alt.Y("h:N", sort=order, title=None)
+    x_scale = alt.Scale(zero=False, nice=True)
+    dots = alt.Chart().mark_point(filled=True, size=70, opacity=0.75, color=PALETTE[0]).encode(
+        x=alt.X("v:Q", title=value_title, scale=x_scale), y=y,
+        tooltip=[alt.Tooltip("h:N", title="Heuristic"), alt.Tooltip("seed:Q", title="Seed", format="d"),
+                 alt.Tooltip("v:Q", title=value_title, format=fmt)],
+    )
+    tick = {"color": INK, "thickness": 2, "size": 22}
+    if means is None:
+        ticks = alt.Chart().mark_tick(**tick).encode(
+            x=alt.X("mean(v):Q", title=value_title, scale=x_scale), y=y,
+            tooltip=[alt.Tooltip("h:N", title="Heuristic"),
+                     alt.Tooltip("mean(v):Q", title=f"Mean {value_title}", format=fmt)],
+        )
+        chart = alt.layer(dots, ticks, data=alt.Data(values=values))
+    else:
+        ticks = alt.Chart(alt.Data(values=mean_values)).mark_tick(**tick).encode(
+            x=alt.X("m:Q", title=value_title, scale=x_scale), y=y,
+            tooltip=[alt.Tooltip("h:N", title="Heuristic"),
+                     alt.Tooltip("m:Q", title=f"Mean {value_title}", format=fmt)],
+        )
+        chart = alt.layer(dots.properties(data=alt.Data(values=values)), ticks)
+    chart = chart.properties(width=WIDTH, height=_band_height(len(order), 30))
+    desc = description or (f"{value_title} of each heuristic for every seed (dots); the vertical tick "
+                           "marks each heuristic's mean over seeds.")
+    return _finish(chart, id=id, title=title, description=desc,
+                   columns=("Heuristic", "Seed", value_title), rows=tuple(table))
+
+
+def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores",
+                         title: str = "Scores by category", value_title: str = "Score",
+                         series_title: str = "Series", description: str | None = None) -> Chart:
+    """Points with interval bars per category; series told apart by colour AND shape.
+
+    ``rows``: ``(category, series label, value, ci_low, ci_high)``; the bounds may be ``None``
+    (no interval drawn). Categories and series keep the order in which they first appear.
+    """
+    values, table, categories, series = [], [], [], []
+    for row in rows:
+        category, label, value, low, high = _unpack(row, 5, "category score")
+        category, label = _label(category, "category"), _label(label, "series")
+        value = _score(value, "value")
+        low, high = _score(low, "ci_low", optional=True), _score(high, "ci_high", optional=True)
+        _once((category, label), table, "category and series")
+        for name, seq in ((category, categories), (label, series)):
+            if name not in seq:
+                seq.append(name)
+        values.append({"c": category, "s": label, "v": value, "lo": low, "hi": high})
+        table.append((category, label, value, low, high))
+    if not values:
+        raise ValueError("category score chart needs at least one row")
+    fmt = _value_format([x for v in values for x in (v["v"], v["lo"], v["hi"]) if x is not None])
+    y = alt.Y("c:N", sort=categories, title=None, scale=alt.Scale(paddingInner=0.3, paddingOuter=0.15))
+    offset = alt.YOffset("s:N", sort=series, scale=alt.Scale(paddingOuter=0.5))
+    colour = alt.Color("s:N", sort=series, title=series_title,
+                       scale=alt.Scale(domain=series, range=_colours(len(series))))
+    tooltip = [alt.Tooltip("c:N", title="Category"), alt.Tooltip("s:N", title=series_title),
+               alt.Tooltip("v:Q", title=value_title, format=fmt),
+               alt.Tooltip("lo:Q", title="Interval low", format=fmt),
+               alt.Tooltip("hi:Q", title="Interval high", format=fmt)]
+    x_scale = alt.Scale(zero=False, nice=True)
+    bars = alt.Chart().mark_rule(strokeWidth=2).encode(
+        x=alt.X("lo:Q", title=value_title, scale=x_scale), x2="hi:Q", y=y, yOffset=offset,
+        color=colour, tooltip=tooltip,
+    )
+    points = alt.Chart().mark_point(filled=True, size=70, opacity=1).encode(
+        x=alt.X("v:Q", title=value_title, scale=x_scale), y=y, yOffset=offset, color=colour,
+        shape=alt.Shape("s:N", sort=series, title=series_title,
+                        scale=alt.Scale(domain=series, range=_shapes(len(series)))),
+        tooltip=tooltip,
+    )
+    chart = alt.layer(bars, points, data=alt.Data(values=values)).properties(
+        width=WIDTH, height=_band_height(len(categories), max(28, 14 * len(series) + 10)))
+    desc = description or (f"{value_title} per category for each {series_title.lower()}: points with "
+                           "horizontal interval bars.")
+    return _finish(chart, id=id, title=title, description=desc,
+                   columns=("Category", series_title, value_title, "Interval low", "Interval high"),
+                   rows=tuple(table))
+
+
+def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
+                      title: str = "Where the wrong answers went", source_title: str = "Source",
+                      description: str | None = None) -> Chart:
+    """Wrong answers by the distractor type chosen, one bar per (type, source).
+
+    ``rows``: ``(distractor type, count, source label)``, e.g. one source per run. Types and
+    sources keep the order in which they first appear; each bar is labelled with its count.
+    """
+    values, table, types, sources = [], [], [], []
+    for row in rows:
+        kind, count, source = _unpack(row, 3, "blind error")
+        kind, count, source = _label(kind, "distractor type"), _count(count, "count"), _label(source, "source")
+        _once((kind, source), table, "distractor type and source")
+        for name, seq in ((kind, types), (source, sources)):
+            if name not in seq:
+                seq.append(name)
+        values.append({"t": kind, "n": count, "s": source})
+        table.append((kind, source, count))
+    if not values:
+        raise ValueError("blind error chart needs at least one row")
+    y = alt.Y("t:N", sort=types, title="Chosen option")
+    offset = alt.YOffset("s:N", sort=sources)
+    tooltip = [alt.Tooltip("t:N", title="Chosen option"), alt.Tooltip("s:N", title=source_title),
+               alt.Tooltip("n:Q", title="Wrong answers", format=",d")]
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("n:Q", title="Wrong answers", axis=alt.Axis(tickMinStep=1, format=",d")), y=y, yOffset=offset,
+        color=alt.Color("s:N", sort=sources, title=source_title,
+                        scale=alt.Scale(domain=sources, range=_colours(len(sources)))),
+        tooltip=tooltip,
+    )
+    labels = alt.Chart().mark_text(align="left", baseline="middle", dx=4, fontSize=11, color=INK).encode(
+        x="n:Q", y=y, yOffset=offset, text=alt.Text("n:Q", format=",d"), tooltip=tooltip,
+    )
+    chart = alt.layer(bars, labels, data=alt.Data(values=values)).properties(
+        width=WIDTH, height=_band_height(len(types), max(28, 16 * len(sources) + 8)))
+    desc = description or ("Count of wrong answers by the type of distractor that was chosen, one bar per "
+                           f"{source_title.lower()}.")
+    return _finish(chart, id=id, title=title, description=desc,
+                   columns=("Chosen option", source_title, "Wrong answers"), rows=tuple(table))
+
+
+def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
+                          title: str = "Sighted against blind", value_title: str = "Score",
+                          label_title: str = "Run", description: str | None = None) -> Chart:
+    """Each label's blind score (x) against its sighted score (y), both with interval bars,
+    on equal axes with the y = x diagonal (points above it: seeing the item helped).
+
+    ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
+    bounds may be ``None``. Points are labelled when there are at most 12 of them.
+    """
+    values, table = [], []
+    for row in rows:
+        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = _unpack(row, 7, "sighted/blind")
+        label = _label(label, "label")
+        _once((label,), table, "label")
+        blind, sighted = _score(blind, "blind"), _score(sighted, "sighted")
+        b_lo, b_hi = _score(b_lo, "blind_low", optional=True), _score(b_hi, "blind_high", optional=True)
+        s_lo, s_hi = _score(s_lo, "sighted_low", optional=True), _score(s_hi, "sighted_high", optional=True)
+        values.append({"l": label, "b": blind, "s": sighted, "blo": b_lo, "bhi": b_hi, "slo": s_lo, "shi": s_hi})
+        table.append((label, blind, b_lo, b_hi, sighted, s_lo, s_hi))
+    if not values:
+        raise ValueError("sighted/blind scatter needs at least one row")
+    extent = [x for v in values for k, x in v.items() if k != "l" and x is not None]
+    lo, hi = _shared_domain(extent)
+    fmt = _value_format(extent)
+    scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
+    side = min(WIDTH, 520)
+    x_title, y_title = f"Blind {value_title.lower()}", f"Sighted {value_title.lower()}"
+    tooltip = [alt.Tooltip("l:N", title=label_title),
+               alt.Tooltip("b:Q", title=x_title, format=fmt), alt.Tooltip("blo:Q", title="Blind low", format=fmt),
+               alt.Tooltip("bhi:Q", title="Blind high", format=fmt),
+               alt.Tooltip("s:Q", title=y_title, format=fmt),
+               alt.Tooltip("slo:Q", title="Sighted low", format=fmt),
+               alt.Tooltip("shi:Q", title="Sighted high", format=fmt)]
+    x = alt.X("b:Q", title=x_title, scale=scale)
+    y = alt.Y("s:Q", title=y_title, scale=scale)
+    diagonal = alt.Chart().mark_rule(color=INK, strokeDash=[4, 4], opacity=0.6).encode(
+        x=alt.datum(lo, type="quantitative", scale=scale), y=alt.datum(lo, type="quantitative", scale=scale),
+        x2=alt.datum(hi), y2=alt.datum(hi),
+    )
+    interval = {"color": PALETTE[0], "strokeWidth": 1.5}
+    x_bars = alt.Chart().mark_rule(**interval).encode(
+        x=alt.X("blo:Q", title=x_title, scale=scale), x2="bhi:Q", y=y, tooltip=tooltip)
+    y_bars = alt.Chart().mark_rule(**interval).encode(
+        x=x, y=alt.Y("slo:Q", title=y_title, scale=scale), y2="shi:Q", tooltip=tooltip)
+    points = alt.Chart().mark_point(filled=True, size=70, opacity=1, color=PALETTE[0]).encode(
+        x=x, y=y, tooltip=tooltip)
+    layers = [diagonal, x_bars, y_bars, points]
+    if len(values) <= 12:
+        layers.append(alt.Chart().mark_text(align="left", baseline="bottom", dx=5, dy=-4, fontSize=11, color=INK)
+                      .encode(x=x, y=y, text="l:N"))
+    chart = alt.layer(*layers, data=alt.Data(values=values)).properties(width=side, height=side)
+    desc = description or (f"{y_title} against {x_title.lower()} per run, with interval bars on both axes; "
+                           "the dashed diagonal is y = x.")
+    return _finish(chart, id=id, title=title, description=desc,
+                   columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
+                   rows=tuple(table))
+
+
+# ----------------------------------------------------------------------------------- helpers
+
+def _finish(chart: alt.TopLevelMixin, *, id: str, title: str, description: str,
+            columns: tuple[str, ...], rows: tuple[tuple, ...]) -> Chart:
+    if not _ID.match(id):
+        raise ValueError(f"chart id {id!r} must match {_ID.pattern} (it becomes an HTML id)")
+    spec = chart.properties(description=description).configure(**_CONFIG).to_dict(validate=True)
+    spec.pop("$schema", None)
+    view = spec.get("config", {}).get("view", {})
+    for key in ("continuousWidth", "continuousHeight"):  # Altair's theme defaults; every chart sizes itself
+        view.pop(key, None)
+    spec = json.loads(json.dumps(spec, allow_nan=False))  # plain JSON types only (tuples -> lists)
+    return Chart(id=id, title=title, description=description, spec=spec,
+                 svg=render_svg(spec, title=title, description=description, id_prefix=id),
+                 columns=columns, rows=rows)
+
+
+def _unpack(row: Sequence, n: int, what: str) -> tuple:
+    if isinstance(row, (str, bytes)) or len(row) != n:
+        raise ValueError(f"{what} rows need {n} fields, got {row!r}")
+    return tuple(row)
+
+
+def _once(key: tuple, table: list[tuple], what: str) -> None:
+    """Refuse a repeated key: the rows come computed, so a repeat is an upstream bug (not
+    something to add up or average here)."""
+    if any(row[:len(key)] == key for row in table):
+        raise ValueError(f"rows repeat the same {what}: {key!r}")
+
+
+def _label(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):  # numpy ints are Integral
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _count(value: Any, what: str) -> int:
+    value = _int(value, what)
+    if value < 0:
+        raise ValueError(f"{what} must not be negative, got {value}")
+    return value
+
+
+def _score(value: Any, what: str, *, optional: bool = False) -> float | None:
+    """A finite number as float; NaN (an undefined score) and, if optional, None become None."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy floats are Real
+        raise ValueError(f"{what} must be a number, got {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        return None
+    if math.isinf(value):
+        raise ValueError(f"{what} must be finite, got {value}")
+    return value
+
+
+def _ordered(names: set[str], preferred: Sequence[str]) -> list[str]:
+    return [s for s in preferred if s in names] + sorted(names - set(preferred))
+
+
+def _colours(n: int) -> list[str]:
+    return [PALETTE[i % len(PALETTE)] for i in range(n)]
+
+
+def _shapes(n: int) -> list[str]:
+    return [SHAPES[i % len(SHAPES)] for i in range(n)]
+
+
+def _band_height(bands: int, step: int) -> int:
+    return max(1, bands) * step
+
+
+def _value_format(values: Iterable[float | None]) -> str:
+    """Three decimals for scores on a 0-1 scale, one for scores on a 0-100 scale."""
+    present = [abs(v) for v in values if v is not None]
+    return ".3f" if present and max(present) <= 1 else ".1f"
+
+
+def _shared_domain(values: Sequence[float]) -> tuple[float, float]:
+    """One [lo, hi] for both scatter axes: the data's extent padded 5% and rounded outward to a
+    1/2/5 step, clipped to [0, 1] or [0, 100] when the data lie on such a scale (layout only)."""
+    lo, hi = min(values), max(values)
+    span = hi - lo or (abs(hi) or 1.0)
+    lo, hi = lo - 0.05 * span, hi + 0.05 * span
+    raw = (hi - lo) / 5
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+    bound = 1.0 if min(values) >= 0 and max(values) <= 1 else 100.0 if min(values) >= 0 and max(values) <= 100 else None
+    if bound is not None:
+        lo, hi = max(lo, 0.0), min(hi, bound)
+    return round(lo, 10), round(hi, 10)
+
+
+def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Scores by model size",
+                description: str | None = None, value_title: str = "Score", series_title: str = "Task",
+                size_title: str = "Parameters (billions, log scale)") -> Chart:
+    """Score against model size on a logarithmic x axis, one line per series (e.g. per task),
+    series told apart by colour AND point shape.
+
+    ``rows``: ``(series, model, size_in_billions, value)``, one per (series, model); sizes must
+    be positive (log scale); a NaN value is kept as a gap. Series keep the order in which they
+    first appear; points within a series are drawn by size. The x axis ticks at the sizes
+    present, so every model sits on a labelled tick.
+    """
+    values, table, series, sizes = [], [], [], set()
+    for row in rows:
+        label, model, size, value = _unpack(row, 4, "scale")
+        label, model = _label(label, "series"), _label(model, "model")
+        size, value = _score(size, "size"), _score(value, "value")
+        if size is None or size <= 0:
+            raise ValueError(f"size must be a positive number of billions (log scale), got {row[2]!r}")
+        _once((label, model), table, "series and model")
+        if label not in series:
+            series.append(label)
+        sizes.add(size)
+        values.append({"s": label, "m": model, "x": size, "v": value})
+        table.append((label, model, size, value))
+    if not values:
+        raise ValueError("scale chart needs at least one row")
+    rank = {s: i for i, s in enumerate(series)}
+    values.sort(key=lambda v: (rank[v["s"]], v["x"]))
+    table.sort(key=lambda r: (rank[r[0]], r[2]))
+    present = [v["v"] for v in values if v["v"] is not None]
+    fmt = _value_format(present)
+    unit = bool(present) and min(present) >= 0 and max(present) <= 1
+    y_scale = alt.Scale(domain=[0, 1], nice=False) if unit else alt.Scale(zero=False, nice=True)
+    x = alt.X("x:Q", title=size_title, scale=alt.Scale(type="log", nice=False, padding=18),
+              axis=alt.Axis(values=sorted(sizes), format="~g", grid=True))
+    y = alt.Y("v:Q", title=value_title, scale=y_scale)
+    colour = alt.Color("s:N", sort=series, title=series_title,
+                       scale=alt.Scale(domain=series, range=_colours(len(series))))
+    tooltip = [alt.Tooltip("s:N", title=series_title), alt.Tooltip("m:N", title="Model"),
+               alt.Tooltip("x:Q", title="Parameters (billions)", format="~g"),
+               alt.Tooltip("v:Q", title=value_title, format=fmt)]
+    lines = alt.Chart().mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="s:N",
+                                                        order=alt.Order("x:Q"))
+    points = alt.Chart().mark_point(filled=True, size=70, opacity=1).encode(
+        x=x, y=y, color=colour, tooltip=tooltip,
+        shape=alt.Shape("s:N", sort=series, title=series_title,
+                        scale=alt.Scale(domain=series, range=_shapes(len(series)))),
+    )
+    chart = alt.layer(lines, points, data=alt.Data(values=values)).properties(width=WIDTH, height=360)
+    desc = description or (f"{value_title} against model size (log scale), one line per "
+                           f"{series_title.lower()}.")
+    return _finish(chart, id=id, title=title, description=desc,
+                   columns=(series_title, "Model", "Parameters (billions)", value_title), rows=tuple(table))

@@ -1,0 +1,421 @@
+"""Shape facts into the tables the pages show.
+
+Only selection and layout happen here: every cell is a fact key resolved from the
+table, so each displayed number can point back to its provenance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
+from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES, OFFICIAL_SEEDS
+from builder.core.facts import FactTable
+
+PROBE_LABELS = {
+    "random": "Uniform random letter",
+    "constant_letter": "Always A (constant letter)",
+    "longest_chars": "Longest option (characters)",
+    "shortest_chars": "Shortest option (characters)",
+    "longest_words": "Longest option (words)",
+    "learned_lengths": "Learned length-only probe",
+    "learned_options": "Learned option-only probe",
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A displayed value: a fact (with its key) or plain text."""
+
+    text: str = ""
+    key: str | None = None
+    value: float | None = None
+    kind: str = "text"  # text | num | pct | count | score | p
+    href: str | None = None  # site-relative link for text cells
+    digits: int | None = None  # fixed decimals for num/pct cells (e.g. a quote's precision)
+    of: float | None = None  # shown as "value of N": a run still in progress holds n of its N items
+
+    @property
+    def numeric(self) -> bool:
+        return self.value is not None
+
+    @property
+    def export(self) -> float | str | None:
+        """The cell in a CSV download (full precision; "n of N" spelled out)."""
+        if self.of is not None:
+            return f"{self.value:g} of {self.of:g}"
+        return self.value if self.numeric else self.text
+
+    @property
+    def is_fact(self) -> bool:
+        return bool(self.key)
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    note: str = ""
+
+    @property
+    def numeric_columns(self) -> tuple[bool, ...]:
+        """Columns holding a number in any row (right-aligned headers)."""
+        return tuple(any(row[i].numeric for row in self.rows) for i in range(len(self.columns)))
+
+
+class FactCells:
+    """Builds cells from a FactTable; a missing key is a bug, so it raises."""
+
+    def __init__(self, facts: FactTable):
+        self.facts = facts
+
+    def __call__(self, key: str, kind: str = "score") -> Cell:
+        return Cell(key=key, value=self.facts[key], kind=kind)
+
+    def optional(self, key: str, kind: str = "score") -> Cell:
+        return self(key, kind) if key in self.facts else Cell("–")
+
+    def run_items(self, rid: str) -> Cell:
+        """A run's item count, as "n of N" while the run is incomplete."""
+        cell = self(f"run.{rid}.n", "count")
+        if self.facts[f"run.{rid}.complete"]:
+            return cell
+        return Cell(key=cell.key, value=cell.value, kind="count", of=self.facts[f"run.{rid}.selected"])
+
+    def complete(self, rid: str) -> bool:
+        return bool(self.facts[f"run.{rid}.complete"])
+
+    def settings_note(self, pid: str) -> str | None:
+        """What differs between a pair's arms (None when they were run alike)."""
+        key = f"pair.{pid}.settings_differ"
+        return self.facts.provenance[key].computation if self.facts[key] else None
+
+
+def composition_table(f: FactCells) -> Table:
+    rows = [
+        (Cell("Items"), f("dataset.rows", "count")),
+        (Cell("Train split"), f("dataset.train", "count")),
+        (Cell("Test split"), f("dataset.test", "count")),
+        (Cell("Harmful"), f("dataset.harmful", "count")),
+        (Cell("Non-harmful"), f("dataset.non_harmful", "count")),
+        (Cell("Harmful rate"), f("dataset.harmful_rate", "pct")),
+        (Cell("Distinct terms"), f("audit.distinct_terms", "count")),
+    ]
+    return Table("composition", "Dataset composition", ("", "Value"), tuple(rows))
+
+
+def category_table(f: FactCells) -> Table:
+    rows = []
+    for c in CATEGORIES:
+        base = f"dataset.category.{c}"
+        rows.append((Cell(c), f(f"{base}.count", "count"), f(f"{base}.share", "pct"),
+                     f(f"{base}.test_count", "count"), f(f"{base}.harmful", "count"),
+                     f(f"{base}.harmful_rate", "pct")))
+    return Table("categories", "Categories: size, test items and harmful rate",
+                 ("Category", "Items", "Share", "Test items", "Harmful", "Harmful rate"), tuple(rows))
+
+
+def heuristic_table(f: FactCells, probes: list[str], scope: str) -> Table:
+    infix = "" if scope == "all" else f".{scope}"
+    rows = []
+    for probe in probes:
+        base = f"leak.{probe}{infix}.macro_f1"
+        seeds = tuple(f.optional(f"{base}.seed_{s}") for s in OFFICIAL_SEEDS)
+        rows.append((Cell(PROBE_LABELS.get(probe, probe)), *seeds, f.optional(f"{base}.mean"), f.optional(f"{base}.sd")))
+    where = "all items" if scope == "all" else f"the {scope} split"
+    return Table(f"heuristics-{scope}", f"Surface heuristics, Task 2 macro F1 on {where}",
+                 ("Heuristic", *(f"Seed {s}" for s in OFFICIAL_SEEDS), "Mean", "SD"), tuple(rows),
+                 note="Each seed is one official option shuffle; SD is the sample standard deviation over seeds.")
+
+
+def heuristic_interval_table(f: FactCells, probes: list[str], scope: str, seed: int) -> Table:
+    infix = "" if scope == "all" else f".{scope}"
+    rows = []
+    for probe in probes:
+        row = [Cell(PROBE_LABELS.get(probe, probe))]
+        for metric in ("accuracy", "macro_f1"):
+            key = f"leak.{probe}{infix}.{metric}.seed_{seed}"
+            row += [f.optional(key), f.optional(f"{key}.ci95_low"), f.optional(f"{key}.ci95_high")]
+        rows.append(tuple(row))
+    where = "all items" if scope == "all" else f"the {scope} split"
+    return Table(f"heuristic-intervals-{scope}", f"Surface heuristics with 95% bootstrap intervals (seed {seed}, {where})",
+                 ("Heuristic", "Accuracy", "Low", "High", "Macro F1", "Low", "High"), tuple(rows),
+                 note="Percentile bootstrap over items, 2,000 resamples.")
+
+
+def length_table(f: FactCells, scope: str) -> Table:
+    infix = "" if scope == "all" else f".{scope}"
+    names = {"gold": "Gold equivalent", "literal": "Literal gloss", "cultural": "Cultural mismatch",
+             "pragmatic": "Pragmatic neighbour"}
+    rows = [(Cell(label), f(f"leak{infix}.mean_chars.{slot}", "num"), f(f"leak{infix}.median_chars.{slot}", "num"),
+             f(f"leak{infix}.gold_longer_than.{slot}.share", "pct") if slot != "gold" else Cell("–"))
+            for slot, label in names.items()]
+    where = "all items" if scope == "all" else f"the {scope} split"
+    return Table(f"lengths-{scope}", f"Option length by slot ({where})",
+                 ("Option slot", "Mean characters", "Median characters", "Gold is longer than this slot"),
+                 tuple(rows))
+
+
+def longest_table(f: FactCells) -> Table:
+    rows = [
+        (Cell("All items"), f("leak.gold_strictly_longest.count", "count"), f("leak.gold_strictly_longest.share", "pct")),
+        (Cell("Test split"), f("leak.test.gold_strictly_longest.count", "count"), f("leak.test.gold_strictly_longest.share", "pct")),
+    ]
+    return Table("gold-longest", "Items whose gold is strictly the longest option",
+                 ("Scope", "Items", "Share"), tuple(rows))
+
+
+def audit_table(f: FactCells) -> Table:
+    rows = [
+        (Cell("Distractor strings equal to another item's gold"), f("audit.distractor_is_other_gold.count", "count"),
+         f("audit.distractor_is_other_gold.share", "pct")),
+        *((Cell(f"… of which {t} distractors"), f(f"audit.distractor_is_other_gold.{t}.count", "count"), Cell("–"))
+          for t in DISTRACTOR_TYPES),
+        (Cell("Items with two identical options"), f("audit.duplicate_option_items", "count"), Cell("–")),
+        (Cell("Terms in both train and test"), f("audit.train_test_term_overlap", "count"), Cell("–")),
+    ]
+    return Table("audits", "Audits (case-insensitive comparisons)", ("Check", "Count", "Share"), tuple(rows),
+                 note="Share of distractor strings is over all three distractors of every item.")
+
+
+def harm_table(f: FactCells, probe: str = "always_non_harmful") -> Table:
+    rows = []
+    for scope, label in (("", "All items"), (".test", "Test split")):
+        base = f"harm.{probe}{scope}"
+        rows.append((Cell(label), f(f"{base}.accuracy"), f(f"{base}.macro_f1"),
+                     f(f"{base}.f1.harmful"), f(f"{base}.f1.non_harmful")))
+    return Table("harm-baseline", "Task 3 trivial baseline: always answer non-harmful",
+                 ("Scope", "Accuracy", "Macro F1", "F1 harmful", "F1 non-harmful"), tuple(rows))
+
+
+def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
+    rows = []
+    for rid, s in scores.items():
+        h = s.run.header
+        seed = str(h.option_seed) if h.option_seed is not None else "–"
+        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
+                     Cell(h.scope), f.run_items(rid), f(f"run.{rid}.accuracy"),
+                     f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
+    return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
+                                      "Macro F1", "F1 low", "F1 high"), tuple(rows),
+                 note="Intervals: 95% percentile bootstrap over items. \"n of N\": a run still in progress "
+                      "(scored as it stands, left out of every headline figure, pair and the tracker).")
+
+
+def category_scores_table(f: FactCells, probes: list[str]) -> Table:
+    """Per category: size, harmful rate and each heuristic's accuracy (mean over seeds)."""
+    rows = []
+    for c in CATEGORIES:
+        base = f"dataset.category.{c}"
+        row = [Cell(c), f(f"{base}.count", "count"), f(f"{base}.share", "pct"), f(f"{base}.harmful_rate", "pct")]
+        row += [f.optional(f"leak.{p}.category.{c}.accuracy.mean") for p in probes]
+        rows.append(tuple(row))
+    return Table("category-scores", "Categories: size, harmful rate and surface-heuristic accuracy",
+                 ("Category", "Items", "Share", "Harmful rate", *(PROBE_LABELS.get(p, p) for p in probes)),
+                 tuple(rows), note="Heuristic accuracy is the mean over the five official option seeds, on all items.")
+
+
+def category_interval_table(f: FactCells, probes: list[str], seed: int = 1111) -> Table:
+    rows = []
+    for c in CATEGORIES:
+        for p in probes:
+            key = f"leak.{p}.category.{c}.accuracy.seed_{seed}"
+            if key in f.facts:
+                rows.append((Cell(c), Cell(PROBE_LABELS.get(p, p)), f(key), f(f"{key}.ci95_low"), f(f"{key}.ci95_high")))
+    return Table("category-intervals", f"Heuristic accuracy by category with 95% intervals (seed {seed})",
+                 ("Category", "Heuristic", "Accuracy", "Low", "High"), tuple(rows),
+                 note="Percentile bootstrap over the category's items, 2,000 resamples.")
+
+
+def run_metrics_table(f: FactCells, score: RunScore) -> Table:
+    rid = score.run_id
+    rows = [(Cell(label), f(f"run.{rid}.{metric}"), f(f"run.{rid}.{metric}.ci95_low"), f(f"run.{rid}.{metric}.ci95_high"))
+            for metric, label in (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))]
+    rows.append((Cell("Items"), f.run_items(rid), Cell("–"), Cell("–")))
+    rows.append((Cell("Unparsed answers"), f(f"run.{rid}.unparsed", "count"), Cell("–"), Cell("–")))
+    rows.append((Cell("Failed requests"), f(f"run.{rid}.failed", "count"), Cell("–"), Cell("–")))
+    return Table(f"run-{rid}-metrics", "Scores with 95% bootstrap intervals", ("Metric", "Value", "Low", "High"),
+                 tuple(rows))
+
+
+def run_labels_table(score: RunScore) -> Table:
+    rows = tuple((Cell(label), _plain(s.precision), _plain(s.recall), _plain(s.f1), _plain(s.support, "count"))
+                 for label, s in score.report.per_label.items())
+    return Table(f"run-{score.run_id}-labels", "Per-label precision, recall and F1",
+                 ("Label", "Precision", "Recall", "F1", "Support"), rows)
+
+
+def run_confusion_table(score: RunScore) -> Table:
+    labels = score.report.labels
+    rows = tuple((Cell(gold), *(_plain(n, "count") for n in counts))
+                 for gold, counts in zip(labels, score.report.confusion))
+    return Table(f"run-{score.run_id}-confusion", "Confusion matrix (rows: gold, columns: prediction)",
+                 ("Gold \\ predicted", *labels, "Unparsed"), rows)
+
+
+def run_category_table(f: FactCells, score: RunScore) -> Table:
+    rid = score.run_id
+    rows = tuple((Cell(c), _plain(r.n, "count"), f(f"run.{rid}.category.{c}.accuracy"), f(f"run.{rid}.category.{c}.macro_f1"))
+                 for c, r in score.by_category.items())
+    return Table(f"run-{rid}-categories", "Scores by category", ("Category", "Items", "Accuracy", "Macro F1"), rows)
+
+
+def _plain(value: float, kind: str = "score") -> Cell:
+    """A number taken straight from a run's report (its facts are summarised elsewhere)."""
+    return Cell(key="", value=value, kind=kind)
+
+
+def tie_groups(entries: list[tuple[str, float, float, float]]) -> dict[str, int]:
+    """Rank by score, but put entries whose intervals overlap the group leader's in one group.
+
+    entries: (name, score, low, high). Returns name -> group number (1 = best). A strict
+    rank would claim differences the intervals cannot support.
+    """
+    ordered = sorted(entries, key=lambda e: (-e[1], e[0]))
+    groups: dict[str, int] = {}
+    group, leader_low = 0, None
+    for name, _, low, high in ordered:
+        if leader_low is None or high < leader_low:
+            group += 1
+            leader_low = low
+        groups[name] = group
+    return groups
+
+
+def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
+    """Every complete model run, one row per option seed (the download behind the model
+    summaries); runs still in progress are on the runs page only."""
+    model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model"
+                    and f.complete(s.run_id)]
+    if not model_scores:
+        return None
+    rows = []
+    for s in sorted(model_scores, key=lambda s: (s.run.header.task, s.run.header.condition, s.run.header.subject_name,
+                                                 s.run.header.option_seed or 0, s.run_id)):
+        rid, h = s.run_id, s.run.header
+        rows.append((Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(h.variant),
+                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=f"runs/{rid}.html"),
+                     f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"), f(f"run.{rid}.macro_f1"),
+                     f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
+    return Table("model-runs", "Model runs, one row per option seed",
+                 ("Model", "Task", "Condition", "Variant", "Seed", "Run", "n", "Accuracy", "Macro F1", "F1 low", "F1 high"),
+                 tuple(rows), note="Intervals: 95% percentile bootstrap over items.")
+
+
+def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
+    """Sighted versus blind per model, grouped by overlapping sighted intervals."""
+    if not pairs:
+        return None
+    groups = tie_groups([(pid, sighted.report.macro_f1, sighted.intervals["macro_f1"].low,
+                          sighted.intervals["macro_f1"].high) for pid, _, sighted in pairs])
+    rows, unlike = [], []
+    for pid, blind, sighted in sorted(pairs, key=lambda p: (groups[p[0]], -p[2].report.macro_f1, p[0])):
+        base = f"pair.{pid}"
+        name = blind.run.header.subject_label
+        differ = f.settings_note(pid)
+        if differ:
+            unlike.append(f"{name} (seed {blind.run.header.option_seed}): {differ} (a = blind, b = sighted).")
+        rows.append((Cell(str(groups[pid])), Cell(f"{name} †" if differ else name),
+                     Cell(str(blind.run.header.option_seed)), f(f"{base}.n", "count"),
+                     f(f"{base}.b.macro_f1"), f(f"{base}.a.macro_f1"), f(f"{base}.gap.macro_f1"),
+                     f(f"{base}.gap.macro_f1.ci95_low"), f(f"{base}.gap.macro_f1.ci95_high"),
+                     f.optional(f"{base}.ratio.macro_f1", "pct"), f(f"{base}.fixes", "count"),
+                     f(f"{base}.breaks", "count"), f(f"{base}.mcnemar_p", "p")))
+    return Table("model-pairs", "Sighted versus blind per model and option seed (macro F1 on shared items)",
+                 ("Group", "Model", "Seed", "Items", "Sighted", "Blind", "Gap", "Gap low", "Gap high",
+                  "Blind / sighted", "Fixes", "Breaks", "McNemar p"), tuple(rows),
+                 note="Gap = sighted - blind with a 95% paired-bootstrap interval. Groups come from overlapping "
+                      "95% intervals of the sighted score. Fixes: wrong blind, right sighted; breaks: the reverse."
+                      + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
+
+
+def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
+    rows = []
+    for pid, blind, _ in pairs:
+        for c in CATEGORIES:
+            base = f"pair.{pid}.category.{c}"
+            if f"{base}.n" not in f.facts:
+                continue
+            rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)), Cell(c),
+                         f(f"{base}.n", "count"),
+                         f(f"{base}.b.accuracy"), f(f"{base}.a.accuracy"), f(f"{base}.gap.accuracy"),
+                         f(f"{base}.gap.accuracy.ci95_low"), f(f"{base}.gap.accuracy.ci95_high"),
+                         f(f"{base}.mcnemar_p", "p"), f(f"{base}.holm_p", "p")))
+    if not rows:
+        return None
+    return Table("pair-categories", "Sighted minus blind accuracy by category, per option seed",
+                 ("Model", "Seed", "Category", "Items", "Sighted", "Blind", "Gap", "Low", "High", "McNemar p", "Holm p"),
+                 tuple(rows), note="95% paired-bootstrap intervals; Holm adjusts each pair's p-values across categories.")
+
+
+def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
+    rows = []
+    for pid, blind, _ in pairs:
+        base = f"pair.{pid}.errors"
+        if f"{base}.total.count" in f.facts:
+            rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)),
+                         f(f"{base}.total.count", "count"),
+                         *(f(f"{base}.{s}.count", "count") for s in ("pragmatic", "cultural", "literal", "unparsed"))))
+    if not rows:
+        return None
+    return Table("blind-errors", "Where the blind arm's wrong answers went, per option seed",
+                 ("Model", "Seed", "Errors", "Pragmatic neighbour", "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows))
+
+
+OPTION_SETS: tuple[tuple[str, str], ...] = (
+    ("", "Original"), ("variant.gold_pool.", "Gold pool (article)"), ("variant.gold_pool_slot.", "Gold pool, slot-matched"))
+
+
+def option_sets_table(f: FactCells, probes: list[str], scope: str) -> Table:
+    """Every model-free probe on the original and both gold-pool sets: accuracy beside macro F1."""
+    infix = "" if scope == "all" else f".{scope}"
+    rows = []
+    for p in probes:
+        cells = [Cell(PROBE_LABELS.get(p, p))]
+        for root, _ in OPTION_SETS:
+            cells += [f.optional(f"{root}leak.{p}{infix}.{m}.mean") for m in ("accuracy", "macro_f1")]
+        rows.append(tuple(cells))
+    where = "all items" if scope == "all" else f"the {scope} split"
+    columns = ("Probe", *(f"{label}: {m}" for _, label in OPTION_SETS for m in ("accuracy", "macro F1")))
+    learned = ("The learned probes are trained on the train split and scored on the test split."
+               if scope == "test" else
+               "Over all items the learned probes are scored by 5-fold cross-validation; for the option-only "
+               "probe that is not valid on a gold pool (held-out golds reappear as training distractors and its "
+               "n-grams memorise them), so it is not computed there.")
+    return Table(f"option-sets-{scope}", f"Model-free probes on the three option sets, Task 2 on {where}",
+                 columns, tuple(rows),
+                 note="Means over the five official option seeds. The constant letter is the same on every set, "
+                 "because the sets share their letter maps: its macro F1, far below its accuracy, is what any rule "
+                 f"that stops discriminating collapses to. {learned}")
+
+
+def option_sets_length_table(f: FactCells) -> Table:
+    """What each option set leaves of the length cue, straight from the options."""
+    specs = [("Gold strictly the longest option, all items", "leak.gold_strictly_longest.share", "pct"),
+             ("Gold strictly the longest option, test split", "leak.test.gold_strictly_longest.share", "pct"),
+             ("Gold strictly the shortest option, all items", "leak.gold_strictly_shortest.share", "pct"),
+             ("Items whose four options are within 10% of each other", "leak.options_within_10pct.count", "count"),
+             *((f"Mean characters: {name}", f"leak.mean_chars.{slot}", "score")
+               for slot, name in (("gold", "gold"), ("literal", "literal slot"), ("cultural", "cultural slot"),
+                                  ("pragmatic", "pragmatic slot")))]
+    rows = tuple((Cell(label), *(f.optional(f"{root}{key}", kind) for root, _ in OPTION_SETS))
+                 for label, key, kind in specs)
+    return Table("option-sets-lengths", "The length cue on the three option sets",
+                 ("", *(label for _, label in OPTION_SETS)), rows,
+                 note="Characters are Python string lengths. Within 10%: |a-b| <= 0.1*max(a, b) for every pair "
+                 "of the item's four options. On the gold pools every slot holds another item's gold.")
+
+
+def importance_table(f: FactCells, kind: str, limit: int = 12) -> Table | None:
+    prefix = f"learned.importance.{kind}."
+    keys = [k for k in f.facts.values if k.startswith(prefix)]
+    if not keys:
+        return None
+    ranked = sorted(keys, key=lambda k: (-abs(f.facts[k]), k))[:limit]
+    label = "Coefficient" if kind == "coef" else "Accuracy drop (points)"
+    return Table(f"importance-{kind}", "Which features carry the learned probe's signal: " +
+                 ("standardised coefficients" if kind == "coef" else "permutation importance on the test split"),
+                 ("Feature", label), tuple((Cell(k[len(prefix):]), f(k)) for k in ranked))

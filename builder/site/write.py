@@ -1,0 +1,100 @@
+"""Write stage: put the whole site in place at once.
+
+The new site is written to a sibling staging folder and swapped in, so a build that fails at
+any point leaves the previous `site/` exactly as it was. On Linux the swap is one
+`renameat2(RENAME_EXCHANGE)`: `site/` is the old or the new site at every instant, never
+missing. Elsewhere (or on a file system without the call) it falls back to two renames, with a
+moment in between where `site/` does not exist. A killed build leaves its staging (or old)
+folder behind; the next build removes it. Builds into one folder take a lock, so cleaning up
+can never remove the staging folder of a build that is still running.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from builder.core.fileio import exclusive
+
+STAMP = ".buzzprobe-fingerprint"
+_LEFTOVER_KINDS = ("new", "old")  # staging folders and folders holding a replaced site
+
+
+def write_site(files: dict[str, bytes], out: Path, fingerprint: str) -> None:
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive(out, "this site folder"):
+        remove_leftovers(out)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        try:
+            for name in sorted(files):
+                _write_file(staging, name, files[name])
+            _write_file(staging, STAMP, (fingerprint + "\n").encode())
+            os.chmod(staging, 0o755)
+            _swap(staging, out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
+def leftovers(out: Path) -> list[Path]:
+    """Staging and old folders a killed build left beside `out`."""
+    return sorted(p for kind in _LEFTOVER_KINDS for p in out.parent.glob(f".{out.name}.{kind}-*") if p.is_dir())
+
+
+def remove_leftovers(out: Path) -> None:
+    for path in leftovers(out):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _write_file(root: Path, name: str, data: bytes) -> None:
+    path = (root / name).resolve()
+    if not path.is_relative_to(root.resolve()):
+        raise ValueError(f"refusing to write outside the site: {name}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Put staging at `out`; the replaced site ends up in `staging` and is deleted."""
+    if out.exists() and exchange(staging, out):
+        shutil.rmtree(staging, ignore_errors=True)
+        return
+    old = None
+    if out.exists():  # fallback: rename old away, new in, then delete old (one intact copy on a crash)
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.rename(out, old / out.name)
+    os.rename(staging, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2); False when the system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # no support here: use the fallback
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def read_stamp(out: Path) -> str | None:
+    try:
+        return (out / STAMP).read_text().strip()
+    except OSError:
+        return None
