@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from builder.runs.files import run_files
+from builder.core.paths import PACKAGE_DIR
 
-PACKAGE_DIR = Path(__file__).resolve().parent
 ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL")
 
 

@@ -18,8 +18,9 @@ import yaml
 
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, TASK_LABELS
+from builder.core.paths import REPO_DIR
 
-DEFAULT_PROTOCOLS = Path(__file__).resolve().parents[2] / "content" / "protocols" / "cibuzzbench.yaml"
+DEFAULT_PROTOCOLS = REPO_DIR / "content" / "protocols" / "cibuzzbench.yaml"
 SCHEMA = "buzzprobe.protocols/1"
 LANGS = ("en", "zh")
 CONDITIONS = ("sighted", "blind")

@@ -13,8 +13,9 @@ from typing import Any
 
 from builder.core.errors import InputError, Problem
 from builder.core.yamlfile import line_of, load_yaml
+from builder.core.paths import REPO_DIR
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_DIR
 DEFAULT_CONFIG = REPO / "content" / "mouse" / "gold_columns.yaml"
 SCHEMA = "buzzprobe.mouse-gold-columns/1"
 

@@ -21,8 +21,9 @@ from builder.core.errors import InputError, Problem
 from builder.benchmarks.mouse.labels import CC, IR, MS, RC, RC_COMPONENTS, TD, TR
 from builder.core.yamlfile import line_of, load_yaml
 from builder.probing.protocols import Protocol
+from builder.core.paths import REPO_DIR
 
-DEFAULT_MOUSE_PROTOCOLS = Path(__file__).resolve().parents[2] / "content" / "protocols" / "mouse.yaml"
+DEFAULT_MOUSE_PROTOCOLS = REPO_DIR / "content" / "protocols" / "mouse.yaml"
 SCHEMA = "buzzprobe.mouse-protocols/1"
 JUDGE = "judge"
 ANSWER = "answer"  # the part name of single-question tasks

@@ -19,8 +19,9 @@ from typing import Any
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.mouse.table import decode, raise_problems
 from builder.core.yamlfile import line_of, load_yaml, web_link_problem
+from builder.core.paths import REPO_DIR
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_DIR
 DEFAULT_DIR = REPO / "content" / "mouse"
 SCHEMA = "buzzprobe.mouse-reported/1"
 TABLES = ("main", "mcc", "human_cc")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
+from builder.core.paths import REPO_DIR
 
 HARNESSES = ("lm-eval", "inspect")
 
@@ -55,7 +56,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def _refuse_repository(out: Path) -> None:
     """Exported items are dataset text, which must never be committed."""
-    repo = Path(__file__).resolve().parents[2]
+    repo = REPO_DIR
     target = out.resolve()
     if (repo / ".git").exists() and (target == repo or repo in target.parents):
         raise InputError.single(out, "the export carries the dataset's text and must not go into the repository; "
