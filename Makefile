@@ -31,8 +31,11 @@ runs: data
 test: $(INSTALLED)
 	$(BIN)/python -m pytest
 
+# Cold and no-change builds of the committed site, then the scale bench (forced, cold and
+# one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder).
 bench: data
 	$(BIN)/python bench/build_bench.py
+	$(BIN)/python bench/scale_bench.py
 
 # Ask a model: make probe ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME --sample 400" (docs/probing.md)
 probe: data
