@@ -76,6 +76,7 @@ class Corpus:
         self.added.unlink(missing_ok=True)
 
     def with_added(self) -> None:
+        self.added.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(self.spare, self.added)
 
 
