@@ -109,7 +109,7 @@ def measure(corpus: Corpus, repeat: int, cold_builds: bool = True) -> dict[str, 
     files, size = site_bytes(corpus.site)
     floor_median = statistics.median(floors)
     return {
-        "runs": sum(1 for p in corpus.runs.rglob("*.jsonl")),
+        "runs": sum(1 for p in corpus.runs.rglob("*.jsonl")) - corpus.added.exists(),
         "import_floor_s": summary(floors),
         "forced_build_s": summary(forced),
         "cold_build_no_cache_s": summary(cold) if cold else None,

@@ -24,6 +24,7 @@ class BuildConfig:
     charts: bool = True  # tests of other parts may skip the (slower) chart rendering
     # Chart bundle and SVGs by content hash (safe to delete); BUZZPROBE_CACHE moves it.
     cache_dir: Path = field(default_factory=lambda: Path(os.environ.get("BUZZPROBE_CACHE") or ".cache"))
+    run_cache: bool = True  # keep per-run results (runs, scores, run pages) in cache_dir/runs between builds
 
 
 @dataclass(frozen=True)
@@ -43,19 +44,31 @@ def build(config: BuildConfig) -> BuildResult:
     # Heavy imports only once we know there is work to do.
     from builder.benchmarks.cibuzzbench.compute import compute
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
+    from builder.runs.cache import RunCache
     from builder.runs.load import load_runs
     from builder.site.write import write_site
 
     dataset = load_dataset(config.dataset, config.spec) if config.spec else load_dataset(config.dataset)
-    variants = derive_variants(dataset)
-    runs = load_runs(config.runs_dir, {"original": dataset, **variants})
-    computed = compute(dataset, runs, variants)
+    variants = _variants(dataset, config)
+    cache = RunCache(config.cache_dir if config.run_cache else None, {"original": dataset, **variants})
+    runs = load_runs(config.runs_dir, {"original": dataset, **variants}, cache)
+    computed = compute(dataset, runs, variants, score=lambda run, data: cache.derived(run, "score", lambda: score_run(run, data)))
     _add_importance(computed, dataset, config)
     reported, statements = _add_fidelity(computed, config)
-    files = _render(config, dataset, computed, variants, reported, statements)
+    files = _render(config, dataset, computed, variants, reported, statements, cache)
     write_site(files, config.out, fingerprint)
+    cache.save()
     return BuildResult(skipped=False, files=len(files), facts=len(computed.facts.values), runs=len(runs))
+
+
+def _variants(dataset, config: BuildConfig) -> dict:
+    """Derived dataset variants, kept in the cache by the original's content (deriving costs seconds)."""
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    from builder.runs.cache import cached
+    folder = config.cache_dir if config.run_cache else None
+    inputs = f"{dataset.path}\0{dataset.file_sha256}\0{dataset.content_sha256}\0{dataset.rows}"
+    return cached(folder, "variants", inputs, lambda: derive_variants(dataset), dict)
 
 
 def check_out_folder(config: BuildConfig) -> None:
@@ -100,7 +113,7 @@ def _add_fidelity(computed, config: BuildConfig):
     return reported, statements
 
 
-def _render(config: BuildConfig, dataset, computed, variants, reported, statements) -> dict[str, bytes]:
+def _render(config: BuildConfig, dataset, computed, variants, reported, statements, cache=None) -> dict[str, bytes]:
     from builder.core.build_date import build_date
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
@@ -122,6 +135,7 @@ def _render(config: BuildConfig, dataset, computed, variants, reported, statemen
         site_url=os.environ.get("BUZZPROBE_SITE_URL", ""), charts={**charts, **mouse.charts},
         extra_tables=mouse.tables, mouse_verdicts=mouse.verdicts, variants=variants, article_figures=statements,
         assets={**assets, "assets/item-browser.js": (config.content_dir / "static" / "item-browser.js").read_bytes()},
+        run_cache=cache,
     )
     return render_site(inputs)
 

@@ -7,21 +7,26 @@ from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.errors import InputError, Problem
+from builder.runs.cache import RunCache
 from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.runs.validate import validate_run
 
 
-def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
-    """Read and validate every run against the dataset variant it names."""
+def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset], cache: RunCache | None = None) -> list[Run]:
+    """Read and validate every run against the dataset variant it names (a run the cache
+    already knows, by its bytes, is taken from it)."""
     by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
     runs: list[Run] = []
     problems: list[Problem] = []
     for path in run_files(runs_dir):
-        try:
-            run = read_run(path)
+        def read_valid(raw: bytes | None, path: Path = path) -> Run:
+            run = read_run(path, raw)
             validate_run(run, _dataset_for(run, by_variant))
+            return run
+        try:
+            run = cache.run(path, read_valid) if cache is not None else read_valid(None)
         except InputError as exc:
             problems.extend(exc.problems)
             continue

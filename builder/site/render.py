@@ -55,6 +55,7 @@ class SiteInputs:
     mouse_verdicts: list[Any] = field(default_factory=list)  # the Mouse claims check (StatementVerdict)
     variants: dict[str, Dataset] = field(default_factory=dict)  # derived dataset variants, by name
     article_figures: list[Any] = field(default_factory=list)  # ArticleStatement: the probe's figures vs ours
+    run_cache: Any = None  # a builder.runs.cache.RunCache: run pages rendered by an earlier build are reused
 
 
 def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:

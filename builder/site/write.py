@@ -1,6 +1,7 @@
 """Write stage: put the whole site in place at once.
 
-The new site is written to a sibling staging folder and swapped in, so a build that fails at
+The new site is written to a sibling staging folder (files the previous site already holds
+byte for byte are hard-linked from it, not written again) and swapped in, so a build that fails at
 any point leaves the previous `site/` exactly as it was. On Linux the swap is one
 `renameat2(RENAME_EXCHANGE)`: `site/` is the old or the new site at every instant, never
 missing. Elsewhere (or on a file system without the call) it falls back to two renames, with a
@@ -31,8 +32,10 @@ def write_site(files: dict[str, bytes], out: Path, fingerprint: str) -> None:
         remove_leftovers(out)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
         try:
+            previous = out if read_stamp(out) is not None else None
             for name in sorted(files):
-                _write_file(staging, name, files[name])
+                if previous is None or not _link_unchanged(previous, staging, name, files[name]):
+                    _write_file(staging, name, files[name])
             _write_file(staging, STAMP, (fingerprint + "\n").encode())
             os.chmod(staging, 0o755)
             _swap(staging, out)
@@ -57,6 +60,23 @@ def _write_file(root: Path, name: str, data: bytes) -> None:
         raise ValueError(f"refusing to write outside the site: {name}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
+
+
+def _link_unchanged(previous: Path, root: Path, name: str, data: bytes) -> bool:
+    """Hard-link the previous site's file when it holds exactly `data` (incremental builds
+    then write only what changed; the old site is deleted after the swap, the link stays).
+    False, and the caller writes the file, in any other case."""
+    old, new = previous / name, (root / name).resolve()
+    try:
+        if not new.is_relative_to(root.resolve()) or old.is_symlink() or not old.is_file():
+            return False
+        if old.stat().st_size != len(data) or old.read_bytes() != data:
+            return False
+        new.parent.mkdir(parents=True, exist_ok=True)
+        os.link(old, new)
+    except OSError:
+        return False
+    return True
 
 
 def _swap(staging: Path, out: Path) -> None:

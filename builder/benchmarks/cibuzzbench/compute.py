@@ -7,7 +7,7 @@ Fact keys are documented in docs/facts.md; percentages, accuracy and F1 are on a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from builder.benchmarks.cibuzzbench.analyses.audits import audit_figures
@@ -43,9 +43,11 @@ class Computed:
         return [(pair_id(p.run_a, p.run_b), self.scores[p.run_a], self.scores[p.run_b]) for p in self.pairs]
 
 
-def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] | None = None) -> Computed:
+def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] | None = None,
+            score: Callable[[Run, Dataset], RunScore] = score_run) -> Computed:
     """`variants` maps other dataset variants (e.g. gold_pool) to their datasets; their
-    figures go under `variant.<name>.*` so they never mix with the original's."""
+    figures go under `variant.<name>.*` so they never mix with the original's. `score` scores
+    one run (the build passes one that keeps scores in the per-run cache)."""
     datasets = {ORIGINAL: dataset, **(variants or {})}
     facts = FactTable()
     add_dataset_facts(facts, dataset)
@@ -54,7 +56,7 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
             _add_length_facts(facts, variant, f"variant.{name}.leak")
             _add_audit_facts(facts, variant, f"variant.{name}.audit")
     ordered = sorted(runs, key=lambda r: r.header.run_id)
-    scores = {s.run_id: s for s in (score_run(r, datasets[r.header.variant]) for r in ordered)}
+    scores = {s.run_id: s for s in (score(r, datasets[r.header.variant]) for r in ordered)}
     for score in scores.values():
         add_run_facts(facts, score, declared_count(score.run, datasets[score.run.header.variant]))
     finished = [s for s in scores.values() if s.run.complete]  # headline figures: complete runs only
@@ -144,10 +146,8 @@ def add_run_facts(facts: FactTable, score: RunScore, selected: int) -> None:
     facts.add(f"run.{rid}.selected", selected, "items in the run's declared selection (n of N: this is N)", runs)
     facts.add(f"run.{rid}.complete", int(score.run.complete),
               "1 when the run is finished (footer present, every declared item answered), else 0", runs)
-    failed = sum(1 for item in score.run.items if item.error is not None)
-    facts.add(f"run.{rid}.failed", failed, "items whose request failed (error set, no answer); scored as wrong", runs)
-    facts.add(f"run.{rid}.unparsed", r.unparsed - sum(1 for item in score.run.items if item.error is not None
-                                                      and item.prediction == ""),
+    facts.add(f"run.{rid}.failed", score.failed, "items whose request failed (error set, no answer); scored as wrong", runs)
+    facts.add(f"run.{rid}.unparsed", r.unparsed - score.failed_unanswered,
               "items with a response that could not be parsed (failed requests not included); scored as wrong", runs)
     _add_headline(facts, f"run.{rid}", score)
     for label, scores in r.per_label.items():

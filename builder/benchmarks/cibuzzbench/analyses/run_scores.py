@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import GOLD
@@ -20,6 +20,10 @@ class RunScore:
     gold: tuple[str, ...]  # in item order, kept for slice intervals and paired analyses
     pred: tuple[str, ...]
     category_positions: dict[str, tuple[int, ...]]  # category -> item positions
+    failed: int = 0  # items whose request failed (error set), counted here so facts need not read the items
+    failed_unanswered: int = 0  # of those, the ones without a prediction (already among the unparsed)
+    # Slice intervals once computed (kept with the score in the per-run cache).
+    _category_intervals: dict[str, dict[str, Interval]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def run_id(self) -> str:
@@ -31,8 +35,11 @@ class RunScore:
 
     def category_intervals(self, category: str) -> dict[str, Interval]:
         """Bootstrap intervals within one category (computed on demand: they cost time)."""
-        picks = self.category_positions[category]
-        return bootstrap_intervals([self.gold[i] for i in picks], [self.pred[i] for i in picks], self.labels)
+        if category not in self._category_intervals:
+            picks = self.category_positions[category]
+            self._category_intervals[category] = bootstrap_intervals(
+                [self.gold[i] for i in picks], [self.pred[i] for i in picks], self.labels)
+        return self._category_intervals[category]
 
 
 def gold_labels(run: Run, dataset: Dataset) -> list[str]:
@@ -60,6 +67,8 @@ def score_run(run: Run, dataset: Dataset) -> RunScore:
         picks = positions.get(category, [])
         if picks:
             by_category[category] = classification_report([gold[i] for i in picks], [pred[i] for i in picks], labels)
+    failed = [item for item in run.items if item.error is not None]
     return RunScore(run, classification_report(gold, pred, labels),
                     bootstrap_intervals(gold, pred, labels), by_category, tuple(gold), tuple(pred),
-                    {c: tuple(p) for c, p in positions.items()})
+                    {c: tuple(p) for c, p in positions.items()},
+                    len(failed), sum(1 for item in failed if item.prediction == ""))

@@ -18,6 +18,7 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import SOURCES
 from builder.site import views as v
 from builder.site.environment import plain_cell
+from builder.site.incremental import context_key, fill, reusable_context
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 
 if TYPE_CHECKING:
@@ -60,19 +61,24 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
     used = {s.run.header.variant for s in inputs.computed.scores.values()} | {"original"}
     files = {items_asset(v): dataset_items_js(datasets[v]) for v in sorted(used)}
     template = env.get_template("run.html")
+    reusable = reusable_context(common)
+    name = f"page:{context_key(common, inputs.content_dir / 'templates')}"
     for rid, score in inputs.computed.scores.items():
-        tables = [v.run_metrics_table(cells, score), v.run_labels_table(score), v.run_confusion_table(score),
-                  v.run_category_table(cells, score)]
-        html = template.render(
-            **common, root="../", slug="runs", title=f"Run {rid}",
-            description=f"Scores, confusion matrix, categories and items of run {rid}.",
-            header=score.run.header, footer=score.run.footer, score=score, tables=tables,
-            selected=inputs.computed.facts[f"run.{rid}.selected"],
-            header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
-            items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
-            items_asset=items_asset(score.run.header.variant))
-        files[f"runs/{rid}.html"] = html.encode("utf-8")
-        files.update(tables_as_csv(tables))
+        def render(score: RunScore = score, rid: str = rid) -> dict[str, bytes]:
+            tables = [v.run_metrics_table(cells, score), v.run_labels_table(score), v.run_confusion_table(score),
+                      v.run_category_table(cells, score)]
+            html = template.render(
+                **reusable, root="../", slug="runs", title=f"Run {rid}",
+                description=f"Scores, confusion matrix, categories and items of run {rid}.",
+                header=score.run.header, footer=score.run.footer, score=score, tables=tables,
+                selected=inputs.computed.facts[f"run.{rid}.selected"],
+                header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
+                items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
+                items_asset=items_asset(score.run.header.variant))
+            return {f"runs/{rid}.html": html.encode("utf-8"), **tables_as_csv(tables)}
+        page = inputs.run_cache.derived(score.run, name, render) if inputs.run_cache else render()
+        files.update(page)
+        files[f"runs/{rid}.html"] = fill(page[f"runs/{rid}.html"], common)
     return files
 
 

@@ -1,0 +1,195 @@
+"""Per-run cache: everything one run alone determines, kept between builds.
+
+Reading and validating a run, scoring it (bootstrap intervals included) and rendering its page
+depend only on the run file, the dataset variants it may be checked against and the code, so
+their results are kept under a key made of exactly those: the file's bytes and path, every
+dataset variant's content hash and a hash of builder/'s source (any code change starts afresh).
+Cross-run work (pairs, models, categories, pages) is always recomputed from these results.
+
+It is a cache and nothing more: a missing, unreadable, corrupt or foreign entry is ignored and
+rebuilt, and deleting the folder changes only the time a build takes. Format: one pickle file per
+run (chosen by measurement, see docs/performance.md). Pickle runs code on load, so the folder must
+be as trusted as the project itself; it lives in the project's own `.cache/` by default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+from builder.core.fileio import atomic_file
+from builder.core.paths import PACKAGE_DIR
+from builder.runs.schema import Item, Run
+
+T = TypeVar("T")
+MAGIC = b"buzzprobe-run-cache/1\n"
+_FOLDER = "runs"
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str:
+    """sha256 of every module of the builder package (names and bytes)."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+class LazyItems(Sequence[Item]):
+    """A run's items as one pickled blob, unpacked on first use: a build from the cache reads
+    the items only of runs it pairs or re-renders, and unpickling 300,000 items costs seconds."""
+
+    __slots__ = ("_blob", "_count", "_items")
+
+    def __init__(self, blob: bytes, count: int, items: tuple[Item, ...] | None = None):
+        self._blob, self._count, self._items = blob, count, items
+
+    @classmethod
+    def of(cls, items: Sequence[Item]) -> "LazyItems":
+        rows = [(i.row_id, i.prediction, i.response, i.letter_map, i.error, i.latency_ms, i.usage,
+                 i.response_truncated) for i in items]
+        return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), len(rows), tuple(items))
+
+    def _unpacked(self) -> tuple[Item, ...]:
+        if self._items is None:
+            self._items = tuple(Item(*row) for row in pickle.loads(self._blob))
+        return self._items
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Item, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Item | tuple[Item, ...]:
+        return self._unpacked()[index]
+
+    def __iter__(self) -> Iterator[Item]:
+        return iter(self._unpacked())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._unpacked())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LazyItems, (self._blob, self._count))
+
+    def __repr__(self) -> str:
+        return f"LazyItems({self._count} items)"
+
+
+class RunCache:
+    """Entries by run path for one build; `folder` None keeps nothing between builds."""
+
+    def __init__(self, folder: Path | None, datasets: Mapping[str, Any], code: str | None = None):
+        self.folder = folder / _FOLDER if folder is not None else None
+        variants = "".join(f"{name}={getattr(d, 'content_sha256', '')}\n" for name, d in sorted(datasets.items()))
+        self._salt = hashlib.sha256(MAGIC + (code or code_hash()).encode() + b"\0" + variants.encode()).digest()
+        self._entries: dict[str, tuple[str, dict[str, Any]]] = {}  # run path -> (key, entry)
+        self._dirty: set[str] = set()
+        self.hits = 0
+
+    def run(self, path: Path, read_valid: Callable[[bytes | None], Run]) -> Run:
+        """The validated run at `path`: from the cache when its bytes are known, else
+        `read_valid(raw)` (which raises located errors; failures are never cached)."""
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return read_valid(None)  # reports the file as unreadable
+        if not raw.endswith(b"\n"):  # possibly being appended to: what it means depends on more than its bytes
+            return read_valid(raw)
+        key = hashlib.sha256(self._salt + str(path).encode() + b"\0" + raw).hexdigest()
+        entry = self._read(key)
+        if entry is not None:
+            self.hits += 1
+        else:
+            run = read_valid(raw)
+            entry = {"run": replace(run, items=LazyItems.of(run.items)), "derived": {}}
+            self._dirty.add(key)
+        self._entries[entry["run"].path] = (key, entry)
+        return entry["run"]
+
+    def derived(self, run: Run, name: str, compute: Callable[[], T]) -> T:
+        """A value computed from this run alone (plus the code and datasets in the key), e.g.
+        its scores or its page; `name` must say everything else it depends on."""
+        found = self._entries.get(run.path)
+        if found is None or found[1]["run"] is not run:
+            return compute()
+        key, entry = found
+        if name not in entry["derived"]:
+            entry["derived"][name] = compute()
+            self._dirty.add(key)
+        return entry["derived"][name]
+
+    def save(self) -> int:
+        """Write new and changed entries; returns how many."""
+        if self.folder is None:
+            return 0
+        written = 0
+        for key, entry in self._entries.values():
+            if key in self._dirty:
+                self._write(key, entry)
+                written += 1
+        self._dirty.clear()
+        return written
+
+    def _read(self, key: str) -> dict[str, Any] | None:
+        if self.folder is None:
+            return None
+        entry = read_entry(self.folder / f"{key}.pickle", key)
+        if not (isinstance(entry, dict) and isinstance(entry.get("run"), Run) and isinstance(entry.get("derived"), dict)):
+            return None
+        return entry
+
+    def _write(self, key: str, entry: dict[str, Any]) -> None:
+        assert self.folder is not None
+        write_entry(self.folder / f"{key}.pickle", key, entry)
+
+
+def read_entry(path: Path, key: str) -> Any | None:
+    """The value kept at `path` under `key`; None when missing, foreign or damaged."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = MAGIC + key.encode() + b"\n"
+    if not data.startswith(head):
+        return None  # another key's entry, another format, or not ours at all: rebuilt
+    try:
+        return pickle.loads(data[len(head):])
+    except Exception:  # any damage at all: the entry is rebuilt, never trusted
+        return None
+
+
+def write_entry(path: Path, key: str, value: Any) -> None:
+    try:
+        with atomic_file(path, fsync=False) as handle:
+            handle.write(MAGIC + key.encode() + b"\n")
+            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    except OSError:
+        pass  # a cache that cannot be written only costs time next build
+
+
+def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T], kind: type) -> T:
+    """A value of `kind` computed from `inputs` (a text naming all of them) and the code, kept
+    in `folder` as `name-<key>.pickle` (e.g. derived dataset variants)."""
+    if folder is None:
+        return compute()
+    key = hashlib.sha256(MAGIC + code_hash().encode() + b"\0" + inputs.encode()).hexdigest()
+    path = folder / f"{name}-{key[:32]}.pickle"
+    value = read_entry(path, key)
+    if isinstance(value, kind):
+        return value
+    value = compute()
+    write_entry(path, key, value)
+    return value

@@ -1,0 +1,106 @@
+"""The per-run cache and incremental builds: faster, never different.
+
+Every test compares whole site trees: a build from the cache, after the cache is deleted, with
+damaged or foreign entries, or after one more run appears must give the bytes a forced build
+without any cache gives.
+"""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+from pathlib import Path
+
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+from builder.pipeline import BuildConfig, build
+from builder.runs.cache import MAGIC, LazyItems, RunCache
+from builder.runs.reader import read_run
+from builder.site.write import STAMP
+from tests.test_build import CONTENT, SMALL_SPEC, small_inputs, tree, write_synthetic_model_pair  # noqa: F401
+
+ENTRIES = "runs"
+
+
+def cached_build(small_inputs, out: Path, cache: Path, runs: Path | None = None, *, force: bool = True):
+    csv_path, default_runs = small_inputs
+    return build(BuildConfig(csv_path, runs or default_runs, CONTENT, out, force=force, spec=SMALL_SPEC,
+                             cache_dir=cache))
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted((cache / ENTRIES).glob("*.pickle"))
+
+
+def test_cache_makes_no_difference(small_inputs, tmp_path):
+    cache = tmp_path / "cache"
+    cached_build(small_inputs, tmp_path / "cold", cache)
+    assert entries(cache), "the first build fills the per-run cache"
+    cached_build(small_inputs, tmp_path / "warm", cache)
+    shutil.rmtree(cache)
+    cached_build(small_inputs, tmp_path / "deleted", cache)
+    cold = tree(tmp_path / "cold")
+    assert tree(tmp_path / "warm") == cold
+    assert tree(tmp_path / "deleted") == cold
+
+
+def test_damaged_and_foreign_entries_are_ignored_and_rebuilt(small_inputs, tmp_path):
+    cache = tmp_path / "cache"
+    cached_build(small_inputs, tmp_path / "first", cache)
+    paths = entries(cache)
+    assert len(paths) >= 3
+    originals = {p: p.read_bytes() for p in paths}
+    paths[0].write_bytes(originals[paths[0]][: len(originals[paths[0]]) // 2])  # torn pickle
+    paths[1].write_bytes(originals[paths[2]])  # another run's entry under this key
+    head = MAGIC + paths[2].stem.encode() + b"\n"
+    paths[2].write_bytes(head + pickle.dumps({"run": "not a run", "derived": {}}))  # right key, wrong shape
+    cached_build(small_inputs, tmp_path / "second", cache)
+    assert tree(tmp_path / "second") == tree(tmp_path / "first")
+    for path in paths[:3]:  # rebuilt: each holds its own entry again
+        assert path.read_bytes().startswith(MAGIC + path.stem.encode() + b"\n")
+        assert pickle.loads(path.read_bytes()[len(MAGIC) + len(path.stem) + 1:])["run"].header.run_id
+
+
+def test_incremental_build_equals_forced_build(small_inputs, tmp_path):
+    """One more run: the incremental build (cache and previous site kept) gives the same
+    tree as a forced build without a cache, and re-uses the unchanged files by hard link."""
+    csv_path, runs = small_inputs
+    mine = tmp_path / "runs"
+    shutil.copytree(runs, mine)
+    cache, site = tmp_path / "cache", tmp_path / "site"
+    cached_build(small_inputs, site, cache, mine, force=False)
+    write_synthetic_model_pair(load_dataset(csv_path, SMALL_SPEC), mine / "added", seed=2222, name="added-demo")
+    before = {p.relative_to(site): p.stat().st_ino for p in site.rglob("*.csv")}
+    assert not cached_build(small_inputs, site, cache, mine, force=False).skipped
+    cached_build(small_inputs, tmp_path / "forced", tmp_path / "no-cache", mine)
+    assert tree(site) == tree(tmp_path / "forced")
+    linked = [p for p, inode in before.items() if (site / p).exists() and (site / p).stat().st_ino == inode]
+    assert linked, "unchanged files are hard-linked from the previous site"
+    assert (site / STAMP).exists()
+
+
+def test_entries_are_keyed_by_content_dataset_and_code(small_inputs, tmp_path):
+    csv_path, runs = small_inputs
+    dataset = load_dataset(csv_path, SMALL_SPEC)
+    path = next(runs.rglob("*.jsonl"))
+    calls = []
+
+    def read_valid(raw):
+        calls.append(1)
+        return read_run(path, raw)
+
+    for code, expected_calls in (("a", 1), ("a", 1), ("b", 2)):
+        cache = RunCache(tmp_path / "cache", {"original": dataset}, code=code)
+        cache.run(path, read_valid)
+        cache.save()
+        assert len(calls) == expected_calls
+    other = RunCache(tmp_path / "cache", {"original": dataset, "gold_pool": dataset}, code="a")
+    other.run(path, read_valid)
+    assert len(calls) == 3, "another set of datasets is another key"
+
+
+def test_lazy_items_round_trip(small_inputs):
+    _, runs = small_inputs
+    run = read_run(next(runs.rglob("*.jsonl")))
+    lazy = pickle.loads(pickle.dumps(LazyItems.of(run.items)))
+    assert len(lazy) == len(run.items)
+    assert tuple(lazy) == run.items and lazy[3] == run.items[3]
