@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
-# Optional dependency groups installed with the project; CI adds `interop` (the real harnesses).
+# Optional dependency groups `make test` adds to the build's own dependencies (`make site` needs
+# none of them); CI adds `interop` (the real harnesses). One stamp per set of extras.
 EXTRAS ?= test
+comma := ,
+TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # Model-free probe runs are pure functions of the data; this pins their `created` stamp
 # so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
 PROBE_EPOCH ?= 1796083200
@@ -14,8 +17,12 @@ PROBE_EPOCH ?= 1796083200
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
 	touch $(INSTALLED)
+
+$(TEST_INSTALLED): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
+	touch $(TEST_INSTALLED)
 
 install: $(INSTALLED)
 
@@ -28,7 +35,7 @@ site: data
 runs: data
 	SOURCE_DATE_EPOCH=$(PROBE_EPOCH) $(BIN)/buzzprobe runs
 
-test: $(INSTALLED)
+test: $(TEST_INSTALLED)
 	$(BIN)/python -m pytest
 
 # Cold and no-change builds of the committed site, then the scale bench (forced, cold and
@@ -62,5 +69,5 @@ local-serve: local-model
 	$(PYTHON) scripts/local_model.py --dir $(LOCAL) serve --port $(LOCAL_PORT)
 
 # Slow and opt-in (not in CI): starts the real server and probes 20 items in both conditions.
-test-local-model: $(INSTALLED) local-model
+test-local-model: $(TEST_INSTALLED) local-model
 	LOCAL_MODEL_DIR=$(LOCAL) $(BIN)/python -m pytest -q tests_local

@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from build_bench import page_weights  # noqa: E402
 from synthetic_corpus import make_corpus  # noqa: E402
 
 FLOOR_MODULES = "pandas, altair, sklearn, scipy, jinja2, markdown, yaml, vl_convert"
@@ -120,6 +121,7 @@ def measure(corpus: Corpus, repeat: int, cold_builds: bool = True) -> dict[str, 
         "ratio_added_to_forced": round(statistics.median(added) / statistics.median(forced), 3),
         "peak_rss_mb": {k: round(max(v) / 2**20) for k, v in peaks.items() if v},
         "site_files": files, "site_mb": round(size / 2**20, 1),
+        "pages": {k: v for k, v in page_weights(corpus.site).items() if k in ("pages", "largest", "over_300KB")},
         "load_average_1m_after": round(os.getloadavg()[0], 2),
     }
 
