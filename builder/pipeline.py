@@ -53,13 +53,24 @@ def build(config: BuildConfig) -> BuildResult:
     variants = _variants(dataset, config)
     cache = RunCache(config.cache_dir if config.run_cache else None, {"original": dataset, **variants})
     runs = load_runs(config.runs_dir, {"original": dataset, **variants}, cache)
-    computed = compute(dataset, runs, variants, score=lambda run, data: cache.derived(run, "score", lambda: score_run(run, data)))
+    computed = compute(dataset, runs, variants, score=lambda run, data: cache.derived(run, "score", lambda: score_run(run, data)),
+                       pair=lambda a, b, data: _cached_pair(cache, a, b, data))
     _add_importance(computed, dataset, config)
     reported, statements = _add_fidelity(computed, config)
     files = _render(config, dataset, computed, variants, reported, statements, cache)
     write_site(files, config.out, fingerprint)
     cache.save()
     return BuildResult(skipped=False, files=len(files), facts=len(computed.facts.values), runs=len(runs))
+
+
+def _cached_pair(cache, run_a, run_b, dataset):
+    """A blind/sighted pair's analysis depends on its two runs alone: kept with run a, under
+    run b's key."""
+    from builder.benchmarks.cibuzzbench.analyses.paired import analyse_pair
+    key_b = cache.key(run_b)
+    if key_b is None:
+        return analyse_pair(run_a, run_b, dataset)
+    return cache.derived(run_a, f"pair:{key_b}", lambda: analyse_pair(run_a, run_b, dataset))
 
 
 def _variants(dataset, config: BuildConfig) -> dict:

@@ -45,16 +45,16 @@ class LazyItems(Sequence[Item]):
     """A run's items as one pickled blob, unpacked on first use: a build from the cache reads
     the items only of runs it pairs or re-renders, and unpickling 300,000 items costs seconds."""
 
-    __slots__ = ("_blob", "_count", "_items")
+    __slots__ = ("_blob", "row_ids", "_items")
 
-    def __init__(self, blob: bytes, count: int, items: tuple[Item, ...] | None = None):
-        self._blob, self._count, self._items = blob, count, items
+    def __init__(self, blob: bytes, row_ids: tuple[int, ...], items: tuple[Item, ...] | None = None):
+        self._blob, self.row_ids, self._items = blob, row_ids, items
 
     @classmethod
     def of(cls, items: Sequence[Item]) -> "LazyItems":
         rows = [(i.row_id, i.prediction, i.response, i.letter_map, i.error, i.latency_ms, i.usage,
                  i.response_truncated) for i in items]
-        return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), len(rows), tuple(items))
+        return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), tuple(i.row_id for i in items), tuple(items))
 
     def _unpacked(self) -> tuple[Item, ...]:
         if self._items is None:
@@ -62,7 +62,7 @@ class LazyItems(Sequence[Item]):
         return self._items
 
     def __len__(self) -> int:
-        return self._count
+        return len(self.row_ids)
 
     @overload
     def __getitem__(self, index: int) -> Item: ...
@@ -82,10 +82,10 @@ class LazyItems(Sequence[Item]):
         return hash(self._unpacked())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (LazyItems, (self._blob, self._count))
+        return (LazyItems, (self._blob, self.row_ids))
 
     def __repr__(self) -> str:
-        return f"LazyItems({self._count} items)"
+        return f"LazyItems({len(self.row_ids)} items)"
 
 
 class RunCache:
@@ -130,6 +130,11 @@ class RunCache:
             entry["derived"][name] = compute()
             self._dirty.add(key)
         return entry["derived"][name]
+
+    def key(self, run: Run) -> str | None:
+        """The cache key of a run this cache loaded (None for any other run)."""
+        found = self._entries.get(run.path)
+        return found[0] if found is not None and found[1]["run"] is run else None
 
     def save(self) -> int:
         """Write new and changed entries; returns how many."""

@@ -119,7 +119,8 @@ class Run:
 
     @property
     def row_ids(self) -> list[int]:
-        return [i.row_id for i in self.items]
+        known = getattr(self.items, "row_ids", None)  # a cached run's items know theirs without unpacking
+        return list(known) if known is not None else [i.row_id for i in self.items]
 
     @property
     def complete(self) -> bool:

@@ -15,7 +15,7 @@ from builder.benchmarks.cibuzzbench.analyses.model_facts import add_model_facts,
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary, summarise_models, summarise_pairs
 from builder.benchmarks.cibuzzbench.analyses.categories import category_figures
 from builder.benchmarks.cibuzzbench.analyses.option_lengths import length_distribution, length_figures
-from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis
+from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis, analyse_pair
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import add_paired_facts, analyse_pairs, pair_id
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore, score_run
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset
@@ -44,10 +44,12 @@ class Computed:
 
 
 def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] | None = None,
-            score: Callable[[Run, Dataset], RunScore] = score_run) -> Computed:
+            score: Callable[[Run, Dataset], RunScore] = score_run,
+            pair: Callable[[Run, Run, Dataset], PairedAnalysis] = analyse_pair) -> Computed:
     """`variants` maps other dataset variants (e.g. gold_pool) to their datasets; their
     figures go under `variant.<name>.*` so they never mix with the original's. `score` scores
-    one run (the build passes one that keeps scores in the per-run cache)."""
+    one run and `pair` one blind/sighted pair (the build passes ones that keep their results
+    in the per-run cache)."""
     datasets = {ORIGINAL: dataset, **(variants or {})}
     facts = FactTable()
     add_dataset_facts(facts, dataset)
@@ -62,7 +64,7 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     finished = [s for s in scores.values() if s.run.complete]  # headline figures: complete runs only
     add_probe_facts(facts, finished)
     pairs = [p for name, ds in sorted(datasets.items())
-             for p in analyse_pairs([s.run for s in finished if s.run.header.variant == name], ds)]
+             for p in analyse_pairs([s.run for s in finished if s.run.header.variant == name], ds, pair)]
     add_paired_facts(facts, pairs)
     models = summarise_models(scores.values())
     pair_summaries = summarise_pairs(models, pairs)

@@ -5,7 +5,7 @@ and the rule that finds which blind and sighted runs belong together.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from builder.benchmarks.cibuzzbench.analyses.paired import COMPARED_SETTINGS, ERROR_SOURCES, Gap, PairedAnalysis, analyse_pair
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
@@ -48,9 +48,11 @@ def _pair_key(run: Run) -> tuple:
             h.dataset.get("content_sha256"), (h.subject.get("parameters") or {}).get("lang", "en"))
 
 
-def analyse_pairs(runs: Iterable[Run], dataset: Dataset) -> list[PairedAnalysis]:
-    """Every automatically found pair, analysed (blind = a, sighted = b)."""
-    return [analyse_pair(a, b, dataset) for a, b in find_pairs(runs)]
+def analyse_pairs(runs: Iterable[Run], dataset: Dataset,
+                  analyse: Callable[[Run, Run, Dataset], PairedAnalysis] = analyse_pair) -> list[PairedAnalysis]:
+    """Every automatically found pair, analysed (blind = a, sighted = b); `analyse` analyses
+    one pair (the build passes one that keeps analyses in the per-run cache)."""
+    return [analyse(a, b, dataset) for a, b in find_pairs(runs)]
 
 
 def add_paired_facts(facts: FactTable, results: Iterable[PairedAnalysis]) -> None:
