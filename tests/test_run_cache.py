@@ -31,6 +31,20 @@ def entries(cache: Path) -> list[Path]:
     return sorted((cache / ENTRIES).glob("*.pickle"))
 
 
+def key_of(entry: Path) -> bytes:
+    """An entry file is named <code hash prefix>-<key>.pickle and starts with its key."""
+    return entry.stem.split("-", 1)[1].encode()
+
+
+def test_stale_code_entries_are_removed(small_inputs, tmp_path):
+    cache = tmp_path / "cache"
+    cached_build(small_inputs, tmp_path / "site", cache)
+    stale = cache / ENTRIES / ("0" * 16 + "-" + "1" * 64 + ".pickle")
+    stale.write_bytes(b"entry of other code")
+    cached_build(small_inputs, tmp_path / "site", cache)
+    assert not stale.exists() and entries(cache)
+
+
 def test_cache_makes_no_difference(small_inputs, tmp_path):
     cache = tmp_path / "cache"
     cached_build(small_inputs, tmp_path / "cold", cache)
@@ -51,13 +65,13 @@ def test_damaged_and_foreign_entries_are_ignored_and_rebuilt(small_inputs, tmp_p
     originals = {p: p.read_bytes() for p in paths}
     paths[0].write_bytes(originals[paths[0]][: len(originals[paths[0]]) // 2])  # torn pickle
     paths[1].write_bytes(originals[paths[2]])  # another run's entry under this key
-    head = MAGIC + paths[2].stem.encode() + b"\n"
+    head = MAGIC + key_of(paths[2]) + b"\n"
     paths[2].write_bytes(head + pickle.dumps({"run": "not a run", "derived": {}}))  # right key, wrong shape
     cached_build(small_inputs, tmp_path / "second", cache)
     assert tree(tmp_path / "second") == tree(tmp_path / "first")
     for path in paths[:3]:  # rebuilt: each holds its own entry again
-        assert path.read_bytes().startswith(MAGIC + path.stem.encode() + b"\n")
-        assert pickle.loads(path.read_bytes()[len(MAGIC) + len(path.stem) + 1:])["run"].header.run_id
+        assert path.read_bytes().startswith(MAGIC + key_of(path) + b"\n")
+        assert pickle.loads(path.read_bytes()[len(MAGIC) + len(key_of(path)) + 1:])["run"].header.run_id
 
 
 def test_incremental_build_equals_forced_build(small_inputs, tmp_path):

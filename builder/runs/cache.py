@@ -93,8 +93,9 @@ class RunCache:
 
     def __init__(self, folder: Path | None, datasets: Mapping[str, Any], code: str | None = None):
         self.folder = folder / _FOLDER if folder is not None else None
+        self._code = (code or code_hash())[:16]  # file name prefix: entries of other code are removed
         variants = "".join(f"{name}={getattr(d, 'content_sha256', '')}\n" for name, d in sorted(datasets.items()))
-        self._salt = hashlib.sha256(MAGIC + (code or code_hash()).encode() + b"\0" + variants.encode()).digest()
+        self._salt = hashlib.sha256(MAGIC + self._code.encode() + b"\0" + variants.encode()).digest()
         self._entries: dict[str, tuple[str, dict[str, Any]]] = {}  # run path -> (key, entry)
         self._dirty: set[str] = set()
         self.hits = 0
@@ -146,19 +147,32 @@ class RunCache:
                 self._write(key, entry)
                 written += 1
         self._dirty.clear()
+        self._prune()
         return written
+
+    def _prune(self) -> None:
+        """Entries made by other code can never match again; without this the folder would
+        grow by a full set of runs with every code change."""
+        assert self.folder is not None
+        for path in self.folder.glob("*.pickle"):
+            if not path.name.startswith(f"{self._code}-"):
+                path.unlink(missing_ok=True)
 
     def _read(self, key: str) -> dict[str, Any] | None:
         if self.folder is None:
             return None
-        entry = read_entry(self.folder / f"{key}.pickle", key)
+        entry = read_entry(self._path(key), key)
         if not (isinstance(entry, dict) and isinstance(entry.get("run"), Run) and isinstance(entry.get("derived"), dict)):
             return None
         return entry
 
     def _write(self, key: str, entry: dict[str, Any]) -> None:
         assert self.folder is not None
-        write_entry(self.folder / f"{key}.pickle", key, entry)
+        write_entry(self._path(key), key, entry)
+
+    def _path(self, key: str) -> Path:
+        assert self.folder is not None
+        return self.folder / f"{self._code}-{key}.pickle"
 
 
 def read_entry(path: Path, key: str) -> Any | None:
@@ -196,5 +210,7 @@ def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T]
     if isinstance(value, kind):
         return value
     value = compute()
+    for stale in folder.glob(f"{name}-*.pickle"):  # made from other inputs or code: one is kept
+        stale.unlink(missing_ok=True)
     write_entry(path, key, value)
     return value
