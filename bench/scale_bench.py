@@ -85,21 +85,23 @@ def floor() -> float:
     return run_child([sys.executable, "-c", f"import {FLOOR_MODULES}"], dict(os.environ))[0]
 
 
-def measure(corpus: Corpus, repeat: int, cold_builds: bool = True) -> dict[str, object]:
+def measure(corpus: Corpus, repeat: int, cold_builds: int = 1) -> dict[str, object]:
     corpus.without_added()
     corpus.build("--force")  # warm the OS file cache and fill the per-run cache
     floors, forced, cold, added, peaks = [], [], [], [], {"forced": [], "cold": [], "added": []}
+    ratios = []  # each forced build over the import floor measured just before it
     for _ in range(repeat):
         floors.append(floor())
         corpus.without_added()
         seconds, peak = corpus.build("--force")
         forced.append(seconds)
+        ratios.append(seconds / floors[-1])
         peaks["forced"].append(peak)
         corpus.with_added()
         seconds, peak = corpus.build()
         added.append(seconds)
         peaks["added"].append(peak)
-        if not cold_builds:
+        if len(cold) >= cold_builds:
             continue
         floors.append(floor())
         corpus.without_added()
@@ -116,7 +118,7 @@ def measure(corpus: Corpus, repeat: int, cold_builds: bool = True) -> dict[str, 
         "cold_build_no_cache_s": summary(cold) if cold else None,
         "one_added_run_build_s": summary(added),
         "ratio_forced_to_floor": round(statistics.median(forced) / floor_median, 2),
-        "ratio_forced_to_floor_per_pair": summary([f / fl for f, fl in zip(forced, floors[::2 if cold else 1])]),
+        "ratio_forced_to_floor_per_pair": summary(ratios),
         "ratio_cold_to_floor": round(statistics.median(cold) / floor_median, 2) if cold else None,
         "ratio_added_to_forced": round(statistics.median(added) / statistics.median(forced), 3),
         "peak_rss_mb": {k: round(max(v) / 2**20) for k, v in peaks.items() if v},
@@ -132,7 +134,7 @@ def main() -> None:
     parser.add_argument("--repeat-large", type=int, default=2, help="repeats for corpora of 1,000+ extra runs")
     parser.add_argument("--sizes", default="0,100,1000", help="simulated runs added to the committed corpus")
     parser.add_argument("--json", type=Path, help="also write the report here")
-    parser.add_argument("--no-cold", action="store_true", help="skip builds with the cache deleted (before a cache existed)")
+    parser.add_argument("--cold", type=int, default=1, help="builds with the cache deleted, per corpus (slow; 0 before a cache existed)")
     args = parser.parse_args()
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.cli import dataset_path
@@ -143,7 +145,7 @@ def main() -> None:
             root = Path(tmp) / f"corpus-{size}"
             spare = make_corpus(dataset, size, root / "runs")
             result = measure(Corpus(root, root / "runs", spare), args.repeat if size < 1000 else args.repeat_large,
-                             not args.no_cold)
+                             args.cold)
             report[f"committed+{size}"] = result
             print(json.dumps({f"committed+{size}": result}, indent=1), flush=True)
             shutil.rmtree(root)
