@@ -17,7 +17,7 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from builder.site.pages import Page
-from builder.benchmarks.cibuzzbench.reported import ReportedTable
+from builder.core.reported import ReportedTable
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
