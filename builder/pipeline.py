@@ -14,7 +14,7 @@ from typing import Any
 
 from builder.benchmarks.base import BuildSettings, PageSettings
 from builder.core.fingerprint import build_fingerprint
-from builder.core.errors import InputError
+from builder.core.errors import InputError, Problem
 from builder.site.write import STAMP, read_stamp
 
 
@@ -71,15 +71,34 @@ def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
     from builder.runs.load import read_store
     store = read_store(runs_dir)
     problems = list(store.problems)
+    owners = _run_owners(settings)
+    for name, runs in sorted(store.runs.items()):
+        if name not in owners:
+            problems += [Problem(run.path, f"no benchmark {name!r} in this build (known: "
+                                 f"{', '.join(sorted(owners))})", 1, "benchmark") for run in runs]
     loaded: dict[str, Any] = {}
     for benchmark in registered():
+        mine = [run for name, runs in sorted(store.runs.items()) if owners.get(name) == benchmark.name for run in runs]
         try:
-            loaded[benchmark.name] = benchmark.load(settings, store.runs.get(benchmark.name, []))
+            loaded[benchmark.name] = benchmark.load(settings, mine)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
     return loaded
+
+
+def _run_owners(settings: BuildSettings) -> dict[str, str]:
+    """Which plug-in reads the runs of each benchmark name."""
+    from builder.benchmarks import registered
+    owners: dict[str, str] = {}
+    for benchmark in registered():
+        for name in benchmark.run_names(settings):
+            if name in owners:
+                raise InputError.single(settings.content_dir, f"benchmark name {name!r} is claimed by both "
+                                        f"{owners[name]} and {benchmark.name}")
+            owners[name] = benchmark.name
+    return owners
 
 
 def check_out_folder(config: BuildConfig) -> None:

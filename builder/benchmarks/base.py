@@ -97,6 +97,11 @@ class Benchmark(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
 
+    def run_names(self, settings: BuildSettings) -> set[str]:
+        """The `benchmark` values of the run headers this plug-in reads (a plug-in that serves
+        several benchmarks, e.g. one per spec file, names each)."""
+        return {self.name}
+
     def inputs(self, settings: BuildSettings) -> list[Path]:
         """Files read besides content/, runs/ and the code (those are always fingerprinted)."""
         return []
