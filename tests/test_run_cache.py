@@ -13,7 +13,7 @@ from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
 from builder.pipeline import BuildConfig, build
-from builder.runs.cache import MAGIC, LazyItems, RunCache
+from builder.runs.cache import MAGIC, LazyItems, RunCache, datasets_key
 from builder.runs.reader import read_run
 from builder.site.write import STAMP
 from tests.test_build import CONTENT, SMALL_SPEC, small_inputs, tree, write_synthetic_model_pair  # noqa: F401
@@ -92,24 +92,31 @@ def test_incremental_build_equals_forced_build(small_inputs, tmp_path):
     assert (site / STAMP).exists()
 
 
-def test_entries_are_keyed_by_content_dataset_and_code(small_inputs, tmp_path):
+def test_entries_are_keyed_by_content_and_code_and_values_by_datasets(small_inputs, tmp_path, monkeypatch):
+    import builder.runs.load as load
     csv_path, runs = small_inputs
     dataset = load_dataset(csv_path, SMALL_SPEC)
     path = next(runs.rglob("*.jsonl"))
-    calls = []
+    reads, checks = [], []
 
-    def read_valid(raw):
-        calls.append(1)
+    def read(raw):
+        reads.append(1)
         return read_run(path, raw)
 
-    for code, expected_calls in (("a", 1), ("a", 1), ("b", 2)):
-        cache = RunCache(tmp_path / "cache", {"original": dataset}, code=code)
-        cache.run(path, read_valid)
+    for code, expected in (("a", 1), ("a", 1), ("b", 2)):
+        cache = RunCache(tmp_path / "cache", code=code)
+        cache.run(path, read)
         cache.save()
-        assert len(calls) == expected_calls
-    other = RunCache(tmp_path / "cache", {"original": dataset, "gold_pool": dataset}, code="a")
-    other.run(path, read_valid)
-    assert len(calls) == 3, "another set of datasets is another key"
+        assert len(reads) == expected
+    real = load.validate_run
+    monkeypatch.setattr(load, "validate_run", lambda run, data: (checks.append(1), real(run, data)))
+    cache = RunCache(tmp_path / "cache", code="b")
+    run = cache.run(path, read)
+    for datasets, expected in (({"original": dataset}, 1), ({"original": dataset}, 1),
+                               ({"original": dataset, "gold_pool": dataset}, 2)):
+        load.validate_runs([run], datasets, cache)
+        assert len(checks) == expected, "validation is kept per set of datasets"
+    assert datasets_key({"original": dataset}) != datasets_key({"original": dataset, "gold_pool": dataset})
 
 
 def test_lazy_items_round_trip(small_inputs):

@@ -51,7 +51,10 @@ class LazyItems(Sequence[Item]):
         self._blob, self.row_ids, self._items = blob, row_ids, items
 
     @classmethod
-    def of(cls, items: Sequence[Item]) -> "LazyItems":
+    def of(cls, items: Sequence[Item]) -> "LazyItems | tuple[Any, ...]":
+        """Items packed; items of any other kind are kept as they are."""
+        if any(type(i) is not Item for i in items):
+            return tuple(items)
         rows = [(i.row_id, i.prediction, i.response, i.letter_map, i.error, i.latency_ms, i.usage,
                  i.response_truncated) for i in items]
         return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), tuple(i.row_id for i in items), tuple(items))
@@ -88,41 +91,49 @@ class LazyItems(Sequence[Item]):
         return f"LazyItems({len(self.row_ids)} items)"
 
 
-class RunCache:
-    """Entries by run path for one build; `folder` None keeps nothing between builds."""
+def datasets_key(datasets: Mapping[str, Any]) -> str:
+    """Names and content hashes of the datasets a derived value was computed against: part of
+    the name of every value that depends on them (validation, scores, pairs, pages)."""
+    text = "".join(f"{name}={getattr(d, 'content_sha256', '')}\n" for name, d in sorted(datasets.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    def __init__(self, folder: Path | None, datasets: Mapping[str, Any], code: str | None = None):
+
+class RunCache:
+    """Entries by run path for one build; `folder` None keeps nothing between builds. An entry
+    holds the parsed run (keyed by the file's bytes and path and the code) and values derived
+    from it, each under a name that says what else it depends on."""
+
+    def __init__(self, folder: Path | None, code: str | None = None):
         self.folder = folder / _FOLDER if folder is not None else None
         self._code = (code or code_hash())[:16]  # file name prefix: entries of other code are removed
-        variants = "".join(f"{name}={getattr(d, 'content_sha256', '')}\n" for name, d in sorted(datasets.items()))
-        self._salt = hashlib.sha256(MAGIC + self._code.encode() + b"\0" + variants.encode()).digest()
+        self._salt = hashlib.sha256(MAGIC + self._code.encode()).digest()
         self._entries: dict[str, tuple[str, dict[str, Any]]] = {}  # run path -> (key, entry)
         self._dirty: set[str] = set()
         self.hits = 0
 
-    def run(self, path: Path, read_valid: Callable[[bytes | None], Run]) -> Run:
-        """The validated run at `path`: from the cache when its bytes are known, else
-        `read_valid(raw)` (which raises located errors; failures are never cached)."""
+    def run(self, path: Path, read: Callable[[bytes | None], Run]) -> Run:
+        """The parsed run at `path`: from the cache when its bytes are known, else `read(raw)`
+        (which raises located errors; failures are never cached)."""
         try:
             raw = path.read_bytes()
         except OSError:
-            return read_valid(None)  # reports the file as unreadable
+            return read(None)  # reports the file as unreadable
         if not raw.endswith(b"\n"):  # possibly being appended to: what it means depends on more than its bytes
-            return read_valid(raw)
+            return read(raw)
         key = hashlib.sha256(self._salt + str(path).encode() + b"\0" + raw).hexdigest()
         entry = self._read(key)
         if entry is not None:
             self.hits += 1
         else:
-            run = read_valid(raw)
+            run = read(raw)
             entry = {"run": replace(run, items=LazyItems.of(run.items)), "derived": {}}
             self._dirty.add(key)
         self._entries[entry["run"].path] = (key, entry)
         return entry["run"]
 
     def derived(self, run: Run, name: str, compute: Callable[[], T]) -> T:
-        """A value computed from this run alone (plus the code and datasets in the key), e.g.
-        its scores or its page; `name` must say everything else it depends on."""
+        """A value computed from this run alone (and the code), e.g. its scores or its page;
+        `name` must say everything else it depends on (datasets_key, a page context...)."""
         found = self._entries.get(run.path)
         if found is None or found[1]["run"] is not run:
             return compute()

@@ -1,32 +1,77 @@
-"""Load every run under a folder, reporting all bad runs at once."""
+"""Load every run under a folder, reporting all bad runs at once.
+
+The build reads the store once (`read_store`): every run through the same reader, grouped
+by the benchmark its header names; each benchmark then validates its own runs against its
+data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.errors import InputError, Problem
-from builder.runs.cache import RunCache
+from builder.runs.cache import RunCache, datasets_key
 from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.runs.validate import validate_run
 
 
-def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset], cache: RunCache | None = None) -> list[Run]:
-    """Read and validate every run against the dataset variant it names (a run the cache
-    already knows, by its bytes, is taken from it)."""
+@dataclass
+class RunStore:
+    """The runs that could be read, by benchmark, and the problems of those that could not."""
+
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def read_store(runs_dir: Path, cache: RunCache | None = None) -> RunStore:
+    """`cache` hands back runs it already parsed (known by their bytes)."""
+    store = RunStore()
+    runs: list[Run] = []
+    for path in run_files(runs_dir):
+        try:
+            runs.append(cache.run(path, lambda raw, path=path: read_run(path, raw)) if cache else read_run(path))
+        except InputError as exc:
+            store.problems.extend(exc.problems)
+    store.problems.extend(_duplicate_ids(runs))
+    for run in runs:
+        store.runs.setdefault(run.header.benchmark, []).append(run)
+    return store
+
+
+def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset],
+                  cache: RunCache | None = None) -> list[Run]:
+    """Validate each run against the dataset variant it names; all problems at once (a run
+    the cache saw pass against these datasets is not checked again)."""
+    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
+    problems: list[Problem] = []
+    name = f"valid:{datasets_key(by_variant)}"
+    for run in runs:
+        def check(run: Run = run) -> bool:
+            validate_run(run, _dataset_for(run, by_variant))
+            return True
+        try:
+            cache.derived(run, name, check) if cache else check()
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return list(runs)
+
+
+def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
+    """Read and validate every run against the dataset variant it names."""
     by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
     runs: list[Run] = []
     problems: list[Problem] = []
     for path in run_files(runs_dir):
-        def read_valid(raw: bytes | None, path: Path = path) -> Run:
-            run = read_run(path, raw)
-            validate_run(run, _dataset_for(run, by_variant))
-            return run
         try:
-            run = cache.run(path, read_valid) if cache is not None else read_valid(None)
+            run = read_run(path)
+            validate_run(run, _dataset_for(run, by_variant))
         except InputError as exc:
             problems.extend(exc.problems)
             continue

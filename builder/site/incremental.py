@@ -12,37 +12,80 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+from jinja2 import Environment
 
 # Context values every page shows and any build may change; they must print as plain text.
 VOLATILE = ("build_date", "run_count", "newest_run", "complete_run_count")
-# Context values a kept page was rendered with; `provenance` is excluded: a run page reads
-# only its own run's facts, whose computation texts are part of the code.
-_IGNORED = ("provenance",)
+# Context values that change with other runs and that a kept page must not read: the set of
+# run ids, and the provenance of every fact (a run page may read its own run's facts only).
+_GUARDED = ("run_ids", "provenance")
 
 
 def _placeholder(name: str) -> str:
     return f"@@buzzprobe-volatile-{name}@@"
 
 
-def reusable_context(common: dict[str, Any]) -> dict[str, Any]:
-    """`common` with every volatile value replaced by its placeholder."""
-    return {**common, **{name: _placeholder(name) for name in VOLATILE if name in common}}
+class _OwnFactsOnly(Mapping[str, Any]):
+    """The provenance a kept run page may read: its own run's facts (`prefix`); reading any
+    other fails the build loudly instead of keeping a page that would go stale."""
+
+    def __init__(self, provenance: Mapping[str, Any], prefix: str):
+        self._provenance, self._prefix = provenance, prefix
+
+    def __getitem__(self, key: str) -> Any:
+        if not key.startswith(self._prefix):
+            raise KeyError(f"a kept run page read the fact {key!r}, which is not its run's "
+                           "(builder/site/incremental.py: its page would not be rebuilt when it changes)")
+        return self._provenance[key]
+
+    def __iter__(self) -> Iterator[str]:
+        raise TypeError("a kept run page may not list every fact")
+
+    def __len__(self) -> int:
+        raise TypeError("a kept run page may not count every fact")
 
 
-def context_key(common: dict[str, Any], templates: Path) -> str:
-    """What a kept page was rendered from besides its run: the stable context and the templates."""
+class _Unavailable:
+    """Stands for a context value a kept page must not read."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def _refuse(self, *args: object) -> Any:
+        raise TypeError(f"a kept run page read {self._name!r}, which changes with other runs "
+                        "(builder/site/incremental.py)")
+
+    __contains__ = __iter__ = __len__ = __bool__ = __getitem__ = __str__ = _refuse
+
+
+def reusable_context(common: Mapping[str, Any], own_facts: str) -> dict[str, Any]:
+    """`common` with every volatile value replaced by its placeholder and what a kept page
+    must not read guarded; `own_facts` is the key prefix of the page's own facts."""
+    out = {**common, **{name: _placeholder(name) for name in VOLATILE if name in common}}
+    if "provenance" in common:
+        out["provenance"] = _OwnFactsOnly(common["provenance"], own_facts)
+    if "run_ids" in common:
+        out["run_ids"] = _Unavailable("run_ids")
+    return out
+
+
+def context_key(common: Mapping[str, Any], env: Environment) -> str:
+    """What a kept page was rendered from besides its run: the stable context and every
+    template the environment can load."""
     digest = hashlib.sha256()
-    stable = {k: v for k, v in common.items() if k not in VOLATILE and k not in _IGNORED}
-    digest.update(json.dumps(stable, sort_keys=True, default=str).encode())
-    for path in sorted(p for p in templates.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(templates).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+    stable = {k: v for k, v in common.items() if k not in VOLATILE and k not in _GUARDED}
+    digest.update(json.dumps(stable, sort_keys=True, default=repr).encode())
+    assert env.loader is not None
+    for name in sorted(env.loader.list_templates()):
+        source, _, _ = env.loader.get_source(env, name)
+        digest.update(name.encode() + b"\0" + hashlib.sha256(source.encode()).digest())
+    return digest.hexdigest()[:32]
 
 
-def fill(page: bytes, common: dict[str, Any]) -> bytes:
+def fill(page: bytes, common: Mapping[str, Any]) -> bytes:
     """The kept page with this build's volatile values in place."""
     for name in VOLATILE:
         if name in common:

@@ -44,14 +44,14 @@ class Computed:
 
 
 def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] | None = None,
-            score: Callable[[Run, Dataset], RunScore] = score_run,
+            facts: FactTable | None = None, score: Callable[[Run, Dataset], RunScore] = score_run,
             pair: Callable[[Run, Run, Dataset], PairedAnalysis] = analyse_pair) -> Computed:
     """`variants` maps other dataset variants (e.g. gold_pool) to their datasets; their
-    figures go under `variant.<name>.*` so they never mix with the original's. `score` scores
-    one run and `pair` one blind/sighted pair (the build passes ones that keep their results
-    in the per-run cache)."""
+    figures go under `variant.<name>.*` so they never mix with the original's. `facts` is the
+    build's table when other benchmarks add to it too. `score` scores one run and `pair` one
+    blind/sighted pair (the build passes ones that keep their results in the per-run cache)."""
     datasets = {ORIGINAL: dataset, **(variants or {})}
-    facts = FactTable()
+    facts = FactTable() if facts is None else facts
     add_dataset_facts(facts, dataset)
     for name, variant in sorted(datasets.items()):
         if name != ORIGINAL:
