@@ -16,8 +16,9 @@ import ctypes
 import errno
 import os
 import shutil
+import stat
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from builder.core.fileio import exclusive
 
@@ -65,12 +66,14 @@ def _write_file(root: Path, name: str, data: bytes) -> None:
 def _link_unchanged(previous: Path, root: Path, name: str, data: bytes) -> bool:
     """Hard-link the previous site's file when it holds exactly `data` (incremental builds
     then write only what changed; the old site is deleted after the swap, the link stays).
-    False, and the caller writes the file, in any other case."""
-    old, new = previous / name, (root / name).resolve()
+    False, and the caller writes the file (and checks its name), in any other case."""
+    parts = PurePosixPath(name).parts
+    if not parts or parts[0] == "/" or ".." in parts:
+        return False
+    old, new = previous.joinpath(*parts), root.joinpath(*parts)
     try:
-        if not new.is_relative_to(root.resolve()) or old.is_symlink() or not old.is_file():
-            return False
-        if old.stat().st_size != len(data) or old.read_bytes() != data:
+        status = os.lstat(old)
+        if not stat.S_ISREG(status.st_mode) or status.st_size != len(data) or old.read_bytes() != data:
             return False
         new.parent.mkdir(parents=True, exist_ok=True)
         os.link(old, new)

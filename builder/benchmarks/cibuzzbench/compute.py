@@ -6,6 +6,7 @@ Fact keys are documented in docs/facts.md; percentages, accuracy and F1 are on a
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -59,8 +60,9 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
             _add_audit_facts(facts, variant, f"variant.{name}.audit")
     ordered = sorted(runs, key=lambda r: r.header.run_id)
     scores = {s.run_id: s for s in (score(r, datasets[r.header.variant]) for r in ordered)}
+    selected = _selection_sizes(datasets)
     for score in scores.values():
-        add_run_facts(facts, score, declared_count(score.run, datasets[score.run.header.variant]))
+        add_run_facts(facts, score, selected(score.run))
     finished = [s for s in scores.values() if s.run.complete]  # headline figures: complete runs only
     add_probe_facts(facts, finished)
     pairs = [p for name, ds in sorted(datasets.items())
@@ -71,6 +73,19 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     add_model_facts(facts, models)
     add_pair_summary_facts(facts, pair_summaries)
     return Computed(facts, scores, length_distribution(dataset), pairs, models, pair_summaries)
+
+
+def _selection_sizes(datasets: Mapping[str, Dataset]) -> Callable[[Run], int]:
+    """N of "n of N" for a run; runs share few selections and recomputing one (a seeded sample
+    over the dataset) costs milliseconds, which adds up over 1,000 runs."""
+    known: dict[tuple[str, str], int] = {}
+
+    def size(run: Run) -> int:
+        key = (run.header.variant, json.dumps(run.header.items, sort_keys=True))
+        if key not in known:
+            known[key] = declared_count(run, datasets[run.header.variant])
+        return known[key]
+    return size
 
 
 def add_dataset_facts(facts: FactTable, dataset: Dataset) -> None:
