@@ -11,9 +11,9 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.benchmarks.mouse.command import add_mouse_parser
@@ -90,17 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def dataset_path() -> Path:
-    """CIBUZZBENCH_CSV, else the downloaded copy; never touches the network."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import DEFAULT_DEST, resolve_dataset_path
-    path = resolve_dataset_path(os.environ)
-    if path is None:
-        raise InputError.single(DEFAULT_DEST, "dataset not found: run `make data` (downloads it) "
-                                "or set CIBUZZBENCH_CSV to a local copy")
-    return path
-
-
 def _cmd_build(args: argparse.Namespace) -> int:
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.pipeline import BuildConfig, build
     start = time.perf_counter()
     result = build(BuildConfig(dataset_path(), args.runs, args.content, args.out, args.force))
@@ -129,6 +120,7 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 def _cmd_gold_pool(args: argparse.Namespace) -> int:
     """The variant's CSV (dataset text: never commit it) for inspection and other tools;
     builds and `probe --variant NAME` derive the same bytes themselves."""
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.dataset.gold_pool import ensure_gold_pool, read_manifest
     variant = ensure_gold_pool(load_dataset(dataset_path()), args.out, variant=args.variant)
@@ -140,6 +132,7 @@ def _cmd_gold_pool(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     _cmd_check_path(dataset_path())
     return 0
 
@@ -151,6 +144,7 @@ def _cmd_check_path(path: Path) -> None:
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
@@ -161,9 +155,10 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.official_import import import_official
-    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    created = utc_now()
     if args.path is not None:
         harness = str(args.results)
         if harness not in HARNESSES:
@@ -177,16 +172,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     return 0
-
-
-def created_stamp() -> str:
-    """Deterministic probes take their date from SOURCE_DATE_EPOCH (the Makefile pins it)."""
-    from builder.core.build_date import env_epoch, moment
-    epoch = env_epoch()
-    if epoch is None:
-        raise InputError.single("SOURCE_DATE_EPOCH", "not set: probe runs must be reproducible; "
-                                "use `make runs` or set SOURCE_DATE_EPOCH")
-    return moment(epoch).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 if __name__ == "__main__":

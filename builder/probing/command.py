@@ -14,6 +14,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, TASKS
 from builder.core.errors import InputError
 from builder.runs.schema import VARIANTS
 from builder.core.names import check_name, fill_template
@@ -21,8 +22,6 @@ from builder.core.names import check_name, fill_template
 EXIT_FAILED = 1
 EXIT_FATAL = 4
 EXIT_INTERRUPTED = 130
-TASKS = ("equivalent_selection", "harmfulness_detection")
-DEFAULT_SEED = 1111
 
 
 def add_probe_parser(sub: Any) -> None:
@@ -209,7 +208,7 @@ def _report(outcome: Any) -> None:
 
 
 def _plans(args: argparse.Namespace) -> list[Any]:
-    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.probing.client import RetryPolicy, check_base_url
     from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols

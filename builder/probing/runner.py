@@ -14,7 +14,6 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,6 +22,7 @@ from tqdm import tqdm
 
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.core.build_date import utc_now
 from builder.core.errors import InputError
 from builder.core.names import fill_template, slug
 from builder.core.fileio import exclusive
@@ -88,10 +88,6 @@ def make_run_id(model: str, protocol: Protocol, seed: int | None, selection: Sel
     seed_tag = f"-s{seed}" if seed is not None else ""
     return (f"{slug(model)}-{_TASK_TAGS[protocol.task]}-{protocol.condition}-{protocol.lang}"
             f"{seed_tag}-{selection.tag}")
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed: int | None,

@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from builder.benchmarks.cibuzzbench.tasks import TASKS
+
 SCHEMA = "buzzprobe.run/1"
 MOUSE_SCHEMA = "buzzprobe.mouse-run/1"  # read by builder.benchmarks.mouse.runfile; named here to redirect it
 BENCHMARKS = ("cibuzzbench",)
-TASKS = ("equivalent_selection", "harmfulness_detection")
 CONDITIONS = ("sighted", "blind", "probe")
 SUBJECT_KINDS = ("model", "probe")
 SELECTIONS = ("all", "split", "sample", "first")  # first: the first n rows (file order) of a split or of all

@@ -22,13 +22,14 @@ from builder.benchmarks.cibuzzbench.compute import Computed
 from builder.site.pages import Page, load_pages
 from builder.benchmarks.cibuzzbench.reported import ReportedTable
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
 from builder.core.errors import InputError, Problem
-from builder.core.names import name_problem
+from builder.core.names import fact_anchor, name_problem
 from builder.benchmarks.cibuzzbench.views import model_views as mv
 from builder.site import views as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
 from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_table
-from builder.site.markdown_pages import FactUse, fact_anchor, page_functions, render_page_body, source_notes
+from builder.site.markdown_pages import FactUse, page_functions, render_page_body, source_notes
 from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages, tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 from builder.site.structured import faq_jsonld, sitemap
@@ -161,8 +162,8 @@ def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
               v.runs_table(cells, inputs.computed.scores)]
     if probes:
         tables += [v.heuristic_table(cells, probes, "all"), v.heuristic_table(cells, probes, "test"),
-                   v.heuristic_interval_table(cells, probes, "all", 1111),
-                   v.heuristic_interval_table(cells, probes, "test", 1111),
+                   v.heuristic_interval_table(cells, probes, "all", DEFAULT_SEED),
+                   v.heuristic_interval_table(cells, probes, "test", DEFAULT_SEED),
                    v.category_scores_table(cells, probes), v.category_interval_table(cells, probes)]
     if "harm.always_non_harmful.macro_f1" in facts and "harm.always_non_harmful.test.macro_f1" in facts:
         tables.append(v.harm_table(cells))

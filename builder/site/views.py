@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
-from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES, OFFICIAL_SEEDS
+from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.core.facts import FactTable
 
 PROBE_LABELS = {
@@ -218,7 +219,7 @@ def category_scores_table(f: FactCells, probes: list[str]) -> Table:
                  tuple(rows), note="Heuristic accuracy is the mean over the five official option seeds, on all items.")
 
 
-def category_interval_table(f: FactCells, probes: list[str], seed: int = 1111) -> Table:
+def category_interval_table(f: FactCells, probes: list[str], seed: int = DEFAULT_SEED) -> Table:
     rows = []
     for c in CATEGORIES:
         for p in probes:

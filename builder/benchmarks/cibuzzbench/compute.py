@@ -23,7 +23,7 @@ from builder.core.facts import FactTable
 from builder.stats import HARMFUL, summarise_seeds
 from builder.runs.schema import Run
 from builder.runs.validate import declared_count
-from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
 SCORE = "official metric (scikit-learn, macro over labels, x100)"
 BOOT = "seeded percentile bootstrap over items, 2000 resamples, 95%"
@@ -206,7 +206,7 @@ def _add_headline(facts: FactTable, base: str, score: RunScore) -> None:
         facts.add(f"{base}.{metric}.ci95_high", interval.high, BOOT, runs)
 
 
-CATEGORY_SEED = 1111  # per-category intervals are bootstrapped for this seed only (cost)
+CATEGORY_SEED = DEFAULT_SEED  # per-category intervals are bootstrapped for this seed only (cost)
 
 
 def _add_category_group(facts: FactTable, base: str, members: list[RunScore]) -> None:

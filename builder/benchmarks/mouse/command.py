@@ -15,6 +15,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from builder.core.build_date import utc_now
+from builder.benchmarks.mouse.labels import TASKS
 from builder.core.errors import InputError
 from builder.core.names import check_name, confined, fill_template
 from builder.probing.command import add_client_arguments, non_negative_float, non_negative_int, positive_int
@@ -22,7 +24,6 @@ from builder.probing.command import add_client_arguments, non_negative_float, no
 EXIT_FAILED = 1
 EXIT_FATAL = 4
 EXIT_INTERRUPTED = 130
-TASKS = ("tr", "rc", "ir", "td", "ms", "cc")
 OUT_HELP = "output file; {run_id} and {model_slug} are filled in"
 
 
@@ -230,8 +231,6 @@ def _report(plan: Any, outcome: Any) -> None:
 # ---------------------------------------------------------------- import and score
 
 def _import(args: argparse.Namespace) -> int:
-    from datetime import datetime, timezone
-
     from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
     from builder.benchmarks.mouse.probe_score import ICC, JUDGE_FILE, MAIN, SINGLE_CHOICE, classify, data_kind, output_kind
     from builder.benchmarks.mouse.runfile import make_runs, write_mouse_run
@@ -249,7 +248,7 @@ def _import(args: argparse.Namespace) -> int:
               file=sys.stderr)
     parameters = {k: v for k, v in (("temperature", args.temperature), ("max_tokens", args.max_tokens))
                   if v is not None}
-    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    created = utc_now()
     runs = make_runs({"kind": "model", "name": args.model, "parameters": parameters}, created,
                      main=main, judge=judge, ms=ms, cc=cc, dataset_content=content)
     for run in runs:

@@ -18,12 +18,12 @@ import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from builder import __version__
+from builder.core.build_date import utc_now
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.mouse import metrics as m
 from builder.benchmarks.mouse.dataset import ChoiceInstance, ClozeInstance, MainInstance, MouseSet
@@ -94,10 +94,6 @@ class MousePlan:
         if self.header.task == RC:
             return any(v is None for v in item.raw.values())
         return item.raw is None
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def select(count: int, sample: int | None, sample_seed: int) -> tuple[tuple[int, ...], dict[str, Any], str]:

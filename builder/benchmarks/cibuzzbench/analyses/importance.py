@@ -12,6 +12,7 @@ from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.facts import FactTable
+from builder.core.fileio import atomic_write
 
 COEF = "coefficient of the standardised feature in the learned probe trained on the train split"
 PERMUTATION = ("drop in test-split accuracy (points) when the feature is shuffled across test options, "
@@ -30,10 +31,7 @@ def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[s
     from builder.benchmarks.cibuzzbench.probes import learned
     result = learned.feature_importance(dataset)
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(result))
-        tmp.replace(path)
+        atomic_write(path, json.dumps(result).encode("utf-8"), fsync=False)  # a cache: losing it costs a recompute
     return result
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.benchmarks.cibuzzbench.compute import Computed
-from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.site.views import PROBE_LABELS
 
 
@@ -60,7 +60,7 @@ def _category_rows(facts, probes: list[str]) -> list[tuple]:
     rows = []
     for category in CATEGORIES:
         for p in probes:
-            key = f"leak.{p}.category.{category}.accuracy.seed_1111"
+            key = f"leak.{p}.category.{category}.accuracy.seed_{DEFAULT_SEED}"
             if key in facts:
                 rows.append((category, PROBE_LABELS[p], facts[key], facts[f"{key}.ci95_low"], facts[f"{key}.ci95_high"]))
     return rows

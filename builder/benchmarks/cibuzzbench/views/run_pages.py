@@ -11,25 +11,19 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
-from markupsafe import Markup
 
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import SOURCES
 from builder.site import views as v
 from builder.site.environment import plain_cell
+from builder.site.scriptjson import script_json
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 
 if TYPE_CHECKING:
     from builder.site.render import SiteInputs
 
 SOURCE_CODES = {"literal": "L", "cultural": "C", "pragmatic": "P", "correct": "G"}
-
-
-def script_json(data: object) -> Markup:
-    """JSON safe inside a <script> element: '<' can never start a closing tag."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return Markup(text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 def items_asset(variant: str) -> str:
@@ -42,7 +36,7 @@ def dataset_items_js(dataset: Dataset) -> bytes:
     frame = dataset.frame
     columns = ["term_zh", "category_label", "split", "harmful_label"] + [column for _, column in SOURCES]
     items = {str(int(row_id)): list(values) for row_id, values in zip(frame.index, frame[columns].itertuples(index=False))}
-    return b"window.BUZZ_ITEMS=" + str(script_json(items)).encode("utf-8") + b";\n"
+    return b"window.BUZZ_ITEMS=" + str(script_json(items, strict=False)).encode("utf-8") + b";\n"
 
 
 def run_items(score: RunScore) -> list[list[Any]]:
@@ -69,7 +63,7 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
             header=score.run.header, footer=score.run.footer, score=score, tables=tables,
             selected=inputs.computed.facts[f"run.{rid}.selected"],
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
-            items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
+            items_json=script_json({"task": score.run.header.task, "items": run_items(score)}, strict=False),
             items_asset=items_asset(score.run.header.variant))
         files[f"runs/{rid}.html"] = html.encode("utf-8")
         files.update(tables_as_csv(tables))
