@@ -1,0 +1,47 @@
+"""Every Mouse fact key, as patterns with a unit and a meaning (builder.core.factkeys).
+
+Values stay on the paper's 0–1 scale (MCC and QWK in [-1, 1]) so measured and reported Mouse
+figures compare directly. Row and label parts are `builder.core.names.slug`s of the paper's names.
+"""
+
+from __future__ import annotations
+
+from builder.core.factkeys import FactPattern, Part, Section, choice
+
+_SLUG = r"[a-z0-9][a-z0-9_-]*"
+
+TABLE = choice("table", ("main", "mcc", "human_cc"), "a reported table: main (Table 3), mcc (Table 4), "
+               "human_cc (Table 6)")
+ROW = Part("row", _SLUG, "a table row: the slug of a model's (or a human group's) name")
+COLUMN = Part("column", r"(?!n\b)[a-z0-9_]+", "a column of the table, as named in content/mouse/reported.yaml")
+TEXT = Part("name", r"[a-z0-9_]+", "a figure stated in the paper's text (`text_figures` in reported.yaml)")
+GROUP = Part("group", r"[a-z0-9_]+", "a model group of content/mouse/reported.yaml (commercial, local)")
+CLAIM = Part("claim", _SLUG, "a statement's id in content/mouse/claims.yaml")
+CONDITION = Part("n", r"\d+", "the condition's number within the statement, from 1")
+EVIDENCE = Part("evidence", _SLUG, "the slug of an evidence label, or the condition's aggregate (mean, min, …)")
+
+SCORE = "as reported (0–1; MCC −1 to 1)"
+
+REPORTED_CELL = FactPattern("mouse.reported.{table}.{row}.{column}", SCORE, "a cell of the paper's table",
+                            {"table": TABLE, "row": ROW, "column": COLUMN})
+REPORTED_TEXT = FactPattern("mouse.reported.text.{name}", "as stated", "a figure stated in the paper's text",
+                            {"name": TEXT})
+DERIVED_MODELS = FactPattern("mouse.derived.models", "count", "models in Table 3")
+GROUP_SIZE = FactPattern("mouse.derived.group.{group}.n", "count", "models in the group", {"group": GROUP})
+GROUP_MEAN = FactPattern("mouse.derived.group.{group}.{column}", SCORE,
+                         "unweighted mean of the Table 3 column over the group's models",
+                         {"group": GROUP, "column": COLUMN})
+GROUP_GAP = FactPattern("mouse.derived.group_gap.{column}", SCORE, "commercial mean minus local mean of the column",
+                        {"column": COLUMN})
+HUMAN_MINUS_MODEL = FactPattern("mouse.derived.human_cc.{row}.minus_best_model", SCORE,
+                                "a human group's CC accuracy minus the best model's (Table 6)", {"row": ROW})
+CLAIM_EVIDENCE = FactPattern("mouse.claims.{claim}.c{n}.{evidence}", "the measure's",
+                             "an evidence value of a claim condition, or the condition's aggregate",
+                             {"claim": CLAIM, "n": CONDITION, "evidence": EVIDENCE})
+
+SECTIONS: tuple[Section, ...] = (
+    Section("Mouse (`mouse.*`)", "Reported cells of the paper's tables, figures derived from them and the claims "
+            "check's evidence (docs/mouse.md). Values on the paper's 0–1 scale.",
+            (REPORTED_CELL, REPORTED_TEXT, DERIVED_MODELS, GROUP_SIZE, GROUP_MEAN, GROUP_GAP, HUMAN_MINUS_MODEL,
+             CLAIM_EVIDENCE)),
+)
