@@ -106,10 +106,15 @@ class FactPattern:
         for literal, name, _, _ in string.Formatter().parse(self.pattern):
             body.append(re.escape(literal))
             if name is not None:
-                body.append(f"(?:{self.parts[name].regex})")
-        prefix = rf"(?:variant\.(?:{VARIANT.regex})\.)?" if self.variants else ""
+                body.append(f"(?P<{name}>{self.parts[name].regex})")
+        prefix = rf"(?:variant\.(?P<variant>{VARIANT.regex})\.)?" if self.variants else ""
         ends = rf"\.(?:{'|'.join(INTERVAL_ENDS)})" if self.interval else ""
         return re.compile(prefix + "".join(body) + (f"(?:{ends})?" if self.bare else ends))
+
+    def values(self, key: str) -> dict[str, str] | None:
+        """The part values a key was built from (as key text), or None when it is not this pattern's."""
+        found = self.regex.fullmatch(key)
+        return None if found is None else {k: v for k, v in found.groupdict().items() if v is not None}
 
     def shown(self) -> str:
         """The pattern as the docs write it: `leak.<probe>[.test].<accuracy|macro_f1>.mean`."""

@@ -22,7 +22,7 @@ SPLIT = choice("split", ("train", "test"), "")
 CATEGORY = choice("category", CATEGORIES, "a category, spelt as in the CSV: " + ", ".join(CATEGORIES))
 SLOT = choice("slot", ("gold", *DISTRACTOR_TYPES), "")
 DISTRACTOR = choice("distractor", DISTRACTOR_TYPES, "")
-HARM_CLASS = choice("class", ("harmful", "non_harmful"), "")
+HARM_CLASS = choice("harm", ("harmful", "non_harmful"), "")
 CLASS_SCORE = choice("score", ("f1", "precision", "recall"), "")
 LABEL = Part("label", r"[A-D]|harmful|non_harmful", "a label of the run's task: `A`–`D`, or `harmful` / `non_harmful`")
 PROBE = Part("probe", r"[a-z][a-z0-9_]*", "a model-free probe: `random`, `constant_letter`, `longest_chars`, "
@@ -51,7 +51,7 @@ def _p(pattern: str, unit: str, description: str, *parts: Part, interval: bool =
 # ------------------------------------------------------------------------------ dataset
 DATASET_ROWS = _p("dataset.rows", COUNT, "rows of the CSV")
 DATASET_SPLIT = _p("dataset.{split}", COUNT, "rows in the split", SPLIT)
-DATASET_HARM = _p("dataset.{class}", COUNT, "rows with this harmful_label", HARM_CLASS)
+DATASET_HARM = _p("dataset.{harm}", COUNT, "rows with this harmful_label", HARM_CLASS)
 DATASET_HARMFUL_RATE = _p("dataset.harmful_rate", PCT, "harmful rows / rows")
 CATEGORY_COUNT = _p("dataset.category.{category}.count", COUNT, "rows in the category", CATEGORY)
 CATEGORY_SHARE = _p("dataset.category.{category}.share", PCT, "category rows / rows", CATEGORY)
@@ -107,7 +107,7 @@ PROBE_CATEGORY_SEED = _p("leak.{probe}.category.{category}.{metric}.seed_{seed}"
                          PROBE, CATEGORY, METRIC, SEED, interval=True, variants=True)
 HARM_PROBE = _p("harm.{probe}{scope}.{metric}", S, "a Task 3 probe's score", PROBE, SCOPE, METRIC,
                 interval=True, variants=True)
-HARM_PROBE_CLASS = _p("harm.{probe}{scope}.{score}.{class}", S, "a Task 3 probe's F1, precision or recall of a class",
+HARM_PROBE_CLASS = _p("harm.{probe}{scope}.{score}.{harm}", S, "a Task 3 probe's F1, precision or recall of a class",
                       PROBE, SCOPE, CLASS_SCORE, HARM_CLASS, variants=True)
 IMPORTANCE_COEF = _p("learned.importance.coef.{feature}", "coefficient",
                      "coefficient of the standardised dense feature in the learned option-only probe", FEATURE)
@@ -241,10 +241,18 @@ SECTIONS: tuple[Section, ...] = (
             (GOLD_LONGEST_COUNT, GOLD_LONGEST_SHARE, GOLD_SHORTEST_SHARE, WITHIN_10PCT_COUNT, WITHIN_10PCT_SHARE,
              GOLD_LONGER_THAN, MEAN_CHARS, MEDIAN_CHARS)),
     Section("Audits", "", _all("OTHER_GOLD_") + (DUPLICATE_OPTIONS, DISTINCT_TERMS, TERM_OVERLAP)),
-    Section("Model-free probes", "Task 2 probes (`leak.*`) and the Task 3 baseline (`harm.*`). For both learned "
-            "probes `.test` is trained on the train split and scored on the test split, and the key without it is "
-            "5-fold cross-validation over all items (not computed for `learned_options` on a variant, where it is "
-            "invalid: see docs/gold-pool.md). `constant_letter` is computed on the original only.",
+    Section("Model-free probes", "Task 2 probes (`leak.*`) and the Task 3 baseline (`harm.*`): `random` (uniform "
+            "random letter, seeded per item), `constant_letter` (always A: the floor of a rule that stops "
+            "discriminating, about 25 accuracy but about 10 macro F1; original only, since every variant has the "
+            "same letter maps), `longest_chars`, `shortest_chars`, `longest_words` (ties go to the earliest "
+            "letter), `learned_options`, the learned option-only probe, and `learned_lengths`, the same learner "
+            "restricted to length features (characters, words, their ranks and relative sizes; no n-grams). For "
+            "both learned probes `.test` is trained on the train split and scored on the test split, and the key "
+            "without it is 5-fold cross-validation over all items (not computed for `learned_options` on a "
+            "variant, where it is invalid: see docs/gold-pool.md).\n\n"
+            "Dataset variants: the gold-pool variants (docs/gold-pool.md) are derived from the CSV at every build "
+            "(`gold_pool`, the article's set; `gold_pool_slot`, the ablation); their figures mirror the "
+            "original's under `variant.<name>.` wherever a pattern says so.",
             (PROBE_SEED, PROBE_SPREAD, PROBE_CATEGORY_MEAN, PROBE_CATEGORY_SEED, HARM_PROBE, HARM_PROBE_CLASS,
              IMPORTANCE_COEF, IMPORTANCE_PERMUTATION)),
     Section("The published probe's figures", "One entry per statement of `content/article-figures.yaml` that the site "

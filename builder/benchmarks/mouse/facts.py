@@ -12,6 +12,7 @@ import math
 from builder.core.facts import FactTable
 from builder.stats import Interval
 from builder.benchmarks.mouse.metrics import Agreement, ClassScores, RCScores, TranslationScores
+from builder.benchmarks.mouse.fact_keys import REPORTED_CELL
 from builder.benchmarks.mouse.reported import Reported
 from builder.core.names import slug
 
@@ -69,5 +70,5 @@ def add_reported_facts(facts: FactTable, reported: Reported) -> None:
         for row, values in table.rows.items():
             name = reported.humans.get(row, row)
             for column, value in values.items():
-                facts.add(f"mouse.reported.{table.name}.{slug(name)}.{column}", value,
+                facts.add(REPORTED_CELL.key(table=table.name, row=slug(name), column=column), value,
                           f"{REPORTED}: {cite}, Table {table.table}")

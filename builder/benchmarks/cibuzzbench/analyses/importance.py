@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.facts import FactTable
 from builder.core.fileio import atomic_write
 
@@ -38,4 +39,5 @@ def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[s
 def add_importance_facts(facts: FactTable, importance: list[tuple[str, float]], runs: tuple[str, ...]) -> None:
     for name, value in importance:
         kind, feature = name.split(":", 1)
-        facts.add(f"learned.importance.{kind}.{feature}", value, COEF if kind == "coef" else PERMUTATION, runs)
+        pattern = K.IMPORTANCE_COEF if kind == "coef" else K.IMPORTANCE_PERMUTATION
+        facts.add(pattern.key(feature=feature), value, COEF if kind == "coef" else PERMUTATION, runs)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
 
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import SOURCES
@@ -61,7 +62,7 @@ def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, A
             **common, root="../", slug="runs", title=f"Run {rid}",
             description=f"Scores, confusion matrix, categories and items of run {rid}.",
             header=score.run.header, footer=score.run.footer, score=score, tables=tables,
-            selected=inputs.computed.facts[f"run.{rid}.selected"],
+            selected=inputs.computed.facts[K.RUN_SELECTED.key(run_id=rid)],
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
             items_json=script_json({"task": score.run.header.task, "items": run_items(score)}, strict=False),
             items_asset=items_asset(score.run.header.variant))
