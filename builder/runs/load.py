@@ -1,8 +1,14 @@
-"""Load every run under a folder, reporting all bad runs at once."""
+"""Load every run under a folder, reporting all bad runs at once.
+
+The build reads the store once (`read_store`): every run through the same reader, grouped
+by the benchmark its header names; each benchmark then validates its own runs against its
+data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
@@ -11,6 +17,42 @@ from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.runs.validate import validate_run
+
+
+@dataclass
+class RunStore:
+    """The runs that could be read, by benchmark, and the problems of those that could not."""
+
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def read_store(runs_dir: Path) -> RunStore:
+    store = RunStore()
+    runs: list[Run] = []
+    for path in run_files(runs_dir):
+        try:
+            runs.append(read_run(path))
+        except InputError as exc:
+            store.problems.extend(exc.problems)
+    store.problems.extend(_duplicate_ids(runs))
+    for run in runs:
+        store.runs.setdefault(run.header.benchmark, []).append(run)
+    return store
+
+
+def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
+    """Validate each run against the dataset variant it names; all problems at once."""
+    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
+    problems: list[Problem] = []
+    for run in runs:
+        try:
+            validate_run(run, _dataset_for(run, by_variant))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return list(runs)
 
 
 def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
