@@ -11,6 +11,7 @@ from typing import Any
 
 from builder.benchmarks.base import Benchmark, BuildSettings, DataSource, PageSettings, RunBrief, SiteParts
 from builder.claims.engine import MeasureRegistry
+from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 
@@ -64,6 +65,10 @@ class CIBuzzBench(Benchmark):
         from builder.benchmarks.cibuzzbench.measures import register_run_measures
         computed = state.computed
         register_run_measures(registry, computed.scores.values(), facts, computed.pair_triples())
+
+    def fact_sections(self) -> tuple[Section, ...]:
+        from builder.benchmarks.cibuzzbench.fact_keys import SECTIONS
+        return SECTIONS
 
     def site(self, state: State, facts: FactTable, svg: Any) -> SiteParts:
         from builder.benchmarks.cibuzzbench.views.chart_set import build_charts

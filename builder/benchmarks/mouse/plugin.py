@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.base import Benchmark, BuildSettings, SiteParts
+from builder.benchmarks.mouse.fact_keys import SECTIONS
 from builder.benchmarks.mouse.site_parts import MouseComputed, compute_mouse, mouse_charts, mouse_tables
 from builder.core.errors import InputError, Problem
+from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 
 
@@ -26,6 +28,9 @@ class Mouse(Benchmark):
 
     def compute(self, loaded: Path, facts: FactTable, settings: BuildSettings) -> MouseComputed:
         return compute_mouse(facts, loaded)
+
+    def fact_sections(self) -> tuple[Section, ...]:
+        return SECTIONS
 
     def site(self, computed: MouseComputed, facts: FactTable, svg: Any) -> SiteParts:
         charts = mouse_charts(facts, computed, svg) if svg is not None else {}
