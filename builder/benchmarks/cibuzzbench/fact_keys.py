@@ -9,6 +9,7 @@ from __future__ import annotations
 from builder.benchmarks.cibuzzbench.analyses.paired import COMPARED_SETTINGS, ERROR_SOURCES
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.core.factkeys import FactPattern, Part, Section, choice
 
 _NAME = r"[a-z0-9][a-z0-9_-]*"  # builder.core.names: run ids and summary ids
@@ -27,7 +28,7 @@ CLASS_SCORE = choice("score", ("f1", "precision", "recall"), "")
 LABEL = Part("label", r"[A-D]|harmful|non_harmful", "a label of the run's task: `A`–`D`, or `harmful` / `non_harmful`")
 PROBE = Part("probe", r"[a-z][a-z0-9_]*", "a model-free probe: `random`, `constant_letter`, `longest_chars`, "
              "`shortest_chars`, `longest_words`, `learned_options`, `learned_lengths` (Task 3: `always_non_harmful`)")
-SEED = Part("seed", r"\d+", "an option-shuffle seed (the official five: 1111 … 5555)")
+SEED = Part("seed", r"\d+", f"an option-shuffle seed (the official five: {', '.join(map(str, OFFICIAL_SEEDS))})")
 RUN_ID = Part("run_id", _NAME, "a run's id (its header's `run_id`)")
 PAIR_ID = Part("pair_id", f"{_NAME}__vs__{_NAME}", "`<blind run_id>__vs__<sighted run_id>` (docs/paired-facts.md)")
 MODEL_ID = Part("id", _NAME, "a model or paired summary's id (docs/model-facts.md)")
@@ -103,7 +104,7 @@ PROBE_CATEGORY_MEAN = _p("leak.{probe}.category.{category}.{metric}.mean", S,
                          "mean over option seeds of the score within the category (all items)",
                          PROBE, CATEGORY, METRIC, variants=True)
 PROBE_CATEGORY_SEED = _p("leak.{probe}.category.{category}.{metric}.seed_{seed}", S,
-                         "the score within the category at the default seed (1111), bootstrapped within it",
+                         f"the score within the category at the default seed ({DEFAULT_SEED}), bootstrapped within it",
                          PROBE, CATEGORY, METRIC, SEED, interval=True, variants=True)
 HARM_PROBE = _p("harm.{probe}{scope}.{metric}", S, "a Task 3 probe's score", PROBE, SCOPE, METRIC,
                 interval=True, variants=True)
@@ -181,7 +182,7 @@ MODEL_SEEDS = _p("model.{id}.seeds", COUNT, "runs in the summary (one per option
 MODEL_ITEMS = _p("model.{id}.items", COUNT, "items in each run (the smallest run)", MODEL_ID)
 MODEL_ITEMS_DECLARED = _p("model.{id}.items_declared", COUNT, "items the runs' headers declare (`items.n`)", MODEL_ID)
 MODEL_SPREAD = _p("model.{id}.{metric}.{stat}", S, "the model's score over option seeds", MODEL_ID, METRIC, STAT)
-MODEL_INTERVAL = _p("model.{id}.{metric}", S, "bootstrap interval of the seed-1111 run (else the lowest seed's)",
+MODEL_INTERVAL = _p("model.{id}.{metric}", S, f"bootstrap interval of the seed-{DEFAULT_SEED} run (else the lowest seed's)",
                     MODEL_ID, METRIC, interval=True, bare=False)
 MODEL_HARMFUL_F1 = _p("model.{id}.f1.harmful.{stat}", S, "Task 3: F1 of the harmful class over seeds",
                       MODEL_ID, STAT)
@@ -193,7 +194,7 @@ PAIRED_CHANCE = _p("paired.{id}.chance.accuracy", S, "accuracy of a uniformly ra
 PAIRED_ARM = _p("paired.{id}.{arm}.{metric}.{stat}", S, "an arm's score on the shared items", MODEL_ID, ARM, METRIC,
                 STAT)
 PAIRED_GAP = _p("paired.{id}.gap.{metric}.{stat}", PTS, "sighted − blind", MODEL_ID, METRIC, STAT)
-PAIRED_GAP_INTERVAL = _p("paired.{id}.gap.{metric}", PTS, "paired-bootstrap interval of the seed-1111 pair",
+PAIRED_GAP_INTERVAL = _p("paired.{id}.gap.{metric}", PTS, f"paired-bootstrap interval of the seed-{DEFAULT_SEED} pair",
                          MODEL_ID, METRIC, interval=True, bare=False)
 PAIRED_RATIO = _p("paired.{id}.ratio.{metric}.{stat}", PCT, "blind / sighted × 100 (absent if a sighted score is 0)",
                   MODEL_ID, METRIC, STAT)
@@ -221,7 +222,7 @@ PAIRED_CATEGORY_ARM = _p("paired.{id}.category.{category}.{arm}.accuracy.{stat}"
 PAIRED_CATEGORY_GAP = _p("paired.{id}.category.{category}.gap.accuracy.{stat}", PTS,
                          "sighted − blind accuracy within the category", MODEL_ID, CATEGORY, STAT)
 PAIRED_CATEGORY_GAP_INTERVAL = _p("paired.{id}.category.{category}.gap.accuracy", PTS,
-                                  "paired-bootstrap interval of the seed-1111 pair, within the category",
+                                  f"paired-bootstrap interval of the seed-{DEFAULT_SEED} pair, within the category",
                                   MODEL_ID, CATEGORY, interval=True, bare=False)
 PAIRED_CATEGORY_MCNEMAR = _p("paired.{id}.category.{category}.mcnemar_p.{range}", P,
                              "exact McNemar p within the category, range over seeds", MODEL_ID, CATEGORY, RANGE)
