@@ -96,3 +96,24 @@ def test_interval_only_patterns_do_not_claim_the_bare_key() -> None:
     assert K.MODEL_INTERVAL.regex.fullmatch("model.m1.accuracy.ci95_low")
     assert not K.MODEL_INTERVAL.regex.fullmatch("model.m1.accuracy")
     assert K.RUN_SCORE.regex.fullmatch("run.r1.accuracy") and K.RUN_SCORE.regex.fullmatch("run.r1.accuracy.ci95_high")
+
+
+def test_a_probe_name_enters_its_keys_as_a_name() -> None:
+    """A probe run's subject name is free text: a valid name is kept as it is, anything else
+    (dots would add key segments) becomes its slug, and two names sharing a slug are refused."""
+    from types import SimpleNamespace
+
+    from builder.benchmarks.cibuzzbench.compute import _probe_keys
+    from builder.core.errors import InputError
+
+    def group(name: str, path: str) -> list:
+        return [SimpleNamespace(run=SimpleNamespace(path=path, header=SimpleNamespace(subject_name=name)))]
+
+    keys = _probe_keys({("original", "t", "longest_chars", "all"): group("longest_chars", "a.jsonl"),
+                        ("original", "t", "My.Probe", "all"): group("My.Probe", "b.jsonl")})
+    assert keys == {"longest_chars": "longest_chars", "My.Probe": "my_probe"}
+    assert K.PROBE_SPREAD.key(probe=keys["My.Probe"], scope="all", metric="accuracy", stat="mean") == \
+        "leak.my_probe.accuracy.mean"
+    with pytest.raises(InputError, match="would share the fact keys leak.my_probe"):
+        _probe_keys({("original", "t", "My.Probe", "all"): group("My.Probe", "b.jsonl"),
+                     ("original", "t", "my_probe", "all"): group("my_probe", "c.jsonl")})

@@ -21,7 +21,9 @@ from builder.benchmarks.cibuzzbench.analyses.paired_facts import add_paired_fact
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore, score_run
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset
+from builder.core.errors import InputError
 from builder.core.factkeys import FactPattern
+from builder.core.names import slug
 from builder.core.facts import FactTable
 from builder.stats import HARMFUL, summarise_seeds
 from builder.runs.schema import Run
@@ -177,14 +179,31 @@ def add_probe_facts(facts: FactTable, scores: list[RunScore]) -> None:
     for s in scores:
         if s.run.header.condition == "probe":
             groups[(s.run.header.variant, s.run.header.task, s.run.header.subject_name, s.run.header.scope)].append(s)
+    keys = _probe_keys(groups)
     for (variant, task, probe, scope), members in sorted(groups.items()):
-        on = {"variant": variant, "probe": probe}
+        on = {"variant": variant, "probe": keys[probe]}
         if task == EQUIVALENT_SELECTION:
             _add_seed_group(facts, {**on, "scope": scope}, members)
             if scope == "all":
                 _add_category_group(facts, on, members)
         elif task == HARMFULNESS_DETECTION and len(members) == 1:
             _add_harm_probe(facts, {**on, "scope": scope}, members[0])
+
+
+def _probe_keys(groups: Mapping[tuple[str, str, str, str], list[RunScore]]) -> dict[str, str]:
+    """A probe's name as one part of its fact keys: the name itself when it is a valid name
+    (every probe buzzprobe writes), else its slug, so no name can add or blur a key segment.
+    Two names with one slug are a located error, not two probes writing the same keys."""
+    keys: dict[str, str] = {}
+    owners: dict[str, RunScore] = {}
+    for (_, _, name, _), members in sorted(groups.items()):
+        key = keys.setdefault(name, slug(name))
+        first = owners.setdefault(key, members[0])
+        if first.run.header.subject_name != name:
+            raise InputError.single(members[0].run.path, f"probe {name!r} and probe "
+                                    f"{first.run.header.subject_name!r} ({first.run.path}) would share the fact "
+                                    f"keys leak.{key}.*; rename one", line=1, field="subject.name")
+    return keys
 
 
 def _add_seed_group(facts: FactTable, on: dict[str, str], members: list[RunScore]) -> None:

@@ -26,8 +26,9 @@ DISTRACTOR = choice("distractor", DISTRACTOR_TYPES, "")
 HARM_CLASS = choice("harm", ("harmful", "non_harmful"), "")
 CLASS_SCORE = choice("score", ("f1", "precision", "recall"), "")
 LABEL = Part("label", r"[A-D]|harmful|non_harmful", "a label of the run's task: `A`–`D`, or `harmful` / `non_harmful`")
-PROBE = Part("probe", r"[a-z][a-z0-9_]*", "a model-free probe: `random`, `constant_letter`, `longest_chars`, "
-             "`shortest_chars`, `longest_words`, `learned_options`, `learned_lengths` (Task 3: `always_non_harmful`)")
+PROBE = Part("probe", _NAME, "a model-free probe: `random`, `constant_letter`, `longest_chars`, "
+             "`shortest_chars`, `longest_words`, `learned_options`, `learned_lengths` (Task 3: `always_non_harmful`); "
+             "another probe's name enters as its slug")
 SEED = Part("seed", r"\d+", f"an option-shuffle seed (the official five: {', '.join(map(str, OFFICIAL_SEEDS))})")
 RUN_ID = Part("run_id", _NAME, "a run's id (its header's `run_id`)")
 PAIR_ID = Part("pair_id", f"{_NAME}__vs__{_NAME}", "`<blind run_id>__vs__<sighted run_id>` (docs/paired-facts.md)")

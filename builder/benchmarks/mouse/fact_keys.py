@@ -13,9 +13,10 @@ _SLUG = r"[a-z0-9][a-z0-9_-]*"
 TABLE = choice("table", ("main", "mcc", "human_cc"), "a reported table: main (Table 3), mcc (Table 4), "
                "human_cc (Table 6)")
 ROW = Part("row", _SLUG, "a table row: the slug of a model's (or a human group's) name")
-COLUMN = Part("column", r"(?!n\b)[a-z0-9_]+", "a column of the table, as named in content/mouse/reported.yaml")
-TEXT = Part("name", r"[a-z0-9_]+", "a figure stated in the paper's text (`text_figures` in reported.yaml)")
-GROUP = Part("group", r"[a-z0-9_]+", "a model group of content/mouse/reported.yaml (commercial, local)")
+_WORD = r"[^.]+"  # names from content/mouse: anything a key segment can hold (no dot)
+COLUMN = Part("column", r"(?!n(?:\.|$))[^.]+", "a column of the table, as named in content/mouse/reported.yaml")
+TEXT = Part("name", _WORD, "a figure stated in the paper's text (`text_figures` in reported.yaml)")
+GROUP = Part("group", _WORD, "a model group of content/mouse/reported.yaml (commercial, local)")
 CLAIM = Part("claim", _SLUG, "a statement's id in content/mouse/claims.yaml")
 CONDITION = Part("n", r"\d+", "the condition's number within the statement, from 1")
 EVIDENCE = Part("evidence", _SLUG, "the slug of an evidence label, or the condition's aggregate (mean, min, …)")
