@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.benchmarks.mouse.measured import (MAIN_COLUMNS, MCC_COLUMNS, add_measured_facts, check_runs,
+from builder.benchmarks.mouse.measured import (MAIN_FACTS, MCC_FACTS, add_measured_facts, check_runs,
                                                data_folder, load_mouse_data)
 from builder.benchmarks.mouse.metrics import BootstrapOptions
 from builder.benchmarks.mouse.runs import score_run
@@ -48,7 +48,7 @@ def test_fixture_runs_are_checked_and_every_measured_cell_is_a_fact_with_an_inte
     assert [r.task for r in rows] == ["tr", "rc", "ir", "td", "ms", "cc"]  # the paper's task order
     assert facts["mouse.measured.runs"] == 6 and facts["mouse.measured.in_progress"] == 0
     by_task = {r.task: r for r in rows}
-    for task, metric in (*MAIN_COLUMNS.values(), *MCC_COLUMNS.values()):
+    for task, metric in (*MAIN_FACTS.values(), *MCC_FACTS.values()):
         key = f"{by_task[task].base}.{metric}"
         assert facts[f"{key}.ci95_low"] <= facts[key] <= facts[f"{key}.ci95_high"], key
     ms = next(r for r in runs if r.header.task == "ms")
