@@ -1,15 +1,20 @@
-"""The pipeline, in one direction: load -> validate -> compute -> render -> write."""
+"""The pipeline, in one direction: load -> validate -> compute -> render -> write.
+
+It runs each stage over every registered benchmark (builder/benchmarks/) and names none of
+them; what a benchmark does at each stage is its plug-in's business (benchmarks/base.py).
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from typing import Any
+
+from builder.benchmarks.base import BuildSettings, PageSettings
 from builder.core.fingerprint import build_fingerprint
-from builder.core.errors import InputError
+from builder.core.errors import InputError, Problem
 from builder.site.write import STAMP, read_stamp
 
 
@@ -36,26 +41,64 @@ class BuildResult:
 
 def build(config: BuildConfig) -> BuildResult:
     """Build the site; skip all work when no input changed since the last build."""
+    from builder.benchmarks import registered
     check_out_folder(config)
-    fingerprint = build_fingerprint(config.dataset, config.runs_dir, config.content_dir)
+    settings = _settings(config)
+    extra = [path for b in registered() for path in b.inputs(settings)]
+    fingerprint = build_fingerprint(config.runs_dir, config.content_dir, extra)
     if not config.force and read_stamp(config.out) == fingerprint:
         return BuildResult(skipped=True, files=0, facts=0, runs=0)
     # Heavy imports only once we know there is work to do.
-    from builder.benchmarks.cibuzzbench.compute import compute
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.runs.load import load_runs
+    from builder.core.facts import FactTable
     from builder.site.write import write_site
 
-    dataset = load_dataset(config.dataset, config.spec) if config.spec else load_dataset(config.dataset)
-    variants = derive_variants(dataset)
-    runs = load_runs(config.runs_dir, {"original": dataset, **variants})
-    computed = compute(dataset, runs, variants)
-    _add_importance(computed, dataset, config)
-    reported, statements = _add_fidelity(computed, config)
-    files = _render(config, dataset, computed, variants, reported, statements)
+    loaded = _load(settings, config.runs_dir)
+    facts = FactTable()
+    computed = {b.name: b.compute(loaded[b.name], facts, settings) for b in registered()}
+    files, runs = _render(settings, facts, computed)
     write_site(files, config.out, fingerprint)
-    return BuildResult(skipped=False, files=len(files), facts=len(computed.facts.values), runs=len(runs))
+    return BuildResult(skipped=False, files=len(files), facts=len(facts.values), runs=runs)
+
+
+def _settings(config: BuildConfig) -> BuildSettings:
+    return BuildSettings(dataset=config.dataset, content_dir=config.content_dir, cache_dir=config.cache_dir,
+                         spec=config.spec, charts=config.charts)
+
+
+def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
+    """Every run through the one reader, then each benchmark's data and runs; all problems at once."""
+    from builder.benchmarks import registered
+    from builder.runs.load import read_store
+    store = read_store(runs_dir)
+    problems = list(store.problems)
+    owners = _run_owners(settings)
+    for name, runs in sorted(store.runs.items()):
+        if name not in owners:
+            problems += [Problem(run.path, f"no benchmark {name!r} in this build (known: "
+                                 f"{', '.join(sorted(owners))})", 1, "benchmark") for run in runs]
+    loaded: dict[str, Any] = {}
+    for benchmark in registered():
+        mine = [run for name, runs in sorted(store.runs.items()) if owners.get(name) == benchmark.name for run in runs]
+        try:
+            loaded[benchmark.name] = benchmark.load(settings, mine)
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return loaded
+
+
+def _run_owners(settings: BuildSettings) -> dict[str, str]:
+    """Which plug-in reads the runs of each benchmark name."""
+    from builder.benchmarks import registered
+    owners: dict[str, str] = {}
+    for benchmark in registered():
+        for name in benchmark.run_names(settings):
+            if name in owners:
+                raise InputError.single(settings.content_dir, f"benchmark name {name!r} is claimed by both "
+                                        f"{owners[name]} and {benchmark.name}")
+            owners[name] = benchmark.name
+    return owners
 
 
 def check_out_folder(config: BuildConfig) -> None:
@@ -78,70 +121,41 @@ def check_out_folder(config: BuildConfig) -> None:
                                 f"{STAMP}); a build replaces its folder, so choose an empty or new one")
 
 
-def _add_importance(computed, dataset, config: BuildConfig) -> None:
-    """Feature importance of the learned probe, shown only when its runs are in the build."""
-    from builder.benchmarks.cibuzzbench.analyses.importance import add_importance_facts, feature_importance
-    learned = tuple(rid for rid, s in computed.scores.items()
-                    if s.run.header.subject_name == "learned_options" and s.run.header.variant == "original")
-    if learned:
-        add_importance_facts(computed.facts, feature_importance(dataset, config.cache_dir), learned)
-
-
-def _add_fidelity(computed, config: BuildConfig):
-    """The published probe's figures against the facts (content/article-figures.yaml); returns
-    the reported figures (which the pages quote too) and the statements."""
-    from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts
-    from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
-    from builder.benchmarks.cibuzzbench.reported import load_reported
-    reported = load_reported(config.content_dir / "reported.yaml")
-    path = config.content_dir / "article-figures.yaml"
-    statements = load_article_figures(path, reported)
-    add_fidelity_facts(computed.facts, statements, reported)
-    return reported, statements
-
-
-def _render(config: BuildConfig, dataset, computed, variants, reported, statements) -> dict[str, bytes]:
-    from builder.core.build_date import build_date
+def _render(settings: BuildSettings, facts: Any, computed: dict[str, Any]) -> tuple[dict[str, bytes], int]:
+    """Tracker verdicts, then every benchmark's site parts and pages, then the site."""
+    from builder.benchmarks import registered
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
-    from builder.claims.run_measures import register_run_measures
-    from builder.benchmarks.mouse.site_parts import mouse_site_parts
+    from builder.core.build_date import build_date
+    from builder.site.charts import SvgRenderer
     from builder.site.render import SiteInputs, render_site
 
+    content = settings.content_dir
     registry = MeasureRegistry()
-    register_run_measures(registry, computed.scores.values(), computed.facts, computed.pair_triples())
-    today = build_date(config.content_dir.parent if config.content_dir.is_absolute() else Path("."))
-    predictions = load_predictions(config.content_dir / "predictions.yaml", set(registry.measures), registry)
+    for benchmark in registered():
+        benchmark.measures(computed[benchmark.name], facts, registry)
+    today = build_date(content.parent if content.is_absolute() else Path("."))
+    predictions = load_predictions(content / "predictions.yaml", set(registry.measures), registry)
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
-    with _svg_cache(config.cache_dir if config.charts else None):
-        charts, assets = _charts(computed, config.cache_dir) if config.charts else ({}, {})
-        mouse = mouse_site_parts(computed.facts, config.content_dir, charts=config.charts)
+    svg = SvgRenderer(settings.cache_dir / "svg") if settings.charts else None
+    parts = {b.name: b.site(computed[b.name], facts, svg) for b in registered()}
+    charts = any(part.charts for part in parts.values())
     inputs = SiteInputs(
-        dataset=dataset, computed=computed, content_dir=config.content_dir,
-        reported=reported, verdicts=verdicts, build_date=today,
-        site_url=os.environ.get("BUZZPROBE_SITE_URL", ""), charts={**charts, **mouse.charts},
-        extra_tables=mouse.tables, mouse_verdicts=mouse.verdicts, variants=variants, article_figures=statements,
-        assets={**assets, "assets/item-browser.js": (config.content_dir / "static" / "item-browser.js").read_bytes()},
+        facts=facts, parts=parts, content_dir=content, verdicts=verdicts, build_date=today,
+        site_url=os.environ.get("BUZZPROBE_SITE_URL", ""),
+        pages=lambda page_settings: _pages(computed, facts, page_settings),
+        assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
+                "assets/item-browser.js": (content / "static" / "item-browser.js").read_bytes()},
     )
-    return render_site(inputs)
+    return render_site(inputs), sum(len(part.runs) for part in parts.values())
 
 
-@contextmanager
-def _svg_cache(cache_dir: Path | None) -> Iterator[None]:
-    """Chart SVGs are cached on disk by content hash while the build renders them."""
-    from builder.site import charts
-    charts.use_svg_cache(cache_dir / "svg" if cache_dir else None)
-    try:
-        yield
-    finally:
-        charts.use_svg_cache(None)
-
-
-def _charts(computed, cache_dir: Path) -> tuple[dict, dict[str, bytes]]:
-    """Charts and the shared Vega bundle; the bundle is cached on disk by content hash because
-    generating it is the slowest step of a build (seconds), and it rarely changes."""
-    from builder.benchmarks.cibuzzbench.views.chart_set import build_charts
-    return build_charts(computed), {"assets/vega-bundle.js": _cached_bundle(cache_dir)}
+def _pages(computed: dict[str, Any], facts: Any, page_settings: PageSettings) -> dict[str, bytes]:
+    from builder.benchmarks import registered
+    files: dict[str, bytes] = {}
+    for benchmark in registered():
+        files.update(benchmark.pages(computed[benchmark.name], facts, page_settings))
+    return files
 
 
 def _cached_bundle(cache_dir: Path) -> bytes:

@@ -9,11 +9,11 @@ import pytest
 
 from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts, check_fact_keys, evaluate
 from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
-from builder.benchmarks.cibuzzbench.reported import ReportedTable, load_reported
+from builder.core.reported import ReportedTable, load_reported
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.benchmarks.cibuzzbench.views.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE, fidelity_table
-from builder.site.views import FactCells
+from builder.site.tables import FactCells
 
 REPO = Path(__file__).resolve().parents[1]
 REPORTED = """\

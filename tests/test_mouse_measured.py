@@ -16,7 +16,7 @@ from builder.benchmarks.mouse.metrics import BootstrapOptions
 from builder.benchmarks.mouse.runs import score_run
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
-from builder.runs.load import read_runs
+from builder.runs.load import read_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"
 RUNS = FIXTURES / "runs"
@@ -30,7 +30,7 @@ def data():
 
 @pytest.fixture(scope="module")
 def runs():
-    return read_runs(RUNS)["mouse"]
+    return read_store(RUNS).runs["mouse"]
 
 
 def test_the_data_folder_comes_from_the_environment_and_loads_each_file_once(data) -> None:
@@ -64,7 +64,7 @@ def _copy(tmp_path: Path) -> Path:
 
 def test_a_run_without_its_data_or_on_other_data_is_located(tmp_path: Path, data) -> None:
     folder = _copy(tmp_path)
-    runs = read_runs(folder.parent)["mouse"]
+    runs = read_store(folder.parent).runs["mouse"]
     with pytest.raises(InputError) as caught:
         check_runs(runs, data[:1])  # only main_eval: ms and cc have no data file
     found = sorted((Path(p.path).name, p.line, p.field) for p in caught.value.problems)
@@ -80,7 +80,7 @@ def test_an_unfinished_run_is_counted_not_scored(tmp_path: Path, data) -> None:
     path = folder / "mouse-synthetic-model-0_6b-ir.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join(lines[:-3]) + "\n", encoding="utf-8")  # no footer, two items short
-    runs = check_runs(read_runs(folder.parent)["mouse"], data)
+    runs = check_runs(read_store(folder.parent).runs["mouse"], data)
     facts = FactTable()
     rows = add_measured_facts(facts, runs, data, None)
     assert "ir" not in [r.task for r in rows] and facts["mouse.measured.in_progress"] == 1

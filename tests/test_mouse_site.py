@@ -17,14 +17,14 @@ from scipy import stats
 
 from builder.claims.engine import MeasureRegistry, judge_statement
 from builder.site.pages import read_page
-from builder.benchmarks.cibuzzbench.reported import load_reported as load_site_reported
+from builder.core.reported import load_reported as load_site_reported
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.benchmarks.mouse.facts import add_reported_facts
 from builder.benchmarks.mouse.measures import (MEASURES, PRIMARY, MouseMeasures, average_ranks, line_fit, load_mouse_claims,
                                     register_mouse_measures, spearman)
 from builder.benchmarks.mouse.reported import load_reported
-from builder.benchmarks.mouse.site_parts import SCALE_CHART, SCORE, mouse_site_parts, qwen3_scale_rows
+from builder.benchmarks.mouse.site_parts import SCALE_CHART, SCORE, compute_mouse, mouse_charts, mouse_tables, qwen3_scale_rows
 from builder.site.charts import scale_chart
 from builder.site.environment import make_environment
 from builder.site.markdown_pages import FactUse, page_functions, render_page_body
@@ -49,6 +49,14 @@ def m(reported):
 def built():
     facts = FactTable()
     return facts, mouse_site_parts(facts, CONTENT)
+
+
+def mouse_site_parts(facts: FactTable, content: Path, *, charts: bool = True) -> SimpleNamespace:
+    """What the Mouse plug-in's compute and site stages give the build."""
+    from builder.site.charts import SvgRenderer
+    computed = compute_mouse(facts, content)
+    drawn = mouse_charts(facts, computed, SvgRenderer()) if charts else {}
+    return SimpleNamespace(tables=mouse_tables(facts, computed), charts=drawn, verdicts=computed.verdicts)
 
 
 def values(evidence) -> dict[str, float]:
@@ -362,8 +370,8 @@ def test_scale_chart_rejects_bad_rows(rows, message):
 
 # ------------------------------------------------------------------------------- page
 
-def render_mouse_page(facts: FactTable, tables: dict, charts: dict, inputs: object) -> str:
-    """The page as site.py renders it: Jinja functions, table/chart macros, blocks, Markdown."""
+def render_mouse_page(facts: FactTable, tables: dict, charts: dict, names: dict) -> str:
+    """The page as site/render.py renders it (`names`: the plug-ins' page context): Jinja functions, table/chart macros, blocks, Markdown."""
     env = make_environment(CONTENT / "templates")
     common = {"provenance": facts.provenance, "root": "", "build_date": "2026-01-01", "run_count": 0}
     functions = page_functions(facts, load_site_reported(CONTENT / "reported.yaml"), "", FactUse())
@@ -374,7 +382,7 @@ def render_mouse_page(facts: FactTable, tables: dict, charts: dict, inputs: obje
         return Markup('<div class="shortcode">{}</div>').format(Markup(html.strip()))
 
     def block(name: str, **params) -> Markup:
-        return shortcode(env.get_template(f"blocks/{name}.html").render(**common, **params, inputs=inputs,
+        return shortcode(env.get_template(f"blocks/{name}.html").render(**common, **names, **params,
                                                                         tables=tables, **functions))
 
     context = {**functions, "block": block, "table": lambda t: shortcode(table_macro.render(tables[t])),
@@ -385,7 +393,7 @@ def render_mouse_page(facts: FactTable, tables: dict, charts: dict, inputs: obje
 
 def test_page_renders_with_the_parts(built):
     facts, parts = built
-    html = render_mouse_page(facts, parts.tables, parts.charts, SimpleNamespace(mouse_verdicts=parts.verdicts))
+    html = render_mouse_page(facts, parts.tables, parts.charts, {"mouse_verdicts": parts.verdicts})
     for table_id in parts.tables:
         assert f'id="{table_id}"' in html
     assert f'id="chart-{SCALE_CHART}"' in html
@@ -399,12 +407,12 @@ def test_page_renders_with_the_parts(built):
 
 def test_reported_cells_show_three_decimals(built):
     facts, parts = built
-    html = render_mouse_page(facts, parts.tables, {}, SimpleNamespace())
+    html = render_mouse_page(facts, parts.tables, {}, {})
     assert 'title="mouse.reported.main.gpt5_2.td_acc' in html and ">0.694</td>" in html
 
 
 def test_page_renders_before_the_parts_are_wired():
-    html = render_mouse_page(FactTable(), {}, {}, SimpleNamespace())
+    html = render_mouse_page(FactTable(), {}, {}, {})
     assert "not part of this build" in html and "badge" not in html and "gated" in html
 
 

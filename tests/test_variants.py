@@ -131,7 +131,7 @@ def test_each_set_has_the_facts_that_show_whether_length_is_gone(three_sets):
 
 
 def test_the_evidence_table_shows_three_sets_with_accuracy_beside_macro_f1(three_sets):
-    from builder.site import views as v
+    from builder.benchmarks.cibuzzbench.views import tables as v
     _, facts = three_sets
     table = v.option_sets_table(v.FactCells(facts), ["longest_chars", "learned_options"], "test")
     assert table.columns[1:] == ("Original: accuracy", "Original: macro F1", "Gold pool (article): accuracy",

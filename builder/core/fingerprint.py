@@ -20,18 +20,19 @@ def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
     return sorted(found)
 
 
-def build_fingerprint(dataset: Path, runs_dir: Path, content_dir: Path) -> str:
-    """Names are taken relative to their folder so moving the project keeps the hash."""
+def build_fingerprint(runs_dir: Path, content_dir: Path, inputs: Iterable[Path] = ()) -> str:
+    """`inputs`: data files the benchmarks read besides content/ and runs/. Names are taken
+    relative to their folder (data files by position) so moving the project keeps the hash."""
     digest = hashlib.sha256()
     groups = {
         "code": (PACKAGE_DIR, _files(PACKAGE_DIR, ["*.py"])),
         "content": (content_dir, _files(content_dir, ["*"])),
         "runs": (runs_dir, run_files(runs_dir)),
-        "dataset": (dataset.parent, [dataset]),
+        "data": (None, list(inputs)),
     }
     for group, (root, paths) in groups.items():
-        for path in paths:
-            name = "dataset" if group == "dataset" else path.relative_to(root).as_posix()
+        for i, path in enumerate(paths):
+            name = f"input{i}" if root is None else path.relative_to(root).as_posix()
             digest.update(f"{group}\0{name}\0".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     for name in ENV_INPUTS:

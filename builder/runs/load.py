@@ -1,14 +1,14 @@
 """Load every run under a folder, reporting all bad runs at once.
 
-One folder holds every benchmark's runs (runs/<model>/...). `read_runs` reads each file once
-with the one reader and groups the runs by the benchmark their header names; each benchmark
-then validates its own group against its data (CIBuzzBench: `load_runs` below). A run_id is
-unique across the whole folder, whatever the benchmark.
+The build reads the store once (`read_store`): every run through the same reader, grouped
+by the benchmark its header names; each benchmark then validates its own runs against its
+data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
@@ -18,58 +18,57 @@ from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.runs.validate import validate_run
 
-CIBUZZBENCH = "cibuzzbench"
+
+@dataclass
+class RunStore:
+    """The runs that could be read, by benchmark, and the problems of those that could not."""
+
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
 
 
-def read_runs(runs_dir: Path) -> dict[str, list[Run]]:
-    """benchmark -> its runs in file order; raises every reading problem of every file."""
-    groups, problems = _read_all(runs_dir)
-    if problems:
-        raise InputError(problems)
-    return groups
-
-
-def _read_all(runs_dir: Path) -> tuple[dict[str, list[Run]], list[Problem]]:
-    groups: dict[str, list[Run]] = {}
-    problems: list[Problem] = []
+def read_store(runs_dir: Path) -> RunStore:
+    store = RunStore()
     runs: list[Run] = []
     for path in run_files(runs_dir):
         try:
-            run = read_run(path)
+            runs.append(read_run(path))
         except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        runs.append(run)
-        groups.setdefault(run.header.benchmark, []).append(run)
-    return groups, problems + _duplicate_ids(runs)
+            store.problems.extend(exc.problems)
+    store.problems.extend(_duplicate_ids(runs))
+    for run in runs:
+        store.runs.setdefault(run.header.benchmark, []).append(run)
+    return store
 
 
-def validated(runs: list[Run], validate: Callable[[Run], None]) -> list[Run]:
-    """The runs if every one passes `validate`; else every problem of every run at once."""
+def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
+    """Validate each run against the dataset variant it names; all problems at once."""
+    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
     problems: list[Problem] = []
     for run in runs:
         try:
-            validate(run)
+            validate_run(run, _dataset_for(run, by_variant))
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    return runs
+    return list(runs)
 
 
 def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
-    """Read every run and validate the CIBuzzBench ones against the dataset variant each names
-    (other benchmarks' runs are read, so their problems are reported, and validated by them)."""
+    """Read and validate every run against the dataset variant it names."""
     by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
-    groups, problems = _read_all(runs_dir)
     runs: list[Run] = []
-    for run in groups.get(CIBUZZBENCH, []):
+    problems: list[Problem] = []
+    for path in run_files(runs_dir):
         try:
+            run = read_run(path)
             validate_run(run, _dataset_for(run, by_variant))
         except InputError as exc:
             problems.extend(exc.problems)
             continue
         runs.append(run)
+    problems.extend(_duplicate_ids(runs))
     if problems:
         raise InputError(problems)
     return runs

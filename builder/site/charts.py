@@ -160,7 +160,7 @@ _FONT_ATTR = f' font-family="{html.escape(FONT)}"'
 
 
 def render_svg(spec: Mapping[str, Any], *, title: str | None = None, description: str | None = None,
-               id_prefix: str | None = None, standalone: bool = False) -> str:
+               id_prefix: str | None = None, standalone: bool = False, renderer: SvgRenderer | None = None) -> str:
     """Render a Vega-Lite spec to an accessible, deterministic SVG string.
 
     The root gets ``role="img"``, a ``<title>`` (``title``, else the description, else the
@@ -174,7 +174,7 @@ def render_svg(spec: Mapping[str, Any], *, title: str | None = None, description
     prefix = id_prefix or "chart"
     if not _ID.match(prefix):
         raise ValueError(f"id_prefix {prefix!r} must match {_ID.pattern}")
-    svg = _vegalite_svg(spec)
+    svg = (renderer or SvgRenderer()).vegalite(spec)
     if _ROOT.match(svg) is None:  # pragma: no cover - vl-convert always starts with the root element
         raise ValueError("vl-convert did not return an <svg> document")
     svg = _TAG.sub(_tidy_tag, svg)
@@ -201,26 +201,29 @@ def render_svg(spec: Mapping[str, Any], *, title: str | None = None, description
     return head + svg[root.end():]
 
 
-_svg_cache: Path | None = None
+class SvgRenderer:
+    """Draws Vega-Lite specs with vl-convert. With a `cache` folder it keeps the raw output by
+    content hash, so unchanged charts are not drawn again; the build passes one explicitly
+    (no module state), and deleting the folder changes nothing but time."""
 
+    def __init__(self, cache: Path | None = None) -> None:
+        self.cache = cache
 
-def use_svg_cache(folder: Path | None) -> None:
-    """Keep raw vl-convert output on disk by content hash, so unchanged charts are not re-rendered."""
-    global _svg_cache
-    _svg_cache = folder
+    def vegalite(self, spec: Mapping[str, Any]) -> str:
+        if self.cache is None:
+            return self._draw(spec)
+        key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
+                                        separators=(",", ":")).encode("utf-8")).hexdigest()
+        path = self.cache / f"{key}.svg"
+        if path.exists():
+            return path.read_text(encoding="utf-8")
+        svg = self._draw(spec)
+        atomic_write(path, svg.encode("utf-8"))
+        return svg
 
-
-def _vegalite_svg(spec: Mapping[str, Any]) -> str:
-    if _svg_cache is None:
+    @staticmethod
+    def _draw(spec: Mapping[str, Any]) -> str:
         return vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
-    key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
-                                    separators=(",", ":")).encode("utf-8")).hexdigest()
-    path = _svg_cache / f"{key}.svg"
-    if path.exists():
-        return path.read_text(encoding="utf-8")
-    svg = vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
-    atomic_write(path, svg.encode("utf-8"))
-    return svg
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -246,7 +249,8 @@ def _round_number(match: re.Match) -> str:
 
 def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
                         title: str = "Option length by slot",
-                        description: str | None = None) -> Chart:
+                        description: str | None = None,
+    renderer: SvgRenderer | None = None) -> Chart:
     """Distribution of option lengths, one panel per slot (gold, literal, cultural, pragmatic).
 
     ``rows`` are already-aggregated ``(slot, length_in_chars, count)`` triples, one per
@@ -297,14 +301,15 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
     table = tuple((n, *(seen.get((s, n), 0) for s in slots)) for n in lengths)
     desc = description or ("Histogram of option lengths in characters, one panel per option slot ("
                            + ", ".join(slots) + ").")
-    return _finish(chart, id=id, title=title, description=desc,
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Length (characters)", *slots), rows=table)
 
 
 def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
                          title: str = "Heuristic scores by seed", value_title: str = "Macro-F1",
                          means: Mapping[str, float] | None = None,
-                         description: str | None = None) -> Chart:
+                         description: str | None = None,
+    renderer: SvgRenderer | None = None) -> Chart:
     """One dot per (heuristic, seed) score, with a tick at each heuristic's mean.
 
     ``rows``: ``(heuristic label, seed, score)``. Pass ``means`` (heuristic -> mean, the
@@ -354,13 +359,14 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     chart = chart.properties(width=WIDTH, height=_band_height(len(order), 30))
     desc = description or (f"{value_title} of each heuristic for every seed (dots); the vertical tick "
                            "marks each heuristic's mean over seeds.")
-    return _finish(chart, id=id, title=title, description=desc,
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Heuristic", "Seed", value_title), rows=tuple(table))
 
 
 def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores",
                          title: str = "Scores by category", value_title: str = "Score",
-                         series_title: str = "Series", description: str | None = None) -> Chart:
+                         series_title: str = "Series", description: str | None = None,
+    renderer: SvgRenderer | None = None) -> Chart:
     """Points with interval bars per category; series told apart by colour AND shape.
 
     ``rows``: ``(category, series label, value, ci_low, ci_high)``; the bounds may be ``None``
@@ -404,14 +410,15 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
         width=WIDTH, height=_band_height(len(categories), max(28, 14 * len(series) + 10)))
     desc = description or (f"{value_title} per category for each {series_title.lower()}: points with "
                            "horizontal interval bars.")
-    return _finish(chart, id=id, title=title, description=desc,
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Category", series_title, value_title, "Interval low", "Interval high"),
                    rows=tuple(table))
 
 
 def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
                       title: str = "Where the wrong answers went", source_title: str = "Source",
-                      description: str | None = None) -> Chart:
+                      description: str | None = None,
+    renderer: SvgRenderer | None = None) -> Chart:
     """Wrong answers by the distractor type chosen, one bar per (type, source).
 
     ``rows``: ``(distractor type, count, source label)``, e.g. one source per run. Types and
@@ -446,13 +453,14 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
         width=WIDTH, height=_band_height(len(types), max(28, 16 * len(sources) + 8)))
     desc = description or ("Count of wrong answers by the type of distractor that was chosen, one bar per "
                            f"{source_title.lower()}.")
-    return _finish(chart, id=id, title=title, description=desc,
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Chosen option", source_title, "Wrong answers"), rows=tuple(table))
 
 
 def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
                           title: str = "Sighted against blind", value_title: str = "Score",
-                          label_title: str = "Run", description: str | None = None) -> Chart:
+                          label_title: str = "Run", description: str | None = None,
+                          renderer: SvgRenderer | None = None) -> Chart:
     """Each label's blind score (x) against its sighted score (y), both with interval bars,
     on equal axes with the y = x diagonal (points above it: seeing the item helped).
 
@@ -503,14 +511,14 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     chart = alt.layer(*layers, data=alt.Data(values=values)).properties(width=side, height=side)
     desc = description or (f"{y_title} against {x_title.lower()} per run, with interval bars on both axes; "
                            "the dashed diagonal is y = x.")
-    return _finish(chart, id=id, title=title, description=desc,
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
                    rows=tuple(table))
 
 
 # ----------------------------------------------------------------------------------- helpers
 
-def _finish(chart: alt.TopLevelMixin, *, id: str, title: str, description: str,
+def _finish(chart: alt.TopLevelMixin, *, renderer: SvgRenderer | None, id: str, title: str, description: str,
             columns: tuple[str, ...], rows: tuple[tuple, ...]) -> Chart:
     if not _ID.match(id):
         raise ValueError(f"chart id {id!r} must match {_ID.pattern} (it becomes an HTML id)")
@@ -521,7 +529,7 @@ def _finish(chart: alt.TopLevelMixin, *, id: str, title: str, description: str,
         view.pop(key, None)
     spec = json.loads(json.dumps(spec, allow_nan=False))  # plain JSON types only (tuples -> lists)
     return Chart(id=id, title=title, description=description, spec=spec,
-                 svg=render_svg(spec, title=title, description=description, id_prefix=id),
+                 svg=render_svg(spec, title=title, description=description, id_prefix=id, renderer=renderer),
                  columns=columns, rows=rows)
 
 
@@ -611,7 +619,8 @@ def _shared_domain(values: Sequence[float]) -> tuple[float, float]:
 
 def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Scores by model size",
                 description: str | None = None, value_title: str = "Score", series_title: str = "Task",
-                size_title: str = "Parameters (billions, log scale)") -> Chart:
+                size_title: str = "Parameters (billions, log scale)",
+    renderer: SvgRenderer | None = None) -> Chart:
     """Score against model size on a logarithmic x axis, one line per series (e.g. per task),
     series told apart by colour AND point shape.
 
@@ -660,5 +669,5 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     chart = alt.layer(lines, points, data=alt.Data(values=values)).properties(width=WIDTH, height=360)
     desc = description or (f"{value_title} against model size (log scale), one line per "
                            f"{series_title.lower()}.")
-    return _finish(chart, id=id, title=title, description=desc,
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=(series_title, "Model", "Parameters (billions)", value_title), rows=tuple(table))

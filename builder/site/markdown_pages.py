@@ -17,8 +17,7 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from builder.site.pages import Page
-from builder.benchmarks.cibuzzbench.reported import ReportedTable
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
+from builder.core.reported import ReportedTable
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.site.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_p, fmt_pct, template_line
@@ -109,13 +108,8 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
         labels = list(keys)
         return max(labels, key=lambda k: (value(keys[k]), -labels.index(k)))
 
-    def by_category(pattern: str) -> dict[str, str]:
-        """{category: key} for the categories, in dataset order, whose `pattern` key exists
-        (`{}` in the pattern stands for the category label)."""
-        return {c: pattern.format(c) for c in CATEGORIES if pattern.format(c) in facts}
-
     return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "compare": compare,
-            "lowest": lowest, "highest": highest, "by_category": by_category}
+            "lowest": lowest, "highest": highest}
 
 
 def fact_anchor(key: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from urllib.parse import urlsplit
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,19 +18,17 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from builder import __version__
+from builder.benchmarks.base import PageSettings, RunBrief, SiteParts
 from builder.claims.engine import PredictionVerdict
-from builder.benchmarks.cibuzzbench.compute import Computed
-from builder.site.pages import Page, load_pages
-from builder.benchmarks.cibuzzbench.reported import ReportedTable
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.errors import InputError, Problem
+from builder.core.facts import FactTable
 from builder.core.names import name_problem
-from builder.benchmarks.cibuzzbench.views import model_views as mv
-from builder.site import views as v
+from builder.core.reported import ReportedTable, load_reported
+from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
-from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_table
 from builder.site.markdown_pages import FactUse, fact_anchor, page_functions, render_page_body, source_notes
-from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages, tables_as_csv
+from builder.site.pages import Page, load_pages
+from builder.site.tables import tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 from builder.site.structured import faq_jsonld, sitemap
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
@@ -42,19 +41,37 @@ GENERATED_PAGES = (PROVENANCE,)
 
 @dataclass(frozen=True)
 class SiteInputs:
-    dataset: Dataset
-    computed: Computed
+    facts: FactTable
+    parts: dict[str, SiteParts]  # by benchmark name
     content_dir: Path
-    reported: ReportedTable
-    verdicts: list[PredictionVerdict]
+    verdicts: list[PredictionVerdict]  # the falsification tracker (content/predictions.yaml)
     build_date: dt.date
     site_url: str = ""
-    charts: dict[str, Any] = field(default_factory=dict)  # id -> Chart
-    extra_tables: dict[str, v.Table] = field(default_factory=dict)
+    pages: Callable[[PageSettings], Files] = lambda settings: {}  # the benchmarks' generated pages
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
-    mouse_verdicts: list[Any] = field(default_factory=list)  # the Mouse claims check (StatementVerdict)
-    variants: dict[str, Dataset] = field(default_factory=dict)  # derived dataset variants, by name
-    article_figures: list[Any] = field(default_factory=list)  # ArticleStatement: the probe's figures vs ours
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The benchmarks' parts side by side; a table, chart or context name two of them use is an error."""
+
+    tables: dict[str, v.Table]
+    charts: dict[str, Any]
+    context: dict[str, Any]
+
+
+def merge_parts(parts: dict[str, SiteParts]) -> Merged:
+    merged = Merged({}, {}, {})
+    owner: dict[tuple[str, str], str] = {}
+    for name, part in sorted(parts.items()):
+        for kind, source, target in (("table", part.tables, merged.tables), ("chart", part.charts, merged.charts),
+                                     ("page context name", part.context, merged.context)):
+            for key, value in source.items():
+                if (kind, key) in owner:
+                    raise ValueError(f"{kind} {key!r} is defined by both {owner[kind, key]} and {name}")
+                owner[kind, key] = name
+                target[key] = value
+    return merged
 
 
 def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:
@@ -104,17 +121,18 @@ def render_site(inputs: SiteInputs) -> Files:
 
 def _render_site(inputs: SiteInputs, env: Environment) -> Files:
     config = load_site_config(inputs.content_dir, inputs.site_url)
-    tables = {**_tables(inputs), **inputs.extra_tables}
+    merged = merge_parts(inputs.parts)
+    reported = load_reported(inputs.content_dir / "reported.yaml")
     common = _common_context(inputs, config)
     files: Files = {}
     pages = load_pages(inputs.content_dir / "pages")
     _check_page_names(pages)
     used = FactUse()
     for page in pages:
-        files[f"{page.slug}.html"] = _markdown_page(env, page, inputs, tables, common, used)
-    files.update(render_run_pages(env, inputs, common))
+        files[f"{page.slug}.html"] = _markdown_page(env, page, inputs, merged, reported, common, used)
+    files.update(inputs.pages(PageSettings(env, common, inputs.build_date)))
     files[f"{PROVENANCE}.html"] = _provenance_page(env, inputs, common, used)
-    files.update(_data_files(inputs, tables))
+    files.update(_data_files(inputs, merged))
     files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
     files["assets/style.css"] = (inputs.content_dir / "static" / "style.css").read_bytes()
     files.update(inputs.assets)
@@ -136,61 +154,34 @@ def _check_page_names(pages: list[Page]) -> None:
 
 
 def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any]:
-    facts = inputs.computed.facts
+    runs = [run for part in inputs.parts.values() for run in part.runs]
     return {
         "site": config, "version": __version__, "build_date": inputs.build_date.isoformat(),
-        "dataset": {"file_sha256": inputs.dataset.file_sha256, "content_sha256": inputs.dataset.content_sha256},
-        "provenance": facts.provenance, "run_count": len(inputs.computed.scores), "canonical": "",
-        "newest_run": newest_run_date(inputs.computed),
-        "complete_run_count": sum(s.run.complete for s in inputs.computed.scores.values()),
+        "data_sources": [s for _, part in sorted(inputs.parts.items()) for s in part.sources],
+        "provenance": inputs.facts.provenance, "run_count": len(runs), "canonical": "",
+        "newest_run": newest_run_date(runs), "complete_run_count": sum(run.complete for run in runs),
+        "run_ids": frozenset(run.run_id for run in runs),
     }
 
 
-def newest_run_date(computed: Computed) -> str:
+def newest_run_date(runs: list[RunBrief]) -> str:
     """The creation date (UTC, from the run headers) of the newest run; "" with no runs. The
     build date alone can precede the runs it shows, e.g. when runs are added after a commit."""
-    return max((s.run.header.created[:10] for s in computed.scores.values()), default="")
+    return max((run.created[:10] for run in runs), default="")
 
 
-def _tables(inputs: SiteInputs) -> dict[str, v.Table]:
-    cells = v.FactCells(inputs.computed.facts)
-    facts = inputs.computed.facts
-    probes = [p for p in v.PROBE_LABELS if f"leak.{p}.macro_f1.mean" in facts]
-    tables = [v.composition_table(cells), v.category_table(cells), v.longest_table(cells),
-              v.length_table(cells, "all"), v.length_table(cells, "test"), v.audit_table(cells),
-              v.runs_table(cells, inputs.computed.scores)]
-    if probes:
-        tables += [v.heuristic_table(cells, probes, "all"), v.heuristic_table(cells, probes, "test"),
-                   v.heuristic_interval_table(cells, probes, "all", 1111),
-                   v.heuristic_interval_table(cells, probes, "test", 1111),
-                   v.category_scores_table(cells, probes), v.category_interval_table(cells, probes)]
-    if "harm.always_non_harmful.macro_f1" in facts and "harm.always_non_harmful.test.macro_f1" in facts:
-        tables.append(v.harm_table(cells))
-    if any(k.startswith("variant.gold_pool.leak.") and k.endswith(".macro_f1.mean") for k in facts.values):
-        tables += [v.option_sets_table(cells, probes, "test"), v.option_sets_table(cells, probes, "all")]
-    if "variant.gold_pool.leak.gold_strictly_longest.share" in facts:
-        tables.append(v.option_sets_length_table(cells))
-    tables += [t for t in (v.importance_table(cells, "permutation"), v.importance_table(cells, "coef")) if t]
-    triples = inputs.computed.pair_triples()
-    models, summaries = inputs.computed.models, inputs.computed.pair_summaries
-    optional = [v.model_runs_table(cells, inputs.computed.scores), v.model_pairs_table(cells, triples),
-                v.pair_category_table(cells, triples), v.blind_error_table(cells, triples),
-                mv.model_summary_table(cells, models, "equivalent_selection"),
-                mv.model_summary_table(cells, models, "harmfulness_detection"),
-                mv.pair_summary_table(cells, summaries), mv.pair_category_summary_table(cells, summaries),
-                mv.pair_brief_table(cells, summaries)]
-    tables += [t for t in optional if t is not None]
-    fidelity = fidelity_table(cells, inputs.article_figures, inputs.reported)
-    tables += [fidelity] if fidelity else []
-    return {t.id: t for t in tables}
-
-
-def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, tables: dict[str, v.Table],
+def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Merged, reported: ReportedTable,
                    common: dict[str, Any], used: FactUse) -> bytes:
+    """A page's context: the site's functions and what each benchmark offers pages (its page
+    functions, bound to this page's record of the facts it shows, and its context names)."""
     root = ""
     use = FactUse()
     charts_used: list[str] = []
-    functions = page_functions(inputs.computed.facts, inputs.reported, root, use)
+    tables, charts = merged.tables, merged.charts
+    functions = page_functions(inputs.facts, reported, root, use)
+    for part in inputs.parts.values():
+        if part.page_functions is not None:
+            functions.update(part.page_functions(functions["value"]))
     table_macro = env.get_template("table.html").make_module({**common, "root": root})
     chart_macro = env.get_template("chart.html").make_module({**common, "root": root})
 
@@ -200,31 +191,20 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, tables: dic
         return _block_html(table_macro.render(tables[table_id]))
 
     def chart(chart_id: str) -> Markup:
-        if chart_id not in inputs.charts:
-            raise KeyError(f"unknown chart {chart_id!r} (known: {', '.join(sorted(inputs.charts))})")
+        if chart_id not in charts:
+            raise KeyError(f"unknown chart {chart_id!r} (known: {', '.join(sorted(charts))})")
         charts_used.append(chart_id)
-        return _block_html(chart_macro.render(inputs.charts[chart_id]))
+        return _block_html(chart_macro.render(charts[chart_id]))
 
-    def per_model(pattern: str) -> dict[str, str]:
-        """{model name: key} over the paired model summaries whose `pattern` key exists (`{}`
-        stands for the summary id), for sentences that name the model with the extreme value. Only
-        pairs on the original option set: a gold-pool pair answers another question (prediction 1)."""
-        summaries = [s for s in inputs.computed.pair_summaries if s.blind.variant == "original"]
-        names = [s.model for s in summaries]
-        found = {(s.model if names.count(s.model) == 1 else f"{s.model} ({mv.selection_label(s.blind.selection)})"):
-                 pattern.format(s.id) for s in summaries}
-        return {name: key for name, key in found.items() if key in inputs.computed.facts}
-
-    functions["per_model"] = per_model
+    shared = {**merged.context, "prediction_verdicts": inputs.verdicts, "charts": charts}
 
     def block(name: str, **params: Any) -> Markup:
         template = env.get_template(f"blocks/{name}.html")
-        return _block_html(template.render(**common, **params, root=root, tables=tables, inputs=inputs,
+        return _block_html(template.render(**common, **shared, **params, root=root, tables=tables,
                                            table=table, chart=chart, **functions))
 
-    context = {**functions, "table": table, "chart": chart, "block": block, "facts_table": inputs.computed.facts,
-               "pair_summaries": inputs.computed.pair_summaries,
-               "has_table": lambda t: t in tables, "has_chart": lambda c: c in inputs.charts}
+    context = {**shared, **functions, "table": table, "chart": chart, "block": block, "facts_table": inputs.facts,
+               "has_table": lambda t: t in tables, "has_chart": lambda c: c in charts}
     body = render_page_body(env, page, context)
     used.facts |= use.facts
     jsonld = faq_jsonld(str(body)) if page.meta.get("jsonld") == "faq" else ""
@@ -251,23 +231,23 @@ def _block_html(html: str) -> Markup:
 
 
 def _provenance_page(env: Environment, inputs: SiteInputs, common: dict[str, Any], used: FactUse) -> bytes:
-    facts = inputs.computed.facts
+    facts = inputs.facts
     rows = [(key, fact_anchor(key), facts[key], facts.provenance[key]) for key in sorted(used.facts)]
     html = env.get_template("provenance.html").render(
         **common, root="", slug="provenance", title="Provenance of figures",
         description="How each figure quoted in the prose of this site was computed, and from which runs.",
-        rows=rows, runs=inputs.computed.scores)
+        rows=rows)
     return html.encode("utf-8")
 
 
-def _data_files(inputs: SiteInputs, tables: dict[str, v.Table]) -> Files:
-    facts = inputs.computed.facts
+def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
+    facts = inputs.facts
     files: Files = {
         "facts.json": _json(facts.as_json()),
         "provenance.json": _json_lines_object(facts.provenance_json()),
     }
-    files.update(tables_as_csv(list(tables.values())))
-    for chart in inputs.charts.values():
+    files.update(tables_as_csv(list(merged.tables.values())))
+    for chart in merged.charts.values():
         files[f"tables/chart-{chart.id}.csv"] = table_csv(chart.columns, [[plain_datum(x) for x in row] for row in chart.rows])
         files[f"{FULL_PRECISION}chart-{chart.id}.csv"] = table_csv(chart.columns, chart.rows)
     return files

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.cibuzzbench.reported import ReportedTable
+from builder.core.reported import ReportedTable
 from builder.core.errors import Problem, InputError
 from builder.core.yamlfile import line_of, load_yaml
 

@@ -43,11 +43,13 @@ class Computed:
         return [(pair_id(p.run_a, p.run_b), self.scores[p.run_a], self.scores[p.run_b]) for p in self.pairs]
 
 
-def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] | None = None) -> Computed:
+def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] | None = None,
+            facts: FactTable | None = None) -> Computed:
     """`variants` maps other dataset variants (e.g. gold_pool) to their datasets; their
-    figures go under `variant.<name>.*` so they never mix with the original's."""
+    figures go under `variant.<name>.*` so they never mix with the original's. `facts` is the
+    build's table when other benchmarks add to it too."""
     datasets = {ORIGINAL: dataset, **(variants or {})}
-    facts = FactTable()
+    facts = FactTable() if facts is None else facts
     add_dataset_facts(facts, dataset)
     for name, variant in sorted(datasets.items()):
         if name != ORIGINAL:

@@ -1,6 +1,6 @@
 """Mouse runs measured by buzzprobe: load their data, check them, score them, state them as facts.
 
-The build reads every run under runs/ once (builder.runs.load.read_runs); this module takes the
+The build reads every run under runs/ once (builder.runs.load.read_store); this module takes the
 Mouse ones. Scoring needs the gold labels, which only the gated data files hold, so the build
 is given the folder holding them (`MOUSE_DATA`, files `main_eval`, `single_choice`, `icc` as
 .csv or .jsonl); a judged translation run needs none (its scores are in the run). A run whose

@@ -9,32 +9,30 @@ from __future__ import annotations
 
 from builder.benchmarks.mouse.measured import MAIN_FACTS, MCC_FACTS, Measured
 from builder.benchmarks.mouse.measures import COLUMN_LABELS
-from builder.core.names import slug
-from builder.site.views import Cell, FactCells, Table
+from builder.benchmarks.mouse.reported import Reported
+from builder.benchmarks.mouse.site_parts import MCC_LABELS, SCORE, reported_key, short_cite
+from builder.site.tables import Cell, FactCells, Table
 
 MEASURED_TABLE = "mouse-measured"
-SCORE = "score3"  # the paper's three decimals
-MCC_LABELS = {"rc_homophonic": "RC homophonic MCC", "rc_semantic": "RC semantic MCC", "rc_visual": "RC visual MCC",
-              "ir": "IR MCC", "td": "TD MCC", "ms": "MS MCC", "cc": "CC MCC"}
 
 
-def measured_table(f: FactCells, measured: list[Measured], source: str) -> Table:
+def measured_table(f: FactCells, measured: list[Measured], r: Reported) -> Table:
     """One row per metric of each measured run (its Table 3 metrics, then its MCC), with the
-    95% interval and, when the paper reports the same model, the paper's value. `source` is
-    the short citation of the paper."""
+    95% interval and, when the paper reports the same model, the paper's value."""
     rows = []
     for entry in measured:
-        for table, columns, labels in (("main", MAIN_FACTS, COLUMN_LABELS), ("mcc", MCC_FACTS, MCC_LABELS)):
+        mcc_labels = {c: f"{label} MCC" for c, label in MCC_LABELS.items()}
+        for table, columns, labels in ((r.main, MAIN_FACTS, COLUMN_LABELS), (r.mcc, MCC_FACTS, mcc_labels)):
             for column, (task, metric) in columns.items():
                 if task != entry.task:
                     continue
                 key = f"{entry.base}.{metric}"
-                reported = (f.optional(f"mouse.reported.{table}.{slug(entry.reported)}.{column}", SCORE)
+                reported = (f.optional(reported_key(r, table, entry.reported, column), SCORE)
                             if entry.reported else Cell("–"))
                 rows.append((Cell(entry.model), Cell(entry.condition), Cell(labels[column]), f.optional(key, SCORE),
                              f.optional(f"{key}.ci95_low", SCORE), f.optional(f"{key}.ci95_high", SCORE), reported))
     return Table(MEASURED_TABLE, "Measured by buzzprobe: Mouse runs scored with 95% bootstrap intervals, beside the "
-                                 f"value reported by {source}",
+                                 f"value reported by {short_cite(r)}",
                  ("Model", "Arm", "Metric", "Measured", "95% low", "95% high", "Reported (paper)"), tuple(rows),
                  note="Measured by buzzprobe from the run files under runs/ (0–1 scale, seeded percentile bootstrap "
                       "over items); the last column is the paper's published value for the same model and arm, "

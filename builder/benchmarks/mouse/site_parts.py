@@ -1,8 +1,8 @@
 """Everything the Mouse page needs, built from the paper's reported tables.
 
-`mouse_site_parts` is the one entry point for the build: it adds the Mouse facts to the
-build's FactTable, and returns the page's tables, the Qwen3 scale chart and the verdicts of
-the paper's statements (content/mouse/claims.yaml). Every displayed number is a fact: either
+`compute_mouse` adds the Mouse facts to the build's FactTable and checks the paper's
+statements (content/mouse/claims.yaml); `mouse_tables` and `mouse_charts` shape the page's
+tables and the Qwen3 scale chart from those facts (the plug-in, plugin.py, calls them). Every displayed number is a fact: either
 a reported cell (`mouse.reported.…`, via builder.benchmarks.mouse.facts) or a figure computed here from
 those cells, whose provenance says how. Nothing is measured: the Mouse data is gated.
 
@@ -31,11 +31,11 @@ from builder.benchmarks.mouse.facts import add_reported_facts
 from builder.benchmarks.mouse.measures import COLUMN_LABELS, PRIMARY, load_mouse_claims, register_mouse_measures
 from builder.benchmarks.mouse.reported import Reported, ReportedTable, load_reported
 from builder.core.names import slug
-from builder.site.views import Cell, FactCells, Table
+from builder.site.tables import Cell, FactCells, Table
 from builder.core.yamlfile import line_of, load_mapping
 
 if TYPE_CHECKING:  # charts pulls in Altair and vl-convert: imported only when a chart is drawn
-    from builder.site.charts import Chart
+    from builder.site.charts import Chart, SvgRenderer
 
 SCORE = "score3"  # a 0-1 score shown with the paper's three decimals (table.html needs this kind)
 COMMERCIAL, LOCAL = "commercial", "local"
@@ -63,15 +63,13 @@ def text_figures(folder: Path) -> list[tuple[str, float, str]]:
 
 
 @dataclass(frozen=True)
-class MouseSiteParts:
-    tables: dict[str, Table]
-    charts: dict[str, Chart]
+class MouseComputed:
+    reported: Reported
     verdicts: list[StatementVerdict]
 
 
-def mouse_site_parts(facts: FactTable, content_dir: Path, *, charts: bool = True) -> MouseSiteParts:
-    """Load content/mouse, add its facts, check the claims and shape tables and chart.
-    `charts=False` skips the (slow) chart rendering, like BuildConfig.charts."""
+def compute_mouse(facts: FactTable, content_dir: Path) -> MouseComputed:
+    """Load content/mouse, add its facts and check the paper's statements (compute stage)."""
     folder = Path(content_dir) / "mouse"
     reported = load_reported(folder)
     add_mouse_facts(facts, reported, folder)
@@ -79,11 +77,18 @@ def mouse_site_parts(facts: FactTable, content_dir: Path, *, charts: bool = True
     register_mouse_measures(registry, reported)
     verdicts = [judge_statement(s, registry) for s in load_mouse_claims(folder / "claims.yaml", registry)]
     add_claim_facts(facts, verdicts, reported)
-    cells = FactCells(facts)
+    return MouseComputed(reported, verdicts)
+
+
+def mouse_tables(facts: FactTable, computed: MouseComputed) -> dict[str, Table]:
+    cells, reported = FactCells(facts), computed.reported
     tables = [leaderboard_table(cells, reported), mcc_table(cells, reported), human_cc_table(cells, reported),
               groups_table(cells, reported)]
-    chart_map = {SCALE_CHART: qwen3_scale_chart(facts, reported)} if charts else {}
-    return MouseSiteParts({t.id: t for t in tables}, chart_map, verdicts)
+    return {t.id: t for t in tables}
+
+
+def mouse_charts(facts: FactTable, computed: MouseComputed, renderer: "SvgRenderer") -> dict[str, Chart]:
+    return {SCALE_CHART: qwen3_scale_chart(facts, computed.reported, renderer)}
 
 
 # ------------------------------------------------------------------------------ facts
@@ -217,7 +222,7 @@ def qwen3_scale_rows(facts: FactTable, r: Reported) -> list[tuple[str, str, floa
             for column in PRIMARY.values() for p in r.qwen3_scale_series()]
 
 
-def qwen3_scale_chart(facts: FactTable, r: Reported) -> Chart:
+def qwen3_scale_chart(facts: FactTable, r: Reported, renderer: "SvgRenderer | None" = None) -> Chart:
     from builder.site.charts import scale_chart
     series = r.qwen3_scale_series()
     return scale_chart(
@@ -226,4 +231,4 @@ def qwen3_scale_chart(facts: FactTable, r: Reported) -> Chart:
               f"Table {r.main.table})",
         description="Each task's headline score as reported for the Qwen3 size series, against the parameter "
                     "count on a logarithmic axis (0–1 scale). Qwen3-Max has no published size and is not shown.",
-        value_title="Reported score (0–1)", series_title="Task")
+        value_title="Reported score (0–1)", series_title="Task", renderer=renderer)

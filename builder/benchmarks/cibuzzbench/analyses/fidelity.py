@@ -15,7 +15,7 @@ from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.analyses.paired import mcnemar_exact
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
-from builder.benchmarks.cibuzzbench.reported import ReportedTable
+from builder.core.reported import ReportedTable
 from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
 

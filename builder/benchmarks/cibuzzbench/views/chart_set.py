@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.cibuzzbench.compute import Computed
 from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS
-from builder.site.views import PROBE_LABELS
+from builder.benchmarks.cibuzzbench.views.tables import PROBE_LABELS
+
+if TYPE_CHECKING:
+    from builder.site.charts import SvgRenderer
 
 
-def build_charts(computed: Computed) -> dict[str, Any]:
+def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dict[str, Any]:
     from builder.site import charts as c
     facts = computed.facts
     out = {}
-    out["option-lengths"] = c.option_length_chart(computed.length_distribution)
+    out["option-lengths"] = c.option_length_chart(computed.length_distribution, renderer=renderer)
     probes = [p for p in PROBE_LABELS if f"leak.{p}.macro_f1.mean" in facts]
     seed_rows = [(PROBE_LABELS[p], seed, facts[f"leak.{p}.macro_f1.seed_{seed}"])
                  for p in probes for seed in OFFICIAL_SEEDS if f"leak.{p}.macro_f1.seed_{seed}" in facts]
     if seed_rows:
-        out["heuristic-seeds"] = c.heuristic_seed_chart(seed_rows)
+        out["heuristic-seeds"] = c.heuristic_seed_chart(seed_rows, renderer=renderer)
     category_rows = _category_rows(facts, probes)
     if category_rows:
-        out["category-scores"] = c.category_score_chart(category_rows)
-    out.update(_pair_charts(computed))
+        out["category-scores"] = c.category_score_chart(category_rows, renderer=renderer)
+    out.update(_pair_charts(computed, renderer))
     return out
 
 
-def _pair_charts(computed: Computed) -> dict[str, Any]:
+def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, Any]:
     """One point (and one set of bars) per model: means over its per-seed pairs."""
     from builder.site import charts as c
     from builder.benchmarks.cibuzzbench.views.model_views import model_label
@@ -44,12 +47,12 @@ def _pair_charts(computed: Computed) -> dict[str, Any]:
             errors += [(kind, facts[f"{base}.errors.{kind}.count"], name)
                        for kind in ("pragmatic", "cultural", "literal", "unparsed")]
     out = {"sighted-blind": c.sighted_blind_scatter(
-        scatter, id="sighted-blind", value_title="Macro F1", label_title="Model",
+        scatter, id="sighted-blind", value_title="Macro F1", label_title="Model", renderer=renderer,
         description="Mean sighted macro F1 over a model's option seeds against its mean blind macro F1, with the "
                     "95% bootstrap intervals of the seed-1111 runs; the dashed diagonal is y = x.")}
     if errors:
         out["blind-errors"] = c.blind_error_chart(
-            errors, id="blind-errors", source_title="Model",
+            errors, id="blind-errors", source_title="Model", renderer=renderer,
             description="The blind arm's wrong answers by the type of distractor chosen, summed over each "
                         "model's option seeds.")
     return out

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
-from builder.benchmarks.cibuzzbench.reported import Reported, ReportedTable
+from builder.core.reported import Reported, ReportedTable
 from builder.site.environment import fmt_count
-from builder.site.views import Cell, FactCells, Table
+from builder.site.tables import Cell, FactCells, Table
 
 NOT_RECOMPUTABLE = "reported; not recomputable without the model run"
 NO_REASON = "no reason recorded yet"

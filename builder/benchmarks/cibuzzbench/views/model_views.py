@@ -9,7 +9,8 @@ from __future__ import annotations
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
-from builder.site.views import Cell, FactCells, Table, tie_groups
+from builder.benchmarks.cibuzzbench.views.tables import tie_groups
+from builder.site.tables import Cell, FactCells, Table
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
 SEEDS_NOTE = ("Scores are means over the model's option seeds, SD the sample standard deviation over "

@@ -8,6 +8,7 @@ Everything is inserted into the page as text by the browser script, never as HTM
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
@@ -16,12 +17,11 @@ from markupsafe import Markup
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import SOURCES
-from builder.site import views as v
-from builder.site.environment import plain_cell
-from builder.site.tables_csv import FULL_PRECISION, table_csv
+from builder.benchmarks.cibuzzbench.views import tables as v
+from builder.site.tables import tables_as_csv
 
 if TYPE_CHECKING:
-    from builder.site.render import SiteInputs
+    from builder.benchmarks.cibuzzbench.compute import Computed
 
 SOURCE_CODES = {"literal": "L", "cultural": "C", "pragmatic": "P", "correct": "G"}
 
@@ -54,41 +54,24 @@ def run_items(score: RunScore) -> list[list[Any]]:
     return rows
 
 
-def render_run_pages(env: Environment, inputs: "SiteInputs", common: dict[str, Any]) -> dict[str, bytes]:
-    cells = v.FactCells(inputs.computed.facts)
-    datasets = {"original": inputs.dataset, **inputs.variants}
-    used = {s.run.header.variant for s in inputs.computed.scores.values()} | {"original"}
+def render_run_pages(env: Environment, computed: "Computed", datasets: Mapping[str, Dataset],
+                     common: Mapping[str, Any]) -> dict[str, bytes]:
+    """`datasets`: every dataset variant by name ("original" too)."""
+    cells = v.FactCells(computed.facts)
+    used = {s.run.header.variant for s in computed.scores.values()} | {"original"}
     files = {items_asset(v): dataset_items_js(datasets[v]) for v in sorted(used)}
     template = env.get_template("run.html")
-    for rid, score in inputs.computed.scores.items():
+    for rid, score in computed.scores.items():
         tables = [v.run_metrics_table(cells, score), v.run_labels_table(score), v.run_confusion_table(score),
                   v.run_category_table(cells, score)]
         html = template.render(
             **common, root="../", slug="runs", title=f"Run {rid}",
             description=f"Scores, confusion matrix, categories and items of run {rid}.",
             header=score.run.header, footer=score.run.footer, score=score, tables=tables,
-            selected=inputs.computed.facts[f"run.{rid}.selected"],
+            selected=computed.facts[f"run.{rid}.selected"],
             header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
             items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
             items_asset=items_asset(score.run.header.variant))
         files[f"runs/{rid}.html"] = html.encode("utf-8")
         files.update(tables_as_csv(tables))
-    return files
-
-
-def _rounded(c: v.Cell) -> object:
-    """A CSV cell as the page shows it: rounded, and "n of N" while a run is in progress."""
-    if not c.numeric:
-        return c.text
-    shown = plain_cell(c.value, c.kind, c.digits)
-    return f"{shown} of {c.of:g}" if c.of is not None else shown
-
-
-def tables_as_csv(tables: list[v.Table]) -> dict[str, bytes]:
-    """The download behind each table's CSV link, rounded as the page shows it, and its
-    full-precision twin under tables/full/."""
-    files = {}
-    for t in tables:
-        files[f"tables/{t.id}.csv"] = table_csv(t.columns, [[_rounded(c) for c in row] for row in t.rows])
-        files[f"{FULL_PRECISION}{t.id}.csv"] = table_csv(t.columns, [[c.export for c in row] for row in t.rows])
     return files

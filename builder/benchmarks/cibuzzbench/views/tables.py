@@ -1,4 +1,4 @@
-"""Shape facts into the tables the pages show.
+"""Shape CIBuzzBench's facts into the tables its pages show.
 
 Only selection and layout happen here: every cell is a fact key resolved from the
 table, so each displayed number can point back to its provenance.
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES, OFFICIAL_SEEDS
-from builder.core.facts import FactTable
+from builder.site.tables import Cell, FactCells, Table
 
 PROBE_LABELS = {
     "random": "Uniform random letter",
@@ -22,76 +22,6 @@ PROBE_LABELS = {
     "learned_lengths": "Learned length-only probe",
     "learned_options": "Learned option-only probe",
 }
-
-
-@dataclass(frozen=True)
-class Cell:
-    """A displayed value: a fact (with its key) or plain text."""
-
-    text: str = ""
-    key: str | None = None
-    value: float | None = None
-    kind: str = "text"  # text | num | pct | count | score | p
-    href: str | None = None  # site-relative link for text cells
-    digits: int | None = None  # fixed decimals for num/pct cells (e.g. a quote's precision)
-    of: float | None = None  # shown as "value of N": a run still in progress holds n of its N items
-
-    @property
-    def numeric(self) -> bool:
-        return self.value is not None
-
-    @property
-    def export(self) -> float | str | None:
-        """The cell in a CSV download (full precision; "n of N" spelled out)."""
-        if self.of is not None:
-            return f"{self.value:g} of {self.of:g}"
-        return self.value if self.numeric else self.text
-
-    @property
-    def is_fact(self) -> bool:
-        return bool(self.key)
-
-
-@dataclass(frozen=True)
-class Table:
-    id: str
-    caption: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Cell, ...], ...]
-    note: str = ""
-
-    @property
-    def numeric_columns(self) -> tuple[bool, ...]:
-        """Columns holding a number in any row (right-aligned headers)."""
-        return tuple(any(row[i].numeric for row in self.rows) for i in range(len(self.columns)))
-
-
-class FactCells:
-    """Builds cells from a FactTable; a missing key is a bug, so it raises."""
-
-    def __init__(self, facts: FactTable):
-        self.facts = facts
-
-    def __call__(self, key: str, kind: str = "score") -> Cell:
-        return Cell(key=key, value=self.facts[key], kind=kind)
-
-    def optional(self, key: str, kind: str = "score") -> Cell:
-        return self(key, kind) if key in self.facts else Cell("–")
-
-    def run_items(self, rid: str) -> Cell:
-        """A run's item count, as "n of N" while the run is incomplete."""
-        cell = self(f"run.{rid}.n", "count")
-        if self.facts[f"run.{rid}.complete"]:
-            return cell
-        return Cell(key=cell.key, value=cell.value, kind="count", of=self.facts[f"run.{rid}.selected"])
-
-    def complete(self, rid: str) -> bool:
-        return bool(self.facts[f"run.{rid}.complete"])
-
-    def settings_note(self, pid: str) -> str | None:
-        """What differs between a pair's arms (None when they were run alike)."""
-        key = f"pair.{pid}.settings_differ"
-        return self.facts.provenance[key].computation if self.facts[key] else None
 
 
 def composition_table(f: FactCells) -> Table:

@@ -1,0 +1,121 @@
+"""CIBuzzBench (Chinese internet buzzwords -> English) as a plug-in: the CSV and its derived
+option-set variants, model and probe runs, the learned probe's feature importance and the
+published probe's figures set against ours."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from builder.benchmarks.base import Benchmark, BuildSettings, DataSource, PageSettings, RunBrief, SiteParts
+from builder.claims.engine import MeasureRegistry
+from builder.core.facts import FactTable
+from builder.runs.schema import Run
+
+
+@dataclass(frozen=True)
+class Loaded:
+    dataset: Any  # Dataset
+    variants: dict[str, Any]  # derived dataset variants by name
+    runs: list[Run]
+    reported: Any  # ReportedTable (content/reported.yaml)
+    statements: list[Any]  # ArticleStatement (content/article-figures.yaml)
+
+
+@dataclass(frozen=True)
+class State:
+    loaded: Loaded
+    computed: Any  # compute.Computed
+
+
+class CIBuzzBench(Benchmark):
+    name = "cibuzzbench"
+    title = "CIBuzzBench"
+
+    def inputs(self, settings: BuildSettings) -> list[Path]:
+        return [settings.dataset]
+
+    def load(self, settings: BuildSettings, runs: Sequence[Run]) -> Loaded:
+        from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
+        from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+        from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+        from builder.core.reported import load_reported
+        from builder.runs.load import validate_runs
+
+        dataset = load_dataset(settings.dataset, settings.spec) if settings.spec else load_dataset(settings.dataset)
+        variants = derive_variants(dataset)
+        valid = validate_runs(runs, {"original": dataset, **variants})
+        reported = load_reported(settings.content_dir / "reported.yaml")
+        statements = load_article_figures(settings.content_dir / "article-figures.yaml", reported)
+        return Loaded(dataset, variants, valid, reported, statements)
+
+    def compute(self, loaded: Loaded, facts: FactTable, settings: BuildSettings) -> State:
+        from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts
+        from builder.benchmarks.cibuzzbench.compute import compute
+
+        computed = compute(loaded.dataset, loaded.runs, loaded.variants, facts=facts)
+        _add_importance(computed, loaded.dataset, settings.cache_dir)
+        add_fidelity_facts(facts, loaded.statements, loaded.reported)
+        return State(loaded, computed)
+
+    def measures(self, state: State, facts: FactTable, registry: MeasureRegistry) -> None:
+        from builder.benchmarks.cibuzzbench.measures import register_run_measures
+        computed = state.computed
+        register_run_measures(registry, computed.scores.values(), facts, computed.pair_triples())
+
+    def site(self, state: State, facts: FactTable, svg: Any) -> SiteParts:
+        from builder.benchmarks.cibuzzbench.views.chart_set import build_charts
+        from builder.benchmarks.cibuzzbench.views.site_tables import site_tables
+
+        computed, loaded = state.computed, state.loaded
+        runs = [RunBrief(rid, s.run.header.created, s.run.complete) for rid, s in computed.scores.items()]
+        return SiteParts(
+            tables=site_tables(computed, loaded.statements, loaded.reported),
+            charts=build_charts(computed, svg) if svg is not None else {},
+            context={"pair_summaries": computed.pair_summaries},
+            page_functions=lambda value: _page_functions(computed, value),
+            sources=[DataSource(self.title, loaded.dataset.content_sha256)], runs=runs)
+
+    def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
+        from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages
+        loaded = state.loaded
+        return render_run_pages(settings.env, state.computed, {"original": loaded.dataset, **loaded.variants},
+                                settings.common)
+
+
+def _add_importance(computed: Any, dataset: Any, cache_dir: Path) -> None:
+    """Feature importance of the learned probe, shown only when its runs are in the build."""
+    from builder.benchmarks.cibuzzbench.analyses.importance import add_importance_facts, feature_importance
+    learned = tuple(rid for rid, s in computed.scores.items()
+                    if s.run.header.subject_name == "learned_options" and s.run.header.variant == "original")
+    if learned:
+        add_importance_facts(computed.facts, feature_importance(dataset, cache_dir), learned)
+
+
+def _page_functions(computed: Any, value: Callable[[str], float]) -> dict[str, Callable[..., Any]]:
+    """Functions CIBuzzBench's pages call besides the site's own."""
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
+    from builder.benchmarks.cibuzzbench.views import model_views as mv
+    facts = computed.facts
+
+    def by_category(pattern: str) -> dict[str, str]:
+        """{category: key} for the categories, in dataset order, whose `pattern` key exists
+        (`{}` in the pattern stands for the category label)."""
+        return {c: pattern.format(c) for c in CATEGORIES if pattern.format(c) in facts}
+
+    def per_model(pattern: str) -> dict[str, str]:
+        """{model name: key} over the paired model summaries whose `pattern` key exists (`{}`
+        stands for the summary id), for sentences that name the model with the extreme value. Only
+        pairs on the original option set: a gold-pool pair answers another question (prediction 1)."""
+        summaries = [s for s in computed.pair_summaries if s.blind.variant == "original"]
+        names = [s.model for s in summaries]
+        found = {(s.model if names.count(s.model) == 1 else f"{s.model} ({mv.selection_label(s.blind.selection)})"):
+                 pattern.format(s.id) for s in summaries}
+        return {name: key for name, key in found.items() if key in facts}
+
+    return {"by_category": by_category, "per_model": per_model}
+
+
+BENCHMARK = CIBuzzBench()

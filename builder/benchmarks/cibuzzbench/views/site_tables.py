@@ -1,0 +1,45 @@
+"""Which of CIBuzzBench's tables the site shows, chosen by which facts this build has."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
+from builder.benchmarks.cibuzzbench.compute import Computed
+from builder.benchmarks.cibuzzbench.views import model_views as mv
+from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_table
+from builder.core.reported import ReportedTable
+from builder.benchmarks.cibuzzbench.views import tables as v
+
+
+def site_tables(computed: Computed, statements: Sequence[ArticleStatement], reported: ReportedTable) -> dict[str, v.Table]:
+    cells = v.FactCells(computed.facts)
+    facts = computed.facts
+    probes = [p for p in v.PROBE_LABELS if f"leak.{p}.macro_f1.mean" in facts]
+    tables = [v.composition_table(cells), v.category_table(cells), v.longest_table(cells),
+              v.length_table(cells, "all"), v.length_table(cells, "test"), v.audit_table(cells),
+              v.runs_table(cells, computed.scores)]
+    if probes:
+        tables += [v.heuristic_table(cells, probes, "all"), v.heuristic_table(cells, probes, "test"),
+                   v.heuristic_interval_table(cells, probes, "all", 1111),
+                   v.heuristic_interval_table(cells, probes, "test", 1111),
+                   v.category_scores_table(cells, probes), v.category_interval_table(cells, probes)]
+    if "harm.always_non_harmful.macro_f1" in facts and "harm.always_non_harmful.test.macro_f1" in facts:
+        tables.append(v.harm_table(cells))
+    if any(k.startswith("variant.gold_pool.leak.") and k.endswith(".macro_f1.mean") for k in facts.values):
+        tables += [v.option_sets_table(cells, probes, "test"), v.option_sets_table(cells, probes, "all")]
+    if "variant.gold_pool.leak.gold_strictly_longest.share" in facts:
+        tables.append(v.option_sets_length_table(cells))
+    tables += [t for t in (v.importance_table(cells, "permutation"), v.importance_table(cells, "coef")) if t]
+    triples = computed.pair_triples()
+    models, summaries = computed.models, computed.pair_summaries
+    optional = [v.model_runs_table(cells, computed.scores), v.model_pairs_table(cells, triples),
+                v.pair_category_table(cells, triples), v.blind_error_table(cells, triples),
+                mv.model_summary_table(cells, models, "equivalent_selection"),
+                mv.model_summary_table(cells, models, "harmfulness_detection"),
+                mv.pair_summary_table(cells, summaries), mv.pair_category_summary_table(cells, summaries),
+                mv.pair_brief_table(cells, summaries)]
+    tables += [t for t in optional if t is not None]
+    fidelity = fidelity_table(cells, statements, reported)
+    tables += [fidelity] if fidelity else []
+    return {t.id: t for t in tables}

@@ -1,0 +1,128 @@
+"""The plug-in contract: benchmarks are found by folder, and a new one reaches the site
+(facts, a table, a page-context name, a generated page) without touching the pipeline."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import builder.benchmarks as benchmarks
+from builder.benchmarks import registered
+from builder.benchmarks.base import Benchmark, SiteParts
+from builder.core.errors import InputError
+from builder.pipeline import BuildConfig, build
+from builder.site.render import merge_parts
+from tests.synthetic import synthetic_rows, write_synthetic_csv
+
+REPO = Path(__file__).resolve().parents[1]
+
+TOY_PLUGIN = '''
+"""A toy benchmark written by tests/test_plugins.py."""
+from builder.benchmarks.base import Benchmark, SiteParts
+from builder.site.tables import Cell, FactCells, Table
+
+
+class Toy(Benchmark):
+    name = "toybench"
+    title = "Toy"
+
+    def load(self, settings, runs):
+        return (settings.content_dir / "toy.txt").read_text(encoding="utf-8").split()
+
+    def compute(self, words, facts, settings):
+        facts.add("toy.words", len(words), "count of words in content/toy.txt")
+        return words
+
+    def site(self, words, facts, svg):
+        cells = FactCells(facts)
+        table = Table("toy-table", "Toy words", ("What", "Count"), ((Cell("words"), cells("toy.words", "count")),))
+        return SiteParts(tables={table.id: table}, context={"toy_first_word": words[0]})
+
+    def pages(self, words, facts, settings):
+        return {"toy/words.txt": "\\n".join(words).encode("utf-8")}
+
+
+BENCHMARK = Toy()
+'''
+
+TOY_PAGE = """---
+title: Toy
+description: A page of the toy benchmark.
+---
+The toy file has {{ fact("toy.words", "count") }} words; the first is {{ toy_first_word }}.
+
+{{ table("toy-table") }}
+"""
+
+
+@pytest.fixture
+def toy_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A benchmark folder added next to the real ones (on the package path), nothing else."""
+    folder = tmp_path / "plugins" / "toybench"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("")
+    (folder / "plugin.py").write_text(TOY_PLUGIN)
+    monkeypatch.setattr(benchmarks, "__path__", [*benchmarks.__path__, str(tmp_path / "plugins")])
+    registered.cache_clear()
+    yield
+    registered.cache_clear()
+    for name in [m for m in sys.modules if m.startswith("builder.benchmarks.toybench")]:
+        del sys.modules[name]
+
+
+def test_the_registry_finds_each_benchmark_folder_in_name_order():
+    names = [b.name for b in registered()]
+    assert names[:1] == ["cibuzzbench"] and "mouse" in names and names == sorted(names)
+    assert all(isinstance(b, Benchmark) for b in registered())
+
+
+def test_a_new_benchmark_folder_reaches_the_site(toy_benchmark, tmp_path: Path):
+    assert "toybench" in [b.name for b in registered()]
+    content = tmp_path / "content"
+    shutil.copytree(REPO / "content", content)
+    (content / "toy.txt").write_text("alpha <beta> gamma\n", encoding="utf-8")
+    (content / "pages" / "toy.md").write_text(TOY_PAGE, encoding="utf-8")
+    csv = write_synthetic_csv(tmp_path / "data.csv", synthetic_rows(n=60, test=12, seed=3))
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec
+    out = tmp_path / "site"
+    build(BuildConfig(dataset=csv, runs_dir=tmp_path / "runs", content_dir=content, out=out, charts=False,
+                      spec=DatasetSpec(rows=60, split_counts={"train": 48, "test": 12}),
+                      cache_dir=tmp_path / "cache"))
+    html = (out / "toy.html").read_text(encoding="utf-8")
+    assert 'data-fact="toy.words"' in html and ">3</td>" in html
+    assert "the first is alpha." in html
+    assert (out / "toy" / "words.txt").read_bytes() == b"alpha\n<beta>\ngamma"
+    assert '"toy.words": 3' in (out / "facts.json").read_text(encoding="utf-8")
+    assert (out / "tables" / "toy-table.csv").read_text(encoding="utf-8").splitlines()[1] == "words,3"
+
+
+def test_two_benchmarks_may_not_share_a_table_id():
+    one, two = SiteParts(tables={"t": object()}), SiteParts(tables={"t": object()})
+    with pytest.raises(ValueError, match="table 't' is defined by both a and b"):
+        merge_parts({"a": one, "b": two})
+
+
+def test_a_run_of_no_known_benchmark_is_a_located_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from builder.pipeline import _load, _settings
+    from builder.runs import load as run_load
+    from builder.runs.load import RunStore
+
+    class FakeRun:
+        path = str(tmp_path / "runs" / "x.jsonl")
+
+    monkeypatch.setattr(run_load, "read_store", lambda _: RunStore(runs={"nobench": [FakeRun()]}))
+    config = BuildConfig(dataset=tmp_path / "missing.csv", runs_dir=tmp_path / "runs", content_dir=REPO / "content")
+    with pytest.raises(InputError) as caught:
+        _load(_settings(config), config.runs_dir)
+    text = str(caught.value)
+    assert f"{FakeRun.path}:1 [benchmark]: no benchmark 'nobench' in this build" in text
+
+
+def test_the_pipeline_names_no_benchmark():
+    source = (REPO / "builder" / "pipeline.py").read_text(encoding="utf-8").lower()
+    for benchmark in registered():
+        assert benchmark.name not in source and textwrap.dedent(benchmark.title).lower() not in source
