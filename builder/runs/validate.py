@@ -10,7 +10,6 @@ a footer over a partial selection would publish a partial run as finished, so it
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets

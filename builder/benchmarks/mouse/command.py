@@ -18,7 +18,7 @@ from typing import Any
 
 from builder.core.errors import InputError
 from builder.core.names import check_name, confined, fill_template
-from builder.probing.command import add_client_arguments, non_negative_float, non_negative_int, positive_int
+from builder.probing.command import add_client_arguments, non_negative_float, positive_int
 
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130

@@ -29,9 +29,10 @@ from builder.benchmarks.mouse.facts import add_class_facts, add_rc_facts, add_tr
 from builder.benchmarks.mouse.labels import RC, RC_COMPONENTS, SIGHTED, TR
 from builder.benchmarks.mouse.run_format import PROBE
 from builder.benchmarks.mouse.runs import dataset_for, score_run, validate_mouse_run
-from builder.core.errors import InputError, Problem
+from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.core.names import slug
+from builder.runs.load import checked
 from builder.runs.schema import Run
 
 DATA_ENV = "MOUSE_DATA"
@@ -88,15 +89,7 @@ def load_mouse_data(folder: Path | None, gold: GoldColumns | None = None) -> lis
 
 def check_runs(runs: list[Run], datasets: list[MouseSet]) -> list[Run]:
     """Each run against the data file it was made on; every problem of every run at once."""
-    problems: list[Problem] = []
-    for run in runs:
-        try:
-            validate_mouse_run(run, dataset_for(run, datasets))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
-    return runs
+    return checked(runs, lambda run: validate_mouse_run(run, dataset_for(run, datasets)))
 
 
 def add_measured_facts(facts: FactTable, runs: list[Run], datasets: list[MouseSet],
