@@ -7,7 +7,7 @@ data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,10 +44,16 @@ def read_store(runs_dir: Path) -> RunStore:
 def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
     """Validate each run against the dataset variant it names; all problems at once."""
     by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
+    return checked(runs, lambda run: validate_run(run, _dataset_for(run, by_variant)))
+
+
+def checked(runs: Sequence[Run], check: Callable[[Run], None]) -> list[Run]:
+    """The runs, once `check` (a benchmark's validation) passes each; else every problem of
+    every run at once, so one build names all the bad runs."""
     problems: list[Problem] = []
     for run in runs:
         try:
-            validate_run(run, _dataset_for(run, by_variant))
+            check(run)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:

@@ -4,7 +4,7 @@
 statements (content/mouse/claims.yaml); `mouse_tables` and `mouse_charts` shape the page's
 tables and the Qwen3 scale chart from those facts (the plug-in, plugin.py, calls them). Every displayed number is a fact: either
 a reported cell (`mouse.reported.…`, via builder.benchmarks.mouse.facts) or a figure computed here from
-those cells, whose provenance says how. Nothing is measured: the Mouse data is gated.
+those cells, whose provenance says how. Measured runs are measured.py's (the plug-in adds them).
 
 Fact keys added here (values on the paper's 0-1 scale):
 - `mouse.reported.<main|mcc|human_cc>.<row slug>.<column>` — every cell (unless the compute
