@@ -117,3 +117,18 @@ def test_a_probe_name_enters_its_keys_as_a_name() -> None:
     with pytest.raises(InputError, match="would share the fact keys leak.my_probe"):
         _probe_keys({("original", "t", "My.Probe", "all"): group("My.Probe", "b.jsonl"),
                      ("original", "t", "my_probe", "all"): group("my_probe", "c.jsonl")})
+
+
+def test_every_key_of_measured_mouse_runs_matches_exactly_one_pattern() -> None:
+    """The SYNTHETIC Mouse fixture runs (tests/fixtures/mouse), scored as a build with MOUSE_DATA would."""
+    from builder.benchmarks.mouse.measured import add_measured_facts, load_mouse_data
+    from builder.benchmarks.mouse.metrics import BootstrapOptions
+    from builder.core.facts import FactTable
+    from builder.runs.load import read_store
+
+    fixtures = REPO / "tests" / "fixtures" / "mouse"
+    facts = FactTable()
+    add_measured_facts(facts, read_store(fixtures / "runs").runs["mouse"], load_mouse_data(fixtures),
+                       BootstrapOptions(50, 1, 0.95))
+    assert len(facts.values) > 50 and "mouse.measured.runs" in facts
+    assert fact_schema().problems(facts.values) == []

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.benchmarks.mouse import fact_keys as K
 from builder.benchmarks.mouse import metrics as m
 from builder.benchmarks.mouse.config import GoldColumns, load_gold_columns
 from builder.benchmarks.mouse.dataset import MouseSet, load_icc, load_main, load_single_choice
@@ -114,9 +115,9 @@ def add_measured_facts(facts: FactTable, runs: list[Run], datasets: list[MouseSe
         rows.append(entry)
     if not runs:
         return rows  # no Mouse run in this build: the page and facts.json stay as they were
-    facts.add("mouse.measured.runs", len(rows), "finished Mouse runs under runs/ scored by buzzprobe",
+    facts.add(K.MEASURED_RUNS.key(what="runs"), len(rows), "finished Mouse runs under runs/ scored by buzzprobe",
               tuple(r.run_id for r in rows))
-    facts.add("mouse.measured.in_progress", len(runs) - len(rows),
+    facts.add(K.MEASURED_RUNS.key(what="in_progress"), len(runs) - len(rows),
               "Mouse runs under runs/ not scored: in progress, or translations not judged yet")
     return rows
 
