@@ -49,7 +49,7 @@ PageFunctions = Callable[[Callable[[str], float]], dict[str, Callable[..., Any]]
 class BuildSettings:
     """What the stages may read of the build's configuration."""
 
-    dataset: Path  # the CIBuzzBench CSV (CIBUZZBENCH_CSV); other benchmarks name theirs in content/
+    dataset: Path | None  # the CIBuzzBench CSV; None: its plug-in finds it (CIBUZZBENCH_CSV or data/)
     content_dir: Path
     cache_dir: Path
     spec: object | None = None  # a CIBuzzBench DatasetSpec for tests; None: the official shape

@@ -36,7 +36,7 @@ class CIBuzzBench(Benchmark):
     title = "CIBuzzBench"
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
-        return [settings.dataset]
+        return [_dataset(settings)]
 
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> Loaded:
         from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
@@ -45,7 +45,8 @@ class CIBuzzBench(Benchmark):
         from builder.core.reported import load_reported
         from builder.runs.load import validate_runs
 
-        dataset = load_dataset(settings.dataset, settings.spec) if settings.spec else load_dataset(settings.dataset)
+        path = _dataset(settings)
+        dataset = load_dataset(path, settings.spec) if settings.spec else load_dataset(path)
         variants = derive_variants(dataset)
         valid = validate_runs(runs, {"original": dataset, **variants})
         reported = load_reported(settings.content_dir / "reported.yaml")
@@ -60,6 +61,10 @@ class CIBuzzBench(Benchmark):
         _add_importance(computed, loaded.dataset, settings.cache_dir)
         add_fidelity_facts(facts, loaded.statements, loaded.reported)
         return State(loaded, computed)
+
+    def add_commands(self, subcommands: Any) -> None:
+        from builder.benchmarks.cibuzzbench.commands import add_commands
+        add_commands(subcommands)
 
     def measures(self, state: State, facts: FactTable, registry: MeasureRegistry) -> None:
         from builder.benchmarks.cibuzzbench.measures import register_run_measures
@@ -88,6 +93,12 @@ class CIBuzzBench(Benchmark):
         loaded = state.loaded
         return render_run_pages(settings.env, state.computed, {"original": loaded.dataset, **loaded.variants},
                                 settings.common)
+
+
+def _dataset(settings: BuildSettings) -> Path:
+    """The CSV the build was given, else CIBUZZBENCH_CSV or the downloaded copy (never the network)."""
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+    return settings.dataset if settings.dataset is not None else dataset_path()
 
 
 def _add_importance(computed: Any, dataset: Any, cache_dir: Path) -> None:

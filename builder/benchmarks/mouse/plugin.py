@@ -50,6 +50,10 @@ class Mouse(Benchmark):
         datasets = load_mouse_data(data_folder()) if runs else []
         return MouseLoaded(settings.content_dir, check_runs(list(runs), datasets), datasets)
 
+    def add_commands(self, subcommands: Any) -> None:
+        from builder.benchmarks.mouse.command import add_mouse_parser
+        add_mouse_parser(subcommands)
+
     def fact_sections(self) -> tuple[Section, ...]:
         return SECTIONS
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from builder.core.errors import InputError, Problem
+from builder.core.errors import DownloadError, InputError, Problem
 from builder.core.fileio import atomic_file
 
 UPSTREAM_REPO = "SuperYFan/CIBuzzBench"
@@ -41,7 +41,7 @@ _RETRY_STATUSES = frozenset({408, 429})
 _RETRY_EXCEPTIONS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 
-class FetchError(Exception):
+class FetchError(DownloadError):
     """The dataset could not be obtained; the message says where, why and what to do."""
 
     def __init__(self, reason: str, *, url: str | None = None, hint: str | None = HINT):
