@@ -1,4 +1,4 @@
-"""Command line: `buzzprobe build | data fetch | data check | runs | import | export | probe | mouse`.
+"""Command line: `buzzprobe build | data fetch | data check | runs | import | export | probe | mouse | audit`.
 
 Heavy libraries are imported inside commands so that `build` can answer
 "nothing changed" in a fraction of a second.
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
+from builder.benchmarks.mcq.command import add_audit_parser
 from builder.errors import InputError
 from builder.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.mouse.command import add_mouse_parser
@@ -87,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_probe_parser(sub)
     add_mouse_parser(sub)
+    add_audit_parser(sub)
     return parser
 
 

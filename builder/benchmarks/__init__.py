@@ -1,0 +1,1 @@
+"""Benchmarks that buzzprobe reads through a declared shape (docs/audit.md)."""
