@@ -222,3 +222,14 @@ def test_json_without_records_key_explains(tmp_path: Path) -> None:
     spec = write_case(tmp_path, json.dumps({"items": []}), suffix=".json")
     (only,) = problems(spec)
     assert "expected a list of records, found dict" in only and "records" in only
+
+
+def test_prompts_show_the_shuffled_options_and_the_blind_one_hides_the_stem() -> None:
+    from builder.benchmarks.mcq.prompts import render_prompt
+    bench = load("columns")
+    item = bench.items[0]
+    sighted = render_prompt(bench.spec, item, [2, 0, 1, 3], "sighted")
+    blind = render_prompt(bench.spec, item, [2, 0, 1, 3], "blind")
+    assert "Synthetic question 1?" in sighted and "Synthetic question 1?" not in blind
+    for prompt in (sighted, blind):
+        assert "A. blue\nB. red\nC. green\nD. yellow" in prompt and "(A, B, C or D)" in prompt

@@ -221,19 +221,17 @@ def _design(scaler: StandardScaler, feats: Features, items: np.ndarray, k: int =
 
 def _pairs(items: np.ndarray, gold: np.ndarray, k: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Local row indices (first, second) into the items' design matrix, and label 1 when
-    `first` is the gold; which comes first alternates deterministically so both classes occur."""
-    first, second, label = [], [], []
-    for pos, i in enumerate(items):
-        g = int(gold[i])
-        for other in range(k):
-            if other == g:
-                continue
-            gold_first = (int(i) + other) % 2 == 0
-            a, b = (g, other) if gold_first else (other, g)
-            first.append(k * pos + a)
-            second.append(k * pos + b)
-            label.append(int(gold_first))
-    return np.array(first, dtype=np.intp), np.array(second, dtype=np.intp), np.array(label)
+    `first` is the gold; which comes first alternates deterministically so both classes occur.
+    Item by item, distractors in position order (vectorised: the audit fits on 8,000 items)."""
+    items = np.asarray(items, dtype=np.intp)
+    g = np.asarray(gold, dtype=np.intp)[items][:, None]
+    other = np.broadcast_to(np.arange(k), (len(items), k))
+    keep = other != g
+    gold_first = (items[:, None] + other) % 2 == 0
+    base = (k * np.arange(len(items), dtype=np.intp))[:, None]
+    first = base + np.where(gold_first, g, other)
+    second = base + np.where(gold_first, other, g)
+    return first[keep], second[keep], gold_first[keep].astype(int)
 
 
 def fit_scorer(feats: Features, gold: np.ndarray, train: np.ndarray, k: int = 4,
