@@ -110,7 +110,8 @@ def option_table(dataset: Dataset) -> OptionTable:
 
 @dataclass(frozen=True)
 class Features:
-    """One row per option, item-major (row 4*i+k is position k of item i)."""
+    """One row per option, item-major: row 4*i+j is position j of item i (k*i+j in the
+    multiple-choice audit, whose items have k options)."""
 
     dense: np.ndarray  # (items * 4, len(DENSE_FEATURES))
     char: sp.csr_matrix  # hashed character n-grams
