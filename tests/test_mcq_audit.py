@@ -222,3 +222,24 @@ def test_cli_audits_every_fixture_spec_from_the_repository(monkeypatch: pytest.M
     for spec in sorted(FIXTURES.glob("*.yaml")):
         assert main(["audit", str(spec.relative_to(REPO)), "--json"]) == 0, spec.name
         assert json.loads(capsys.readouterr().out)["items"] >= 6, spec.name
+
+
+@pytest.mark.realdata
+def test_cibuzzbench_as_a_spec_agrees_with_the_site_heuristics(real_csv: Path, tmp_path: Path) -> None:
+    """The generic audit, given CIBuzzBench as a spec, reproduces the dedicated probes: the
+    longest option wins as often (only ties differ between the two shuffles)."""
+    from builder.dataset.cibuzzbench import load_dataset
+    from builder.dataset.options import OFFICIAL_SEEDS, option_sets
+    from builder.probes.heuristics import longest_chars
+    spec = tmp_path / "cibuzzbench.yaml"
+    spec.write_text(f"name: cibuzzbench\ndataset_path: {real_csv}\nid: row_id\ndoc_to_text: term_zh\n"
+                    "doc_to_choice: [distractor_literal_en, distractor_cultural_mismatch_en, "
+                    "distractor_pragmatic_neighbor_en, equivalent_en]\ndoc_to_target: equivalent_en\n"
+                    "split: split\ntrain_split: train\ntest_split: test\ncategory: category_label\n", encoding="utf-8")
+    audit = run_audit(load_benchmark(spec))
+    assert (audit.items, audit.options, audit.learned_evaluation) == (3001, 4, "train→test")
+    assert audit.as_published["position_prior"].accuracy.mean == 100.0  # the spec lists the gold last
+    dataset = load_dataset(real_csv)
+    official = np.mean([100.0 * np.mean([longest_chars(o) == o.gold_letter for o in option_sets(dataset, s).values()])
+                        for s in OFFICIAL_SEEDS])
+    assert audit.probes["longest_chars"].accuracy.mean == pytest.approx(official, abs=0.3)
