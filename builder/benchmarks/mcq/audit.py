@@ -128,7 +128,7 @@ def run_audit(benchmark: Benchmark) -> Audit:
                  as_published, inputs.learned.evaluation)
 
 
-def predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(gold positions, predicted positions) of the items the probe answers, under `perm`."""
     gold = np.argmax(perm == inputs.gold[:, None], axis=1)
     n, k = perm.shape
@@ -161,7 +161,7 @@ def _intervals(gold: np.ndarray, pred: np.ndarray, k: int) -> dict[str, Any]:
 def _seeded(inputs: _Inputs, probe: str, orders: dict[int, np.ndarray]) -> ProbeScore:
     per_seed, interval, n = {}, None, 0
     for seed, perm in orders.items():
-        gold, pred = predictions(inputs, probe, perm, seed)
+        gold, pred = _predictions(inputs, probe, perm, seed)
         point = _point(gold, pred, inputs.k)
         per_seed[seed] = (point["accuracy"], point["macro_f1"])
         if seed == INTERVAL_SEED:
@@ -175,7 +175,7 @@ def _seeded(inputs: _Inputs, probe: str, orders: dict[int, np.ndarray]) -> Probe
 
 
 def _single(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> ProbeScore:
-    gold, pred = predictions(inputs, probe, perm, seed)
+    gold, pred = _predictions(inputs, probe, perm, seed)
     point, interval = _point(gold, pred, inputs.k), _intervals(gold, pred, inputs.k)
     scores = {m: Score(point[m], None, interval[m].low, interval[m].high) for m in METRICS}
     return ProbeScore(scores["accuracy"], scores["macro_f1"], len(gold))
