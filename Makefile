@@ -12,7 +12,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
 PROBE_EPOCH ?= 1796083200
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ test: $(TEST_INSTALLED)
 bench: data
 	$(BIN)/python bench/build_bench.py
 	$(BIN)/python bench/scale_bench.py
+
+# docs/facts.md is generated from the registered fact patterns (builder/benchmarks/*/fact_keys.py).
+facts-doc: $(INSTALLED)
+	$(BIN)/python -m builder.benchmarks.facts_reference
 
 # Ask a model: make probe ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME --sample 400" (docs/probing.md)
 probe: data

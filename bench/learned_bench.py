@@ -31,7 +31,8 @@ sys.path.insert(0, str(REPO))
 
 from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp  # noqa: E402
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
-from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS, option_sets  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets  # noqa: E402
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS  # noqa: E402
 from builder.stats.bootstrap import bootstrap_intervals, paired_bootstrap_difference  # noqa: E402
 from builder.stats.classification import TASK2_LABELS, classification_report  # noqa: E402
 from builder.stats.seeds import summarise_seeds  # noqa: E402
@@ -39,7 +40,7 @@ from builder.benchmarks.cibuzzbench.probes import heuristics as h  # noqa: E402
 from builder.benchmarks.cibuzzbench.probes import learned as lp  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data" / "cibuzzbench" / "cibuzzbench.csv"
-SEED = 1111
+SEED = DEFAULT_SEED
 
 
 def csv_path() -> Path:

@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from builder.pipeline import BuildConfig, build  # noqa: E402
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
-from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS  # noqa: E402
+from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS  # noqa: E402
 from builder.probing.client import RetryPolicy  # noqa: E402
 from builder.probing.protocols import find_protocol, load_protocols  # noqa: E402
 from builder.probing.runner import ProbeSettings, execute, plan_run  # noqa: E402

@@ -1,4 +1,5 @@
-"""Command line: `buzzprobe build | data fetch | data check | runs | import | export | probe | mouse`.
+"""Command line: `buzzprobe build`, plus each benchmark's subcommands (its plug-in adds them:
+CIBuzzBench `data | runs | import | export | probe`, Mouse `mouse …`).
 
 Heavy libraries are imported inside commands so that `build` can answer
 "nothing changed" in a fraction of a second.
@@ -7,20 +8,12 @@ Heavy libraries are imported inside commands so that `build` can answer
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 
-from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
-from builder.benchmarks.mouse.command import add_mouse_parser
-from builder.probing.command import add_probe_parser
-from builder.runs.schema import VARIANTS
-
-GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
+from builder.core.errors import DownloadError, InputError
 
 EXIT_INPUT = 2
 EXIT_FETCH = 3
@@ -33,14 +26,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"buzzprobe: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    except _fetch_error() as exc:
+    except DownloadError as exc:
         print(f"buzzprobe: {exc}", file=sys.stderr)
         return EXIT_FETCH
-
-
-def _fetch_error() -> type[Exception]:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import FetchError
-    return FetchError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,139 +42,22 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--force", action="store_true", help="rebuild even if no input changed")
     build.set_defaults(handler=_cmd_build)
 
-    data = sub.add_parser("data", help="the CIBuzzBench CSV").add_subparsers(required=True, metavar="action")
-    fetch = data.add_parser("fetch", help="download the pinned upstream CSV unless CIBUZZBENCH_CSV names a copy")
-    fetch.set_defaults(handler=_cmd_fetch)
-    check = data.add_parser("check", help="validate the CSV and print its hashes")
-    check.set_defaults(handler=_cmd_check)
-    pool = data.add_parser("gold-pool", help="write a gold-pool variant (CSV and manifest) into data/")
-    pool.add_argument("--variant", choices=GOLD_POOL_VARIANTS, default=GOLD_POOL_VARIANTS[0],
-                      help="gold_pool: the article's length-matched set; gold_pool_slot: the ablation matched to "
-                           "each replaced distractor (docs/gold-pool.md; default %(default)s)")
-    pool.add_argument("--out", type=Path, default=Path("data"))
-    pool.set_defaults(handler=_cmd_gold_pool)
-
-    runs = sub.add_parser("runs", help="regenerate the model-free probe runs in runs/probes/")
-    runs.add_argument("--out", type=Path, default=Path("runs/probes"))
-    runs.set_defaults(handler=_cmd_runs)
-
-    imports = sub.add_parser("import", help="convert official CIBuzzBench outputs, or lm-eval / Inspect outputs, into runs",
-                             usage="buzzprobe import RESULTS --model NAME [--out DIR]\n"
-                                   "       buzzprobe import {lm-eval,inspect} PATH [--model NAME] [--out DIR]")
-    imports.add_argument("results", type=Path, help="the official results folder <output_dir>/<model>/<lang> (docs/import.md), "
-                         "or `lm-eval` / `inspect` followed by PATH (docs/lm-eval.md, docs/inspect.md)")
-    imports.add_argument("path", type=Path, nargs="?", help="lm-eval: a samples_*.jsonl file or its output folder; "
-                         "inspect: a .eval or .json log")
-    imports.add_argument("--model", help="the model's name, as it should appear on the site "
-                         "(required for official outputs; harness imports default to the logged name)")
-    imports.add_argument("--out", default=None, help="folder for the runs (default runs/official; harness imports "
-                         "runs/{model_slug})")
-    imports.set_defaults(handler=_cmd_import)
-
-    add_export_parser(sub)
-
-    add_probe_parser(sub)
-    add_mouse_parser(sub)
+    from builder.benchmarks import registered
+    for benchmark in registered():
+        benchmark.add_commands(sub)
     return parser
-
-
-def dataset_path() -> Path:
-    """CIBUZZBENCH_CSV, else the downloaded copy; never touches the network."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import DEFAULT_DEST, resolve_dataset_path
-    path = resolve_dataset_path(os.environ)
-    if path is None:
-        raise InputError.single(DEFAULT_DEST, "dataset not found: run `make data` (downloads it) "
-                                "or set CIBUZZBENCH_CSV to a local copy")
-    return path
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from builder.pipeline import BuildConfig, build
     start = time.perf_counter()
-    result = build(BuildConfig(dataset_path(), args.runs, args.content, args.out, args.force))
+    result = build(BuildConfig(runs_dir=args.runs, content_dir=args.content, out=args.out, force=args.force))
     took = time.perf_counter() - start
     if result.skipped:
         print(f"site is up to date ({args.out}/), nothing to do [{took:.2f}s]")
     else:
         print(f"built {args.out}/: {result.files} files, {result.facts} facts from {result.runs} runs [{took:.2f}s]")
     return 0
-
-
-def _cmd_fetch(args: argparse.Namespace) -> int:
-    """Validate only what was just downloaded: a present copy is validated by every build."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import ensure_dataset, resolve_dataset_path
-    present = resolve_dataset_path(os.environ)
-    path = ensure_dataset(os.environ, log=lambda message: print(message, file=sys.stderr))
-    if present is None:
-        try:
-            _cmd_check_path(path)
-        except InputError:
-            path.unlink(missing_ok=True)  # never leave an invalid download where builds look
-            raise
-    return 0
-
-
-def _cmd_gold_pool(args: argparse.Namespace) -> int:
-    """The variant's CSV (dataset text: never commit it) for inspection and other tools;
-    builds and `probe --variant NAME` derive the same bytes themselves."""
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.gold_pool import ensure_gold_pool, read_manifest
-    variant = ensure_gold_pool(load_dataset(dataset_path()), args.out, variant=args.variant)
-    counts = read_manifest(args.out, args.variant)["counts"]
-    print(f"{variant.path}: {args.variant} variant, content sha256 {variant.content_sha256}; items "
-          f"{counts['items']}, fully within 10% {counts['items_fully_within_10pct']}, widened "
-          f"{counts['items_with_widened_slot']}, unmatched {counts['items_with_unmatched_slot']}")
-    return 0
-
-
-def _cmd_check(args: argparse.Namespace) -> int:
-    _cmd_check_path(dataset_path())
-    return 0
-
-
-def _cmd_check_path(path: Path) -> None:
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    ds = load_dataset(path)
-    print(f"{path}: valid, {ds.rows} rows; file sha256 {ds.file_sha256}; content sha256 {ds.content_sha256}")
-
-
-def _cmd_runs(args: argparse.Namespace) -> int:
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    dataset = load_dataset(dataset_path())
-    written = generate_probe_runs(dataset, args.out, created_stamp(), derive_variants(dataset), learned=True)
-    print(f"wrote {len(written)} probe runs to {args.out}/")
-    return 0
-
-
-def _cmd_import(args: argparse.Namespace) -> int:
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.official_import import import_official
-    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if args.path is not None:
-        harness = str(args.results)
-        if harness not in HARNESSES:
-            raise InputError.single(harness, f"unknown harness (expected one of: {', '.join(HARNESSES)})")
-        return run_harness_import(harness, args.path, args.model, args.out, created)
-    if args.model is None:
-        raise InputError.single("--model", "required when importing official outputs")
-    dataset = load_dataset(dataset_path())
-    written = import_official(args.results, dataset, model=args.model, out_dir=args.out or "runs/official",
-                              created=created)
-    for path in written:
-        print(f"wrote {path}")
-    return 0
-
-
-def created_stamp() -> str:
-    """Deterministic probes take their date from SOURCE_DATE_EPOCH (the Makefile pins it)."""
-    from builder.core.build_date import env_epoch, moment
-    epoch = env_epoch()
-    if epoch is None:
-        raise InputError.single("SOURCE_DATE_EPOCH", "not set: probe runs must be reproducible; "
-                                "use `make runs` or set SOURCE_DATE_EPOCH")
-    return moment(epoch).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 if __name__ == "__main__":

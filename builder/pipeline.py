@@ -20,7 +20,7 @@ from builder.site.write import STAMP, read_stamp
 
 @dataclass(frozen=True)
 class BuildConfig:
-    dataset: Path
+    dataset: Path | None = None  # a data file given on purpose (tests); None: each plug-in finds its own
     runs_dir: Path = Path("runs")
     content_dir: Path = Path("content")
     out: Path = Path("site")
@@ -43,9 +43,9 @@ class BuildResult:
 def build(config: BuildConfig) -> BuildResult:
     """Build the site; skip all work when no input changed since the last build."""
     from builder.benchmarks import registered
-    check_out_folder(config)
     settings = _settings(config)
     extra = [path for b in registered() for path in b.inputs(settings)]
+    check_out_folder(config, extra)
     fingerprint = build_fingerprint(config.runs_dir, config.content_dir, extra)
     if not config.force and read_stamp(config.out) == fingerprint:
         return BuildResult(skipped=True, files=0, facts=0, runs=0)
@@ -106,14 +106,14 @@ def _run_owners(settings: BuildSettings) -> dict[str, str]:
     return owners
 
 
-def check_out_folder(config: BuildConfig) -> None:
+def check_out_folder(config: BuildConfig, data: list[Path]) -> None:
     """The site folder is replaced as a whole, so it must be a folder of its own: never one
     holding the inputs (`--out .` would replace the project) and never an existing folder that
     a build did not make (it would be deleted)."""
     out = config.out.resolve()
-    inputs = {"the runs folder": config.runs_dir, "the content folder": config.content_dir,
-              "the dataset": config.dataset}
-    for what, path in inputs.items():
+    inputs = [("the runs folder", config.runs_dir), ("the content folder", config.content_dir),
+              *(("the dataset", path) for path in data)]
+    for what, path in inputs:
         path = path.resolve()
         if path == out or path.is_relative_to(out):
             raise InputError.single("--out", f"{config.out} would replace {what} ({path}); choose a folder of its own")
@@ -167,7 +167,7 @@ def _cached_bundle(cache_dir: Path) -> bytes:
     import hashlib
 
     from builder.site.chart_bundle import bundle_version, vega_bundle
-    from builder.site.charts import atomic_write
+    from builder.core.fileio import atomic_write
     key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
     path = cache_dir / f"vega-bundle-{key}.js"
     if path.exists():

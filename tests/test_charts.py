@@ -30,9 +30,9 @@ from builder.site.charts import (
     heuristic_seed_chart,
     option_length_chart,
     render_svg,
-    script_json,
     sighted_blind_scatter,
 )
+from builder.site.scriptjson import script_json
 
 EVIL_SCRIPT = "<script>alert(1)</script>"
 EVIL_ATTR = '"onerror=alert(1) x="'
@@ -218,6 +218,13 @@ def test_script_json_escapes_for_html():
     assert json.loads(text) == {"a": "</script><!-- & \u2028", "b": [1.5, None]}
     with pytest.raises(ValueError):
         script_json({"a": float("nan")})
+
+
+def test_script_json_narrow_form_escapes_only_what_can_end_the_element():
+    """The run pages' form: "<" and the line separators only, so "Q&A" keeps its bytes."""
+    text = script_json({"a": "</script><!-- Q&A \u2029", "n": float("nan")}, strict=False)
+    assert text == '{"a":"\\u003c/script>\\u003c!-- Q&A \\u2029","n":NaN}'
+    assert "</" not in text and "<!" not in text
 
 
 def test_clip_ids_are_renumbered_per_chart_not_per_process():

@@ -15,7 +15,8 @@ import pytest
 
 from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
-from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS, option_sets
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
 from builder.stats.classification import TASK2_LABELS, classification_report
 from builder.benchmarks.cibuzzbench.probes import learned as lp
 from builder.runs import schema

@@ -1,6 +1,6 @@
 """`buzzprobe mouse probe | judge | import | score` as a user runs them, on the SYNTHETIC
 Mouse fixtures and the loopback server: exit codes, located errors, the key kept secret,
-dry runs that send nothing, the default `runs-mouse/` folder, and a probe killed with
+dry runs that send nothing, the default `runs/<model>/` folder, and a probe killed with
 SIGKILL that resumes with every item exactly once."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import pytest
 
 from builder.cli import main
 from builder.benchmarks.mouse.dataset import load_main
-from builder.benchmarks.mouse.probe_writer import read_calls
-from builder.benchmarks.mouse.runfile import read_mouse_run, score_run
+from builder.benchmarks.mouse.runs import score_run
+from builder.runs.reader import read_run
 from tests.loopback_server import LoopbackServer, Request, reply, status
 from tests.test_mouse_probe import FIXTURES, MAIN, answer_for, oracle
 
@@ -52,11 +52,12 @@ def files_text(folder: Path) -> str:
     return "".join(p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*")) if p.is_file())
 
 
-def test_probe_writes_under_runs_mouse_and_score_prints_intervals(server: LoopbackServer, tmp_path: Path,
+def test_probe_writes_under_runs_and_score_prints_intervals(server: LoopbackServer, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert probe(server, "ir", DATA["main"]) == 0
-    run = tmp_path / "runs-mouse" / "loop-m" / "mouse-loop-m-ir-sighted.jsonl"
-    assert run.is_file() and not (tmp_path / "runs").exists()
+    run = tmp_path / "runs" / "loop-m" / "mouse-loop-m-ir-sighted.jsonl"
+    assert run.is_file() and not (tmp_path / "runs-mouse").exists()
+    assert read_run(run).header.benchmark == "mouse"
     assert "complete; asked 12, 0 failed after retries; 0 unparsed" in capsys.readouterr().out
     assert probe(server, "ir", DATA["main"]) == 0
     assert "already complete, nothing to ask" in capsys.readouterr().out
@@ -74,7 +75,7 @@ def test_probe_writes_under_runs_mouse_and_score_prints_intervals(server: Loopba
 def test_translate_judge_score(server: LoopbackServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert probe(server, "tr", DATA["main"]) == 0
     assert "translations only: judge them" in capsys.readouterr().out
-    tr = tmp_path / "runs-mouse" / "loop-m" / "mouse-loop-m-tr-sighted.jsonl"
+    tr = tmp_path / "runs" / "loop-m" / "mouse-loop-m-tr-sighted.jsonl"
     assert main(["mouse", "score", str(tr)]) == 2
     assert "translations not judged yet" in capsys.readouterr().err
 
@@ -84,7 +85,7 @@ def test_translate_judge_score(server: LoopbackServer, tmp_path: Path, capsys: p
     assert main(["mouse", "score", str(judged), "--no-intervals"]) == 0
     out = capsys.readouterr().out
     assert "semantic_accuracy" in out and "perfect_rate" in out and "missing 0, copied 0, judge_unparsed 0" in out
-    assert score_run(read_mouse_run(judged), boot=None).perfect_rate == 1.0
+    assert score_run(read_run(judged), boot=None).perfect_rate == 1.0
 
 
 def test_dry_run_sends_nothing_and_writes_nothing(server: LoopbackServer, tmp_path: Path,
@@ -144,31 +145,31 @@ def test_bad_input_exits_2_with_a_located_error(server: LoopbackServer, tmp_path
     assert probe(server, "ms", DATA["ms"], "--out", "{nope}.jsonl") == 2
     assert main(["mouse", "probe", "--task", "ms", "--data", str(DATA["ms"]), "--model", "m"]) == 2
     assert "--base-url: required" in capsys.readouterr().err
-    assert server.requests == [] and not (tmp_path / "runs-mouse").exists()
+    assert server.requests == [] and not (tmp_path / "runs").exists()
 
     assert probe(server, "ms", DATA["ms"]) == 0
-    ms_run = tmp_path / "runs-mouse" / "loop-m" / "mouse-loop-m-ms-sighted.jsonl"
+    ms_run = tmp_path / "runs" / "loop-m" / "mouse-loop-m-ms-sighted.jsonl"
     capsys.readouterr()
     assert main(["mouse", "score", str(ms_run)]) == 2  # no --data
-    assert f"{ms_run}:1 [dataset]: no --data file has this run's dataset content" in capsys.readouterr().err
+    assert f"{ms_run}:1 [dataset.content_sha256]: no Mouse data file has this run's content" in capsys.readouterr().err
     assert main(["mouse", "judge", "--run", str(ms_run), "--data", str(DATA["main"]), "--model", "j",
                  "--base-url", server.url, *FAST]) == 2
     assert f"{ms_run}:1 [task]: not a translation run" in capsys.readouterr().err
     torn = tmp_path / "torn.jsonl"
-    torn.write_text(ms_run.read_text(encoding="utf-8").replace('"index":3', '"index":"3"'), encoding="utf-8")
+    torn.write_text(ms_run.read_text(encoding="utf-8").replace('"row_id":3', '"row_id":"3"'), encoding="utf-8")
     assert main(["mouse", "score", str(torn), "--data", str(DATA["ms"])]) == 2
-    assert f"{torn}:5 [index]: must be a non-negative integer" in capsys.readouterr().err
+    assert f"{torn}:5 [row_id]: must be an integer >= 0" in capsys.readouterr().err
 
 
 def test_import_official_outputs_then_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     outputs = sorted((FIXTURES / "outputs").glob("*.csv"))
     assert main(["mouse", "import", *map(str, outputs), "--model", "Synthetic Model 0.6B",
                  "--data", str(DATA["main"]), "--data", str(DATA["ms"]), "--temperature", "0"]) == 0
-    written = sorted((tmp_path / "runs-mouse" / "official").glob("*.jsonl"))
+    written = sorted((tmp_path / "runs" / "synthetic-model-0_6b").glob("*.jsonl"))
     assert [p.name for p in written] == [f"mouse-synthetic-model-0_6b-{t}.jsonl" for t in
                                          ("cc", "ir", "ms", "rc", "td", "tr")]
     assert "wrote" in capsys.readouterr().out
-    tr = read_mouse_run(written[-1])
+    tr = read_run(written[-1])
     assert tr.header.dataset["content_sha256"] == MAIN.content_sha256
     assert tr.header.subject["parameters"] == {"temperature": 0.0}
     assert main(["mouse", "score", *map(str, written), *(a for k in DATA for a in ("--data", str(DATA[k]))),
@@ -212,21 +213,19 @@ def test_sigkill_mid_run_then_resume_has_every_item_once(tmp_path: Path) -> None
         process.send_signal(signal.SIGKILL)
         process.wait()
         complete_lines = out.read_bytes().split(b"\n")[1:-1]  # after the header, before a torn tail
-        killed = [json.loads(line)["index"] for line in complete_lines]
+        killed = [json.loads(line)["row_id"] for line in complete_lines]
         assert 50 < len(killed) < 400 and len(set(killed)) == len(killed)
         asked_before = len(server.requests)
 
         resumed = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
         assert resumed.returncode == 0, resumed.stderr
-        final = read_mouse_run(out)
-        assert [i.index for i in final.items] == list(range(400))  # each exactly once, in order
+        final = read_run(out)
+        assert [i.row_id for i in final.items] == list(range(400))  # each exactly once, in order
         assert score_run(final, big, boot=None).accuracy == 1.0
         asked_after = len(server.requests) - asked_before
         # Only unwritten items are asked again (those in flight at the kill may be asked twice).
         assert 400 - len(killed) <= asked_after <= 400 - len(killed) + 4
-        assert out.read_text(encoding="utf-8").rstrip().endswith('{"type":"footer","items":400,"unparsed":0}')
-        # every item's request is in the call log, written before the item's line
-        assert {c["index"] for c in read_calls(out)} == set(range(400))
+        assert final.footer.items == 400 and all(i.usage and i.error is None for i in final.items)
         everything = resumed.stdout + resumed.stderr + files_text(tmp_path)
         assert KEY not in everything
 

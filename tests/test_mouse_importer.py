@@ -1,5 +1,5 @@
-"""Importing official Mouse outputs (SYNTHETIC fixtures) and the `buzzprobe.mouse-run/1`
-run files made from them."""
+"""Importing official Mouse outputs (SYNTHETIC fixtures) and the run files (`buzzprobe.run/1`,
+benchmark "mouse") made from them, read back by the one run reader."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ from builder.core.errors import InputError
 from builder.benchmarks.mouse.dataset import load_icc, load_main, load_single_choice
 from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
 from builder.benchmarks.mouse.metrics import ClassScores, RCScores, TranslationScores
-from builder.benchmarks.mouse.runfile import SCHEMA, make_runs, read_mouse_run, score_run, slug, write_mouse_run
+from builder.benchmarks.mouse.runs import make_runs, score_run, validate_mouse_run
+from builder.core.names import slug
+from builder.runs.reader import read_run
+from builder.runs.schema import SCHEMA
+from builder.runs.writer import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"
 OUT = FIXTURES / "outputs"
@@ -147,8 +151,8 @@ def test_runs_round_trip_and_score_like_the_import(tmp_path, runs, main, judge, 
     for run in runs:
         path = tmp_path / f"{run.header.run_id}.jsonl"
         write_mouse_run(path, run)
-        back = read_mouse_run(path)
-        assert back.header == run.header and back.items == run.items
+        back = read_run(path)
+        assert back.header == run.header and back.items == run.items and back.footer == run.footer
         scored = score_run(back, datasets[run.header.task], boot=None)
         expected = direct[run.header.task]
         if isinstance(expected, TranslationScores):
@@ -163,8 +167,9 @@ def test_run_file_layout(tmp_path, runs):
     path = tmp_path / "rc.jsonl"
     write_mouse_run(path, rc)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert lines[0]["schema"] == SCHEMA and lines[0]["items"] == {"n": 12}
-    assert lines[-1] == {"type": "footer", "items": 12, "unparsed": 1}
+    assert (lines[0]["schema"], lines[0]["benchmark"], lines[0]["option_seed"]) == (SCHEMA, "mouse", None)
+    assert lines[0]["items"] == {"selection": "all", "n": 12} and lines[0]["source"]["kind"] == "import"
+    assert lines[-1] == {"type": "footer", "items": 12, "finished": CREATED, "usage_totals": {}}
     assert lines[12]["parsed"] == {"homophonic": None, "semantic": 1, "visual": 1}
     assert lines[12]["raw"]["homophonic"] == "是"
     text = path.read_text(encoding="utf-8")
@@ -172,18 +177,23 @@ def test_run_file_layout(tmp_path, runs):
     tr = next(r for r in runs if r.header.task == "tr")
     write_mouse_run(path, tr)
     item = json.loads(path.read_text(encoding="utf-8").splitlines()[2])
-    assert item == {"type": "item", "index": 1, "raw": "【合成】源句02 synthetic source", "parsed": 0,
+    assert item == {"type": "item", "row_id": 1, "raw": "【合成】源句02 synthetic source", "parsed": 0,
                     "judge_raw": "分数：2", "judge": 2, "copied": True}
 
 
-def _damage(tmp_path, run, edit):
+def write_mouse_run(path, run):
+    write_run(path, run.header, run.items, run.footer)
+
+
+def _damage(tmp_path, run, edit, data):
+    """Problems of the damaged file: the reader's, else those of the check against its data."""
     path = tmp_path / "run.jsonl"
     write_mouse_run(path, run)
     lines = path.read_text(encoding="utf-8").splitlines()
     edit(lines)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(InputError) as exc:
-        read_mouse_run(path)
+        validate_mouse_run(read_run(path), data)
     return [(p.line, p.field, p.message) for p in exc.value.problems]
 
 
@@ -194,7 +204,12 @@ def _set(lines, number, **changes):
 
 
 @pytest.mark.parametrize("task, edit, expected", [
-    ("ir", lambda ls: _set(ls, 1, schema="buzzprobe.run/1"), (1, "schema")),
+    ("ir", lambda ls: _set(ls, 1, schema="buzzprobe.mouse-run/1"), (1, "schema")),
+    ("ir", lambda ls: _set(ls, 1, benchmark="mouse2"), (1, "benchmark")),
+    ("ir", lambda ls: _set(ls, 1, condition="blind"), (1, "condition")),
+    ("ir", lambda ls: _set(ls, 1, option_seed=1111), (1, "option_seed")),
+    ("ir", lambda ls: _set(ls, 1, source=None), (1, "source")),
+    ("ms", lambda ls: _set(ls, 1, dataset={"file": "icc", "content_sha256": "x"}), (1, "dataset.file")),
     ("ir", lambda ls: _set(ls, 1, task="translation"), (1, "task")),
     ("ir", lambda ls: _set(ls, 1, extra=1), (1, "extra")),
     ("ir", lambda ls: _set(ls, 3, parsed=8), (3, "parsed")),
@@ -202,25 +217,30 @@ def _set(lines, number, **changes):
     ("td", lambda ls: _set(ls, 3, parsed=True), (3, "parsed")),
     ("ms", lambda ls: _set(ls, 3, parsed="D"), (3, "parsed")),
     ("cc", lambda ls: _set(ls, 3, parsed="ab"), (3, "parsed")),
-    ("ir", lambda ls: _set(ls, 3, index=0), (3, "index")),
+    ("ir", lambda ls: _set(ls, 3, row_id=0), (3, "row_id")),
+    ("ir", lambda ls: _set(ls, 3, row_id=40), (3, "row_id")),  # outside the data file
+    ("ir", lambda ls: _set(ls, 3, judge=1), (3, "judge")),
+    ("ir", lambda ls: _set(ls, 3, usage={"prompt_tokens": -1}), (3, "usage.prompt_tokens")),
+    ("cc", lambda ls: _set(ls, 3, parsed="Z"), (3, "parsed")),  # not a letter this item offers
     ("ir", lambda ls: _set(ls, 3, raw=1), (3, "raw")),
     ("rc", lambda ls: _set(ls, 3, parsed={"homophonic": 1}), (3, "parsed")),
     ("rc", lambda ls: _set(ls, 3, parsed={"homophonic": 2, "semantic": 0, "visual": 0}), (3, "parsed.homophonic")),
     ("tr", lambda ls: _set(ls, 3, parsed=None), (3, "parsed")),
     ("tr", lambda ls: _set(ls, 3, copied="no"), (3, "copied")),
     ("ir", lambda ls: ls.pop(2), (13, "items")),  # footer count
-    ("ir", lambda ls: ls.append(ls[2]), (15, None)),  # line after the footer
+    ("ir", lambda ls: ls.append(ls[2]), (14, "type")),  # the footer is not the last line
     ("ir", lambda ls: ls.insert(3, "{torn"), (4, None)),
 ])
-def test_run_reader_errors(tmp_path, runs, task, edit, expected):
+def test_run_reader_errors(tmp_path, runs, task, edit, expected, dataset, ms, cc):
     run = next(r for r in runs if r.header.task == task)
-    found = _damage(tmp_path, run, edit)
+    data = {"ms": ms.instances, "cc": cc.instances}.get(task, dataset)
+    found = _damage(tmp_path, run, edit, None if task == "tr" else data)
     assert expected in [(line, field) for line, field, _ in found], found
 
 
 def test_score_run_refuses_another_dataset(tmp_path, runs, ms):
     run = next(r for r in runs if r.header.task == "ir")
-    with pytest.raises(InputError, match="run was made on dataset content"):
+    with pytest.raises(InputError, match="run was made on different data"):
         score_run(run, ms.instances, boot=None)
     with pytest.raises(ValueError, match="needs its dataset"):
         score_run(run, None, boot=None)

@@ -2,8 +2,9 @@
 (tests/fixtures/mouse/, placeholders marked 【合成】; no real Mouse item exists here).
 
 A scripted "oracle" answers right by looking the item up in the fixtures; other responders
-answer garbage, fail, or echo the prompt. The files written must read back with the strict
-`read_mouse_run`, score with `score_run`, record what was asked, and resume correctly."""
+answer garbage, fail, or echo the prompt. The runs are written by the shared probing engine
+(builder.probing.runner) and must read back with the one strict reader (`read_run`), score
+with `score_run`, record what was asked, and resume correctly."""
 
 from __future__ import annotations
 
@@ -19,12 +20,16 @@ from builder.core.errors import InputError
 from builder.benchmarks.mouse.dataset import MouseSet, load_icc, load_main, load_single_choice
 from builder.benchmarks.mouse.labels import RC_COMPONENTS
 from builder.benchmarks.mouse.parsing import strip_marker
-from builder.benchmarks.mouse.probe import MousePlan, MouseSettings, plan_judge, plan_probe
+from builder.benchmarks.mouse.probe import plan_judge, plan_probe
 from builder.benchmarks.mouse.probe_protocols import (DEFAULT_MOUSE_PROTOCOLS, find_mouse_protocol, load_mouse_protocols)
-from builder.benchmarks.mouse.probe_runner import MouseOutcome, drop_failed_items, execute, is_complete, preview
-from builder.benchmarks.mouse.probe_writer import MouseRunWriter, calls_path, read_calls
-from builder.benchmarks.mouse.runfile import MouseRunItem, read_mouse_run, score_run
+from builder.benchmarks.mouse.run_format import MouseItem, unparsed
+from builder.benchmarks.mouse.runs import score_run
 from builder.probing.client import RetryPolicy
+from builder.probing.runner import (ProbeSettings, RunOutcome, RunPlan, drop_errored_items, execute, is_complete,
+                                    preview)
+from builder.probing.selection import Selection
+from builder.runs.reader import read_run
+from builder.runs.writer import RunWriter
 from tests.loopback_server import LoopbackServer, Request, Responder, reply, status
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"
@@ -83,19 +88,20 @@ def server() -> Iterator[LoopbackServer]:
         yield s
 
 
-def settings(server: LoopbackServer, **extra) -> MouseSettings:
-    values = dict(model="Loop/Mouse-1.5B", base_url=server.url, concurrency=4, timeout=2.0,
+def settings(server: LoopbackServer, **extra) -> ProbeSettings:
+    values = dict(model="Loop/Mouse-1.5B", base_url=server.url, temperature=0.0, top_p=None, max_tokens=None,
+                  selection=Selection("all"), concurrency=4, timeout=2.0,
                   policy=RetryPolicy(retries=2, backoff=0.01, max_backoff=0.02), progress=False)
-    return MouseSettings(**{**values, **extra})
+    return ProbeSettings(**{**values, **extra})
 
 
-def make_plan(task: str, server: LoopbackServer, tmp_path: Path, condition: str = "sighted", **extra) -> MousePlan:
+def make_plan(task: str, server: LoopbackServer, tmp_path: Path, condition: str = "sighted", **extra) -> RunPlan:
     protocol = find_mouse_protocol(PROTOCOLS, task, condition)
     return plan_probe(task, DATA[task], protocol, settings(server, **extra),
                       out_template=str(tmp_path / "{model_slug}" / "{run_id}.jsonl"))
 
 
-def run(plan: MousePlan, key: str | None = "sk-test", **extra) -> MouseOutcome:
+def run(plan: RunPlan, key: str | None = "sk-test", **extra) -> RunOutcome:
     return asyncio.run(execute(plan, key, **extra))
 
 
@@ -106,10 +112,11 @@ def test_each_task_right_answers_score_perfectly(task: str, server: LoopbackServ
     plan = make_plan(task, server, tmp_path)
     outcome = run(plan)
     data = DATA[task]
-    assert (outcome.asked, outcome.failed, outcome.complete, outcome.unparsed) == (len(data), 0, True, 0)
+    assert (outcome.asked, outcome.errors, outcome.complete) == (len(data), 0, True)
     assert plan.path == tmp_path / "loop-mouse-1_5b" / f"mouse-loop-mouse-1_5b-{task}-sighted.jsonl"
-    written = read_mouse_run(plan.path)
-    assert [i.index for i in written.items] == list(range(len(data)))
+    written = read_run(plan.path)
+    assert unparsed(task, written.items) == 0
+    assert [i.row_id for i in written.items] == list(range(len(data)))
     scores = score_run(written, data, boot=None)
     if task == "rc":
         assert scores.balanced_accuracy == 1.0 and all(c.unparsed == 0 for c in scores.components.values())
@@ -122,21 +129,21 @@ def test_each_task_right_answers_score_perfectly(task: str, server: LoopbackServ
     assert h.subject == {"kind": "model", "name": "Loop/Mouse-1.5B", "parameters": {
         "temperature": 0.0, "top_p": None, "max_tokens": 128, "condition": "sighted", "protocol": protocol.id,
         "protocol_version": 1, "prompt_sha256": protocol.sha256, "endpoint_host": "127.0.0.1"}}
-    assert h.dataset["content_sha256"] == data.content_sha256 and h.dataset["selection"] == {"selection": "all"}
-    # usage totals: the sum over the sidecar call log, one call per request
-    calls = read_calls(plan.path)
-    assert len(calls) == len(server.requests) and all(c["usage"] and c["latency_ms"] >= 0 for c in calls)
-    assert h.source["usage_totals"]["prompt_tokens"] == sum(c["usage"]["prompt_tokens"] for c in calls)
-    assert h.source["calls"] == calls_path(plan.path).name
+    assert (h.schema, h.benchmark, h.condition, h.option_seed) == ("buzzprobe.run/1", "mouse", "sighted", None)
+    assert h.dataset["content_sha256"] == data.content_sha256 and h.items == {"selection": "all", "n": len(data)}
+    # usage: each item's requests summed on its line (RC: three), the footer's totals over the items
+    assert all(i.usage and i.latency_ms >= 0 and i.error is None for i in written.items)
+    parts = 3 if task == "rc" else 1
+    assert written.footer.usage_totals["prompt_tokens"] == sum(i.usage["prompt_tokens"] for i in written.items)
+    assert written.footer.items == len(data) and written.footer.finished
     assert all(r.body["max_tokens"] == 128 and r.body["temperature"] == 0.0 for r in server.requests)
-    assert plan.path.read_text(encoding="utf-8").rstrip().endswith('"type":"footer","items":%d,"unparsed":0}'
-                                                                  % len(data))
+    assert len(server.requests) == parts * len(data)
 
 
 def test_rc_items_keep_three_raw_answers(server: LoopbackServer, tmp_path: Path) -> None:
     plan = make_plan("rc", server, tmp_path)
     run(plan)
-    item = read_mouse_run(plan.path).items[6]
+    item = read_run(plan.path).items[6]
     inst = MAIN.instances[6]
     assert item.raw == {c: str(inst.component(c)) for c in RC_COMPONENTS}
     assert item.parsed == {c: inst.component(c) for c in RC_COMPONENTS}
@@ -148,27 +155,28 @@ def test_garbage_is_kept_raw_flagged_unparsed_and_counted_wrong(server: Loopback
     for task in ("ir", "ms", "rc"):
         plan = make_plan(task, server, tmp_path)
         outcome = run(plan)
-        written = read_mouse_run(plan.path)
-        assert outcome.complete and outcome.failed == 0
+        written = read_run(plan.path)
+        assert outcome.complete and outcome.errors == 0
         if task == "rc":
             assert all(i.raw == dict.fromkeys(RC_COMPONENTS, garbage) for i in written.items)
-            assert written.unparsed == 3 * len(MAIN) == outcome.unparsed
+            assert unparsed(task, written.items) == 3 * len(MAIN)
             assert score_run(written, MAIN, boot=None).balanced_accuracy == 0.0  # every answer wrong
         else:
             assert all(i.raw == garbage and i.parsed is None for i in written.items)
             assert score_run(written, DATA[task], boot=None).accuracy == 0.0
-            assert outcome.unparsed == len(DATA[task])
-    assert '"unparsed":6}' in (tmp_path / "loop-mouse-1_5b" / "mouse-loop-mouse-1_5b-ms-sighted.jsonl").read_text()
+            assert unparsed(task, written.items) == len(DATA[task])
+    ms_run = read_run(tmp_path / "loop-mouse-1_5b" / "mouse-loop-mouse-1_5b-ms-sighted.jsonl")
+    assert '"parsed":null' in Path(ms_run.path).read_text() and unparsed("ms", ms_run.items) == 6
 
 
 def test_429_and_500_are_retried_and_the_answer_kept(server: LoopbackServer, tmp_path: Path) -> None:
     server.script(status(429, retry_after="0"), status(500), status(503), status(429))
     plan = make_plan("td", server, tmp_path)
     outcome = run(plan)
-    assert outcome.complete and outcome.failed == 0
+    assert outcome.complete and outcome.errors == 0
     assert len(server.requests) == len(MAIN) + 4
-    assert score_run(read_mouse_run(plan.path), MAIN, boot=None).accuracy == 1.0
-    assert len(read_calls(plan.path)) == len(MAIN)  # one record per request that finished
+    assert score_run(read_run(plan.path), MAIN, boot=None).accuracy == 1.0
+    assert all(i.error is None and i.usage for i in read_run(plan.path).items)
 
 
 def _fail_item(index: int, component: str | None = None) -> Responder:
@@ -187,35 +195,36 @@ def test_a_request_failing_after_retries_leaves_raw_null_then_retry_errors_reask
     server.set_responder(_fail_item(4))
     plan = make_plan("ir", server, tmp_path, policy=RetryPolicy(retries=1, backoff=0.01, max_backoff=0.02))
     outcome = run(plan)
-    assert outcome.complete and outcome.failed == 1
-    item = read_mouse_run(plan.path).items[4]
+    assert outcome.complete and outcome.errors == 1
+    item = read_run(plan.path).items[4]
     assert (item.raw, item.parsed) == (None, None)
-    errors = [c for c in read_calls(plan.path) if "error" in c]
-    assert len(errors) == 1 and errors[0]["index"] == 4 and "HTTP 500" in errors[0]["error"]
-    assert "gave up after 2 attempts" in errors[0]["error"]
-    assert score_run(read_mouse_run(plan.path), MAIN, boot=None).unparsed == 1  # counted wrong
+    errors = [i for i in read_run(plan.path).items if i.error is not None]
+    assert len(errors) == 1 and errors[0].row_id == 4 and "HTTP 500" in errors[0].error
+    assert "gave up after 2 attempts" in errors[0].error
+    assert score_run(read_run(plan.path), MAIN, boot=None).unparsed == 1  # counted wrong
 
     server.set_responder(oracle)
     before = len(server.requests)
-    dropped, prior = drop_failed_items(plan)
+    dropped, prior = drop_errored_items(plan)
     assert (dropped, prior) == (1, {})
     assert run(plan).complete
     assert len(server.requests) - before == 1
-    assert score_run(read_mouse_run(plan.path), MAIN, boot=None).accuracy == 1.0
+    assert score_run(read_run(plan.path), MAIN, boot=None).accuracy == 1.0
 
 
 def test_retry_errors_on_rc_reasks_only_the_failed_component(server: LoopbackServer, tmp_path: Path) -> None:
     server.set_responder(_fail_item(2, "visual"))
     plan = make_plan("rc", server, tmp_path, policy=RetryPolicy(retries=0, backoff=0.01, max_backoff=0.02))
     run(plan)
-    assert read_mouse_run(plan.path).items[2].raw["visual"] is None
+    failed = read_run(plan.path).items[2]
+    assert failed.raw["visual"] is None and failed.error.startswith("visual: ")
     server.set_responder(oracle)
     before = len(server.requests)
-    dropped, prior = drop_failed_items(plan)
+    dropped, prior = drop_errored_items(plan)
     assert dropped == 1 and prior == {2: {"homophonic": "1", "semantic": "1"}}
     run(plan, prior=prior)
     assert [RC_CUES["visual"] in r.user_text for r in server.requests[before:]] == [True]
-    assert score_run(read_mouse_run(plan.path), MAIN, boot=None).balanced_accuracy == 1.0
+    assert score_run(read_run(plan.path), MAIN, boot=None).balanced_accuracy == 1.0
 
 
 # ------------------------------------------------------------------ the blind arm
@@ -235,8 +244,9 @@ def test_blind_prompts_show_the_options_but_never_the_question(task: str, server
         assert request.user_text.startswith("选项：\nA. 【合成】")
         assert "看不到" in request.body["messages"][0]["content"]  # the system message explains it
     # the options themselves are intact, so the oracle still answers right
-    assert score_run(read_mouse_run(plan.path), data, boot=None).accuracy == 1.0
-    assert read_mouse_run(plan.path).header.subject["parameters"]["protocol"] == f"mouse-{task}-blind"
+    assert score_run(read_run(plan.path), data, boot=None).accuracy == 1.0
+    assert read_run(plan.path).header.subject["parameters"]["protocol"] == f"mouse-{task}-blind"
+    assert read_run(plan.path).header.condition == "blind"
 
 
 def test_sighted_choice_prompts_show_the_question_and_normalised_options(server: LoopbackServer,
@@ -248,17 +258,18 @@ def test_sighted_choice_prompts_show_the_question_and_normalised_options(server:
 
 
 def test_a_sample_is_the_same_items_in_both_arms(server: LoopbackServer, tmp_path: Path) -> None:
-    arms = [plan_probe("ms", MS, find_mouse_protocol(PROTOCOLS, "ms", condition), settings(server),
-                       sample=3, sample_seed=7, out_template=str(tmp_path / "{run_id}.jsonl"))
+    sample = settings(server, selection=Selection("sample", None, 3, 7))
+    arms = [plan_probe("ms", MS, find_mouse_protocol(PROTOCOLS, "ms", condition), sample,
+                       out_template=str(tmp_path / "{run_id}.jsonl"))
             for condition in ("sighted", "blind")]
-    assert arms[0].indices == arms[1].indices and len(arms[0].indices) == 3
+    assert arms[0].row_ids == arms[1].row_ids and len(arms[0].row_ids) == 3
     assert [a.path.name for a in arms] == ["mouse-loop-mouse-1_5b-ms-sighted-n3-r7.jsonl",
                                            "mouse-loop-mouse-1_5b-ms-blind-n3-r7.jsonl"]
     for plan in arms:
         assert run(plan).complete
-        written = read_mouse_run(plan.path)
-        assert written.header.n == 3 and [i.index for i in written.items] == list(plan.indices)
-        assert written.header.dataset["selection"] == {"selection": "sample", "n": 3, "sample_seed": 7}
+        written = read_run(plan.path)
+        assert [i.row_id for i in written.items] == plan.row_ids
+        assert written.header.items == {"selection": "sample", "n": 3, "sample_seed": 7}
         assert written.header.dataset["content_sha256"] == MS.content_sha256  # of the whole file
         assert score_run(written, MS, boot=None).accuracy == 1.0
 
@@ -289,8 +300,8 @@ def test_translations_then_judge_make_a_judged_run(server: LoopbackServer, tmp_p
     server.set_responder(_translator)
     tr = make_plan("tr", server, tmp_path, policy=RetryPolicy(retries=0, backoff=0.01, max_backoff=0.02))
     outcome = run(tr)
-    assert outcome.complete and outcome.failed == 1
-    translations = read_mouse_run(tr.path)
+    assert outcome.complete and outcome.errors == 1
+    translations = read_run(tr.path)
     assert translations.header.source["kind"] == "probe"
     assert all(i.judge is None and i.judge_raw is None and i.parsed == 0 for i in translations.items)
     assert translations.items[1].copied and translations.items[3].raw is None
@@ -301,21 +312,22 @@ def test_translations_then_judge_make_a_judged_run(server: LoopbackServer, tmp_p
     plan = plan_judge(translations, MAIN, protocol, settings(server, model="Judge/J-7B"))
     assert plan.path == tr.path.with_name("mouse-loop-mouse-1_5b-tr-sighted-judge-judge-j-7b.jsonl")
     judged_outcome = run(plan)
-    assert judged_outcome.complete and judged_outcome.failed == 0
+    assert judged_outcome.complete and judged_outcome.errors == 0
     judge_requests = server.requests[before:]
     assert len(judge_requests) == len(MAIN) - 1  # no request for the missing translation
-    judged = read_mouse_run(plan.path)
-    items = {i.index: i for i in judged.items}
+    judged = read_run(plan.path)
+    items = {i.row_id: i for i in judged.items}
     assert (items[0].judge_raw.endswith("分数：2"), items[0].judge, items[0].parsed) == (True, 2, 2)
     assert (items[1].copied, items[1].judge, items[1].parsed) == (True, 2, 0)  # copy rule, independent of the judge
     assert (items[2].judge_raw, items[2].judge, items[2].parsed) == ("分析：意思一致。\n分数:2", None, 0)
     assert (items[3].raw, items[3].judge_raw, items[3].judge, items[3].parsed) == (None, None, None, 0)
-    assert judged.unparsed == 2 == judged_outcome.unparsed  # the ASCII colon and the missing one
+    assert unparsed("tr", judged.items) == 2  # the ASCII colon and the missing one
     scores = score_run(judged, boot=None)
     assert (scores.n, scores.missing, scores.copied, scores.judge_unparsed) == (12, 1, 1, 2)
     assert scores.semantic_accuracy == pytest.approx(9 * 2 / 12 / 2) and scores.perfect_rate == pytest.approx(9 / 12)
     h = judged.header
     assert h.subject == translations.header.subject and h.dataset == translations.header.dataset
+    assert h.items == translations.header.items and h.condition == "sighted"
     assert h.source["kind"] == "judge" and h.source["translations"]["run_id"] == translations.header.run_id
     assert h.source["judge"]["parameters"]["prompt_sha256"] == protocol.sha256
     assert h.source["judge"]["parameters"]["max_tokens"] == 512
@@ -327,21 +339,21 @@ def test_translations_then_judge_make_a_judged_run(server: LoopbackServer, tmp_p
 
 def test_judge_refuses_an_unfinished_run_or_another_dataset(server: LoopbackServer, tmp_path: Path) -> None:
     tr = make_plan("tr", server, tmp_path)
-    with MouseRunWriter.open(tr.path, tr.header) as writer:
-        writer.write(MouseRunItem(0, "x", 0, None, None, False))
+    with RunWriter.open(tr.path, tr.header) as writer:
+        writer.write(MouseItem(0, "x", 0, None, None, False))
     protocol = find_mouse_protocol(PROTOCOLS, "judge", "sighted")
     with pytest.raises(InputError, match="unfinished: 1 of 12 items"):
-        plan_judge(read_mouse_run(tr.path), MAIN, protocol, settings(server))
+        plan_judge(read_run(tr.path), MAIN, protocol, settings(server))
     run(tr)
     changed = tmp_path / "main_eval.csv"
     changed.write_text((FIXTURES / "main_eval.csv").read_text(encoding="utf-8").replace("参考07", "参考七"),
                        encoding="utf-8")
     with pytest.raises(InputError, match="was made on dataset content"):
-        plan_judge(read_mouse_run(tr.path), load_main(changed), protocol, settings(server))
+        plan_judge(read_run(tr.path), load_main(changed), protocol, settings(server))
     ms_run = make_plan("ms", server, tmp_path)
     run(ms_run)
     with pytest.raises(InputError, match="not a translation run"):
-        plan_judge(read_mouse_run(ms_run.path), MAIN, protocol, settings(server))
+        plan_judge(read_run(ms_run.path), MAIN, protocol, settings(server))
 
 
 # ------------------------------------------------------------------ resume, dry run, the key
@@ -349,23 +361,23 @@ def test_judge_refuses_an_unfinished_run_or_another_dataset(server: LoopbackServ
 def test_resume_asks_only_what_is_missing_and_a_complete_run_is_left_alone(server: LoopbackServer,
                                                                           tmp_path: Path) -> None:
     plan = make_plan("ir", server, tmp_path)
-    with MouseRunWriter.open(plan.path, plan.header) as writer:
+    with RunWriter.open(plan.path, plan.header) as writer:
         for inst in MAIN.instances[:5]:
-            writer.write(MouseRunItem(inst.index, str(inst.intention), inst.intention))
+            writer.write(MouseItem(inst.index, str(inst.intention), inst.intention))
     with plan.path.open("a", encoding="utf-8") as handle:
-        handle.write('{"type":"item","index":5,"raw":"5","par')  # a torn last line
+        handle.write('{"type":"item","row_id":5,"raw":"5","par')  # a torn last line
     assert not is_complete(plan)
     outcome = run(plan)
     assert outcome.asked == len(MAIN) - 5 and outcome.complete
     assert len(server.requests) == len(MAIN) - 5
-    assert [i.index for i in read_mouse_run(plan.path).items] == list(range(len(MAIN)))
+    assert [i.row_id for i in read_run(plan.path).items] == list(range(len(MAIN)))
     assert is_complete(plan)
 
 
 def test_a_changed_setting_refuses_to_resume_into_the_same_file(server: LoopbackServer, tmp_path: Path) -> None:
     plan = make_plan("td", server, tmp_path)
-    with MouseRunWriter.open(plan.path, plan.header) as writer:
-        writer.write(MouseRunItem(0, "0", 0))
+    with RunWriter.open(plan.path, plan.header) as writer:
+        writer.write(MouseItem(0, "0", 0))
     hotter = make_plan("td", server, tmp_path, temperature=0.7)
     with pytest.raises(InputError, match="cannot resume: existing run has subject"):
         run(hotter)
@@ -387,7 +399,8 @@ def test_preview_shows_exact_bodies_and_touches_nothing(server: LoopbackServer, 
     plan = make_plan("rc", server, tmp_path)
     text = preview(plan, 1)
     assert server.requests == [] and not plan.path.parent.exists()
-    assert text.count("POST body") == 3 and "[visual]" in text and plan.protocol.sha256 in text
+    assert text.count("POST body") == 3 and "[visual]" in text
+    assert find_mouse_protocol(PROTOCOLS, "rc", "sighted").sha256 in text
     body = json.loads(text.split("[homophonic]: POST body\n", 1)[1].split("\n---", 1)[0])
     assert body == plan.body(plan.build(0).requests[0][1])
 

@@ -11,15 +11,14 @@ import pytest
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import COLUMNS, Dataset, DatasetSpec, load_dataset
 from builder.benchmarks.cibuzzbench.dataset.options import (
-    DEFAULT_SEED,
     LETTERS,
-    OFFICIAL_SEEDS,
     Option,
     OptionSet,
     build_option_set,
     option_sets,
     shuffled_sources,
 )
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from tests.synthetic import csv_text, synthetic_rows
 
 EXTRA_SEEDS = (0, 1, 42, 2**31 - 1, 123456789)

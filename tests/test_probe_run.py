@@ -150,7 +150,7 @@ def test_failed_items_are_recorded_then_retried_with_retry_errors(synthetic_data
 
     server.set_responder(gold_responder())
     before = len(server.requests)
-    assert drop_errored_items(plan) == 3
+    assert drop_errored_items(plan) == (3, {})
     assert len(read_run(plan.path).items) == 27 and read_run(plan.path).footer is None
     outcome = run(plan)
     assert (outcome.asked, outcome.errors, outcome.complete) == (3, 0, True)

@@ -14,7 +14,9 @@ defines `BENCHMARK`, an instance of a `Benchmark` subclass. The stages, in order
 6. `pages`    whole generated files (e.g. one page per run), rendered with the shared
               template environment.
 
-Plus `add_commands`, which registers the benchmark's CLI subcommands.
+Plus `add_commands`, which registers the benchmark's CLI subcommands, and `fact_sections`,
+the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
+generated from them, and a test checks every key a build produces against them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from builder.claims.engine import MeasureRegistry
+from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 
 if TYPE_CHECKING:
@@ -46,7 +49,7 @@ PageFunctions = Callable[[Callable[[str], float]], dict[str, Callable[..., Any]]
 class BuildSettings:
     """What the stages may read of the build's configuration."""
 
-    dataset: Path  # the CIBuzzBench CSV (CIBUZZBENCH_CSV); other benchmarks name theirs in content/
+    dataset: Path | None  # the CIBuzzBench CSV; None: its plug-in finds it (CIBUZZBENCH_CSV or data/)
     content_dir: Path
     cache_dir: Path
     spec: object | None = None  # a CIBuzzBench DatasetSpec for tests; None: the official shape
@@ -126,6 +129,10 @@ class Benchmark(ABC):
     def pages(self, computed: Any, facts: FactTable, settings: PageSettings) -> Files:
         """Whole generated files, by site path."""
         return {}
+
+    def fact_sections(self) -> tuple[Section, ...]:
+        """The patterns of every fact key `compute` adds, under docs/facts.md headings."""
+        return ()
 
     def add_commands(self, subcommands: "argparse._SubParsersAction") -> None:
         """Register CLI subcommands; each sets `func` (args -> exit code)."""

@@ -2,6 +2,7 @@
 
 Order: SOURCE_DATE_EPOCH (reproducible-builds convention), else the date of the
 last git commit, else 1970-01-01 (shown on the site, so the fallback is visible).
+Also the one format of a moment in run files (`created`, `finished`): "2026-01-01T00:00:00Z".
 """
 
 from __future__ import annotations
@@ -24,6 +25,25 @@ def build_date(project: Path = Path(".")) -> dt.date:
 
 def moment(epoch: int) -> dt.datetime:
     return dt.datetime.fromtimestamp(epoch, tz=dt.timezone.utc)
+
+
+def utc_stamp(when: dt.datetime) -> str:
+    """A moment as run files record it: UTC, whole seconds, a "Z" suffix."""
+    return when.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_now() -> str:
+    """The wall clock as a stamp: for what a live probe or an import records, never the site."""
+    return utc_stamp(dt.datetime.now(dt.timezone.utc))
+
+
+def created_stamp() -> str:
+    """Deterministic probes take their date from SOURCE_DATE_EPOCH (the Makefile pins it)."""
+    epoch = env_epoch()
+    if epoch is None:
+        raise InputError.single("SOURCE_DATE_EPOCH", "not set: probe runs must be reproducible; "
+                                "use `make runs` or set SOURCE_DATE_EPOCH")
+    return utc_stamp(moment(epoch))
 
 
 def build_epoch(project: Path = Path(".")) -> int:

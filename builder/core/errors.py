@@ -45,3 +45,8 @@ class InputError(Exception):
             shown.append(f"... and {more} more problem(s)")
         head = f"{len(self.problems)} problem(s) in input:" if len(self.problems) > 1 else "bad input:"
         return head + "\n  " + "\n  ".join(shown)
+
+
+class DownloadError(Exception):
+    """A data set could not be obtained (network, checksum); the message says where, why and
+    what to do. The CLI reports it without a traceback, with its own exit code."""

@@ -1,5 +1,8 @@
 """Writing files safely: whole or not at all, with the user's permissions, one writer at a time.
 
+Every file the project writes whole (runs, the data download, gold-pool files, cache entries)
+goes through `atomic_file` or `atomic_write`; only the site writer swaps a whole folder.
+
 Atomic writes go through a temporary file beside the target (mkstemp creates it 0600, so it
 is given the mode the user's umask asks for before it is renamed into place). Locks are
 advisory `flock`s on a hidden file beside the target: the kernel drops them when the holder
@@ -51,6 +54,12 @@ def atomic_file(path: str | Path, *, text: bool = False, fsync: bool = True) -> 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write(path: str | Path, data: bytes, *, fsync: bool = True) -> None:
+    """Replace `path` with `data` in one rename (a reader sees the old file or the new one)."""
+    with atomic_file(path, fsync=fsync) as handle:
+        handle.write(data)
 
 
 def lock_path(target: str | Path) -> Path:

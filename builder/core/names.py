@@ -2,6 +2,8 @@
 
 A model name, a run id or a page name ends up in a file name, a URL and a fact key
 (`run.<run_id>.accuracy`), so every one of them is made or checked here, and nowhere else.
+The two other names the project makes from text live here too: a harness task name
+(`identifier`) and a fact's HTML anchor (`fact_anchor`).
 The character set is deliberately small: lower-case ASCII letters, digits, `_` and `-`, so a
 name can never be a path (no separators, no `..`, no NUL), never blur a dotted fact key, and
 never collide with another on a case-insensitive file system.
@@ -21,6 +23,8 @@ NAME_CHARS = "lower-case ASCII letters, digits, '_' and '-'"
 MAX_NAME = 120  # characters of a run id or page name
 MAX_SLUG = 80  # characters of a model slug (it is one part of a run id)
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_OUTSIDE_NAME = re.compile(r"[^a-z0-9_]+")  # a run of characters a name part cannot hold
+_OUTSIDE_ANCHOR = re.compile(r"[^A-Za-z0-9_.-]")
 _HASH_CHARS = 8
 
 
@@ -38,11 +42,23 @@ def slug(name: str) -> str:
     folded = unicodedata.normalize("NFKD", name)
     ascii_only = "".join(ch for ch in folded if not unicodedata.combining(ch))
     lossy = any(ord(ch) > 127 for ch in ascii_only)
-    base = re.sub(r"[^a-z0-9_]+", "-", ascii_only.lower().replace(".", "_")).strip("-_")
+    base = _OUTSIDE_NAME.sub("-", ascii_only.lower().replace(".", "_")).strip("-_")
     if lossy or not base or len(base) > MAX_SLUG:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
         base = f"{base[:MAX_SLUG - _HASH_CHARS - 1].rstrip('-_')}-{digest}" if base else f"m-{digest}"
     return base
+
+
+def identifier(text: str) -> str:
+    """Lower case, each run outside [a-z0-9_] as one "_": an lm-eval task name that is also a
+    Python identifier (Inspect's @task), when the text starts with a letter."""
+    return _OUTSIDE_NAME.sub("_", text.lower())
+
+
+def fact_anchor(key: str) -> str:
+    """The HTML id of a fact's row on the provenance page: "f-" and the key, each character
+    an id should not hold as "_" (keys are dotted ASCII names, so this keeps them readable)."""
+    return "f-" + _OUTSIDE_ANCHOR.sub("_", key)
 
 
 def name_problem(name: object, what: str = "run id") -> str | None:

@@ -12,8 +12,10 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, TASKS
 from builder.core.errors import InputError
 from builder.runs.schema import VARIANTS
 from builder.core.names import check_name, fill_template
@@ -21,8 +23,6 @@ from builder.core.names import check_name, fill_template
 EXIT_FAILED = 1
 EXIT_FATAL = 4
 EXIT_INTERRUPTED = 130
-TASKS = ("equivalent_selection", "harmfulness_detection")
-DEFAULT_SEED = 1111
 
 
 def add_probe_parser(sub: Any) -> None:
@@ -169,37 +169,43 @@ def read_api_key(name: str) -> str | None:
 
 
 def _run(args: argparse.Namespace, key: str | None) -> int:
+    return execute_plans(_plans(args), args, key)
+
+
+def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *, command: str = "buzzprobe probe",
+                  report: Callable[[Any, Any], None] | None = None) -> int:
+    """Dry run, resume, --retry-errors and the exit codes, the same for every benchmark's
+    probe command: each plan is run by the one engine (builder.probing.runner)."""
     import asyncio
 
     from builder.probing.client import FatalError, Redactor, url_secrets
     from builder.probing.runner import drop_errored_items, execute, is_complete, preview
 
-    plans = _plans(args)
     if args.dry_run is not None:
         print("\n".join(preview(plan, args.dry_run) for plan in plans))
         return 0
     if key is None:
-        print(f"buzzprobe probe: ${args.api_key_env} is not set; sending no Authorization header",
-              file=sys.stderr)
+        print(f"{command}: ${args.api_key_env} is not set; sending no Authorization header", file=sys.stderr)
     redact = Redactor(key, *url_secrets(args.base_url))
     for plan in plans:
+        prior = {}
         if args.retry_errors:
-            dropped = drop_errored_items(plan)
+            dropped, prior = drop_errored_items(plan)
             print(f"{plan.path}: re-asking {dropped} errored item(s)", file=sys.stderr)
         elif is_complete(plan):
             print(f"{plan.path}: already complete, nothing to ask")
             continue
         try:
-            outcome = asyncio.run(execute(plan, key))
+            outcome = asyncio.run(execute(plan, key, prior=prior))
         except FatalError as exc:
-            print(f"buzzprobe probe: stopped: {redact(str(exc))}\n  the run so far is kept in "
+            print(f"{command}: stopped: {redact(str(exc))}\n  the run so far is kept in "
                   f"{plan.path}; fix the cause and re-run the same command to resume", file=sys.stderr)
             return EXIT_FATAL
-        _report(outcome)
+        (report or _report)(plan, outcome)
     return 0
 
 
-def _report(outcome: Any) -> None:
+def _report(plan: Any, outcome: Any) -> None:
     state = "complete" if outcome.complete else "incomplete"
     print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries; "
           f"usage {outcome.usage_totals}")
@@ -209,7 +215,7 @@ def _report(outcome: Any) -> None:
 
 
 def _plans(args: argparse.Namespace) -> list[Any]:
-    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.probing.client import RetryPolicy, check_base_url
     from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols

@@ -1,9 +1,13 @@
-"""Ask a model every selected item of one run and record each answer as it arrives.
+"""The probing engine: ask a model every selected item of one run and record each as it arrives.
 
-Every answer is appended and fsynced before its worker takes the next item, so killing the
-process loses at most the requests in flight; re-running the same command resumes the file
-through `RunWriter.open`. When every item has a line, the file is rewritten once, atomically,
-in row_id order with a footer, so a finished run's layout does not depend on timing.
+Every benchmark probes through this module (CIBuzzBench's `buzzprobe probe`, Mouse's `buzzprobe
+mouse probe | judge`): a benchmark supplies the run header and, per row_id, a `Job` (its
+requests and how the replies become its item line: builder.probing.jobs); the engine does the
+rest with one client, one worker pool, one recorder and one progress bar. Every item is
+appended and fsynced before its worker takes the next item, so killing the process loses at
+most the requests in flight; re-running the same command resumes the file through
+`RunWriter.open`. When every item has a line, the file is rewritten once, atomically, in row_id
+order with a footer, so a finished run's layout does not depend on timing.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,15 +26,17 @@ from tqdm import tqdm
 
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.core.build_date import utc_now
 from builder.core.errors import InputError
 from builder.core.names import fill_template, slug
 from builder.core.fileio import exclusive
 from builder.probing.client import ChatClient, FatalError, RequestError, RetryPolicy
-from builder.benchmarks.cibuzzbench.prompts import ItemPrompt, prompt_builder
+from builder.benchmarks.cibuzzbench.prompts import prompt_builder
+from builder.probing.jobs import Job, Messages, Reply
 from builder.probing.protocols import Protocol
 from builder.probing.selection import Selection
 from builder.runs.reader import read_run
-from builder.runs.schema import Footer, Header, Item, usage_totals
+from builder.runs.schema import Footer, Header, usage_totals
 from builder.runs.writer import RunWriter, check_same_header, complete_record, write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
@@ -62,13 +67,15 @@ class RunPlan:
     header: Header
     path: Path
     row_ids: list[int]
-    build: Callable[[int], ItemPrompt]
+    build: Callable[[int], Job]
     settings: ProbeSettings
+    # For --retry-errors: the parts of an errored item that were answered (re-used, not re-asked).
+    answered: Callable[[Any], dict[str, str]] | None = None
 
-    def body(self, prompt: ItemPrompt) -> dict[str, Any]:
-        """The exact JSON body posted for one item."""
+    def body(self, messages: Messages) -> dict[str, Any]:
+        """The exact JSON body posted for one request."""
         s = self.settings
-        body: dict[str, Any] = {"model": s.model, "messages": prompt.messages,
+        body: dict[str, Any] = {"model": s.model, "messages": messages,
                                 "temperature": s.temperature, "max_tokens": s.max_tokens}
         if s.top_p is not None:
             body["top_p"] = s.top_p
@@ -88,10 +95,6 @@ def make_run_id(model: str, protocol: Protocol, seed: int | None, selection: Sel
     seed_tag = f"-s{seed}" if seed is not None else ""
     return (f"{slug(model)}-{_TASK_TAGS[protocol.task]}-{protocol.condition}-{protocol.lang}"
             f"{seed_tag}-{selection.tag}")
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed: int | None,
@@ -116,7 +119,8 @@ def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed
         subject=subject, option_seed=seed, items=settings.selection.header(len(row_ids)),
         dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
         created=utc_now(), tool={"name": "buzzprobe", "version": __version__})
-    return RunPlan(header, path, row_ids, prompt_builder(dataset, protocol, seed), settings)
+    prompts = prompt_builder(dataset, protocol, seed)
+    return RunPlan(header, path, row_ids, lambda row_id: prompts(row_id).job(), settings)
 
 
 def _parameters(protocol: Protocol, s: ProbeSettings) -> dict[str, Any]:
@@ -148,12 +152,16 @@ def _stable_fields(header: Header) -> dict[str, Any]:
     return {k: v for k, v in header.to_json().items() if k not in ("created", "tool")}
 
 
-def drop_errored_items(plan: RunPlan) -> int:
+Prior = dict[int, dict[str, str]]  # row_id -> parts answered in an earlier attempt
+
+
+def drop_errored_items(plan: RunPlan) -> tuple[int, Prior]:
     """For --retry-errors: atomically rewrite the run without its errored items, its footer and
     any item line that cannot be decoded at all (bad bytes, torn, not JSON): those items are
-    simply asked again. The header must still match this command."""
+    simply asked again. The header must still match this command. Returns how many items were
+    dropped and, when the plan says so, the parts of them that were answered (not re-asked)."""
     if not plan.path.is_file():
-        return 0
+        return 0, {}
     with exclusive(plan.path, "this run"):
         lines = plan.path.read_bytes().splitlines(keepends=True)
         check_same_header(plan.path, complete_record(lines[0]) if lines else None, plan.header)
@@ -165,18 +173,23 @@ def drop_errored_items(plan: RunPlan) -> int:
         dropped = len(run.items) - len(kept) + unreadable
         if dropped or len(readable) < len(lines) - 1:
             write_run(plan.path, run.header, kept, None)
-    return dropped
+    answered = plan.answered
+    prior = {} if answered is None else {item.row_id: answered(item) for item in run.items if item.error is not None}
+    return dropped, {row_id: parts for row_id, parts in prior.items() if parts}
 
 
-async def execute(plan: RunPlan, api_key: str | None, *, sleep: Callable[[float], Any] | None = None) -> RunOutcome:
+async def execute(plan: RunPlan, api_key: str | None, *, prior: Prior | None = None,
+                  sleep: Callable[[float], Any] | None = None) -> RunOutcome:
     """Ask every item not yet in the file; finish the file when all are in. One process at a
     time: a second `probe` on the same file would append the same items (duplicates) and
-    interleave partial lines, so it is refused while the lock is held."""
+    interleave partial lines, so it is refused while the lock is held. `prior`: parts answered
+    in an earlier attempt (from `drop_errored_items`), re-used instead of asked again."""
     with exclusive(plan.path, "this run"):
-        return await _execute(plan, api_key, sleep)
+        return await _execute(plan, api_key, prior or {}, sleep)
 
 
-async def _execute(plan: RunPlan, api_key: str | None, sleep: Callable[[float], Any] | None) -> RunOutcome:
+async def _execute(plan: RunPlan, api_key: str | None, prior: Prior,
+                   sleep: Callable[[float], Any] | None) -> RunOutcome:
     outcome = RunOutcome(plan.path)
     writer = RunWriter.open(plan.path, plan.header)
     pending = [row_id for row_id in plan.row_ids if row_id not in writer.done]
@@ -189,7 +202,7 @@ async def _execute(plan: RunPlan, api_key: str | None, sleep: Callable[[float], 
         async with ChatClient(s.base_url, api_key, timeout=s.timeout, concurrency=s.concurrency,
                               policy=s.policy, **extra) as client:
             with _progress(plan, len(writer.done)) as bar:
-                await _ask_all(plan, pending, client, _Recorder(writer, disk, outcome, bar, client))
+                await _ask_all(plan, pending, client, _Recorder(writer, disk, outcome, bar, client), prior)
     finally:
         disk.shutdown(wait=True, cancel_futures=True)
         writer.close()
@@ -207,7 +220,7 @@ class _Recorder:
     bar: tqdm
     client: ChatClient
 
-    async def record(self, item: Item) -> None:
+    async def record(self, item: Any) -> None:
         await asyncio.get_running_loop().run_in_executor(self.disk, self.writer.write, item)
         self.outcome.asked += 1
         self.outcome.errors += item.error is not None
@@ -221,14 +234,15 @@ def _progress(plan: RunPlan, done: int) -> tqdm:
                 dynamic_ncols=True)
 
 
-async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, recorder: _Recorder) -> None:
-    """A fixed pool of workers shares one iterator of row_ids; a worker records its answer
-    before taking the next item, so at most `concurrency` answers are ever unwritten."""
+async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, recorder: _Recorder,
+                   prior: Prior) -> None:
+    """A fixed pool of workers shares one iterator of row_ids; a worker records its item
+    before taking the next, so at most `concurrency` items are ever unwritten."""
     queue: Iterator[int] = iter(pending)
 
     async def worker() -> None:
         for row_id in queue:
-            await recorder.record(await ask_item(plan, plan.build(row_id), client))
+            await recorder.record(await ask_job(plan, plan.build(row_id), client, prior.get(row_id, {})))
 
     await run_workers(min(plan.settings.concurrency, len(pending)), worker)
 
@@ -252,15 +266,22 @@ def _first_leaf(group: BaseExceptionGroup) -> BaseException:
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-async def ask_item(plan: RunPlan, prompt: ItemPrompt, client: ChatClient) -> Item:
-    """One item's line: the parsed answer, or the error that prevented one (counted wrong)."""
-    try:
-        answer = await client.complete(plan.body(prompt))
-    except RequestError as exc:
-        return Item(row_id=prompt.row_id, prediction="", letter_map=prompt.letter_map, error=str(exc))
-    return Item(row_id=prompt.row_id, prediction=prompt.parse(answer.content), response=answer.content,
-                letter_map=prompt.letter_map, latency_ms=answer.latency_ms, usage=answer.usage,
-                response_truncated=answer.truncated or None)
+async def ask_job(plan: RunPlan, job: Job, client: ChatClient, prior: dict[str, str] | None = None) -> Any:
+    """One item's line: send the job's requests in order (parts answered earlier are re-used),
+    each reply the answer or the error left after the retries, and let the job build the item."""
+    replies: dict[str, Reply] = {}
+    for part, messages in job.requests:
+        if prior and part in prior:
+            replies[part] = Reply(prior[part], reused=True)
+            continue
+        try:
+            answer = await client.complete(plan.body(messages))
+        except RequestError as exc:  # already scrubbed of the key by the client
+            replies[part] = Reply(None, error=str(exc))
+        else:
+            replies[part] = Reply(answer.content, latency_ms=answer.latency_ms, usage=answer.usage,
+                                  truncated=answer.truncated)
+    return job.finish(replies)
 
 
 def finish(plan: RunPlan, outcome: RunOutcome) -> None:
@@ -286,8 +307,12 @@ def preview(plan: RunPlan, count: int) -> str:
              f"  protocol {params['protocol']} v{params['protocol_version']}, "
              f"prompt sha256 {params['prompt_sha256']}"]
     for row_id in pending[:count]:
-        lines.append(f"--- row_id {row_id}: POST body")
-        lines.append(json.dumps(plan.body(plan.build(row_id)), ensure_ascii=False, indent=2))
+        job = plan.build(row_id)
+        if not job.requests:
+            lines.append(f"--- row_id {row_id}: {job.note}")
+        for part, messages in job.requests:
+            lines.append(f"--- row_id {row_id}" + (f" [{part}]" if len(job.requests) > 1 else "") + ": POST body")
+            lines.append(json.dumps(plan.body(messages), ensure_ascii=False, indent=2))
     return "\n".join(lines)
 
 

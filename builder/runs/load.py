@@ -7,7 +7,7 @@ data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,14 +48,21 @@ def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset]
     """Validate each run against the dataset variant it names; all problems at once (a run
     the cache saw pass against these datasets is not checked again)."""
     by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
-    problems: list[Problem] = []
     name = f"valid:{datasets_key(by_variant)}"
+
+    def check(run: Run) -> bool:
+        validate_run(run, _dataset_for(run, by_variant))
+        return True
+    return checked(runs, (lambda run: cache.derived(run, name, lambda: check(run))) if cache else check)
+
+
+def checked(runs: Sequence[Run], check: Callable[[Run], None]) -> list[Run]:
+    """The runs, once `check` (a benchmark's validation) passes each; else every problem of
+    every run at once, so one build names all the bad runs."""
+    problems: list[Problem] = []
     for run in runs:
-        def check(run: Run = run) -> bool:
-            validate_run(run, _dataset_for(run, by_variant))
-            return True
         try:
-            cache.derived(run, name, check) if cache else check()
+            check(run)
         except InputError as exc:
             problems.extend(exc.problems)
     if problems:

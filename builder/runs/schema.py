@@ -1,7 +1,10 @@
 """The run file format (JSONL), version 1. Documented in docs/run-format.md.
 
-One file per run: a header line, one line per item, an optional footer line.
-Items refer to the dataset by ``row_id`` only and never copy its text.
+One file per run: a header line, one line per item, an optional footer line. Items refer to
+the dataset by ``row_id`` only and never copy its text. The envelope (Header, Footer, Run) is
+every benchmark's; the item schema is the benchmark's (builder.runs.formats): `Item` here is
+CIBuzzBench's, Mouse's is builder.benchmarks.mouse.run_format.MouseItem. The constants below
+are CIBuzzBench's header values.
 """
 
 from __future__ import annotations
@@ -11,10 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from builder.benchmarks.cibuzzbench.tasks import TASKS
+
 SCHEMA = "buzzprobe.run/1"
-MOUSE_SCHEMA = "buzzprobe.mouse-run/1"  # read by builder.benchmarks.mouse.runfile; named here to redirect it
-BENCHMARKS = ("cibuzzbench",)
-TASKS = ("equivalent_selection", "harmfulness_detection")
 CONDITIONS = ("sighted", "blind", "probe")
 SUBJECT_KINDS = ("model", "probe")
 SELECTIONS = ("all", "split", "sample", "first")  # first: the first n rows (file order) of a split or of all
@@ -35,14 +37,18 @@ class Header:
     created: str  # ISO 8601 UTC
     tool: dict[str, Any]  # {"name": "buzzprobe", "version": str}
     schema: str = SCHEMA
+    source: dict[str, Any] | None = None  # where the answers came from (Mouse: probe, judge, import)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "type": "header", "schema": self.schema, "run_id": self.run_id,
             "benchmark": self.benchmark, "task": self.task, "condition": self.condition,
             "subject": self.subject, "option_seed": self.option_seed, "items": self.items,
             "dataset": self.dataset, "created": self.created, "tool": self.tool,
         }
+        if self.source is not None:  # only formats that declare it (CIBuzzBench headers have none)
+            out["source"] = self.source
+        return out
 
     @property
     def subject_name(self) -> str:
@@ -112,7 +118,7 @@ class Footer:
 class Run:
     path: str
     header: Header
-    items: tuple[Item, ...]
+    items: tuple[Any, ...]  # the benchmark's item type (CIBuzzBench: Item), each with a row_id
     footer: Footer | None
     item_lines: dict[int, int]  # row_id -> line number, for error messages downstream
     footer_line: int | None = None
@@ -129,7 +135,7 @@ class Run:
         return self.footer is not None
 
 
-def usage_totals(items: Iterable[Item]) -> dict[str, int]:
+def usage_totals(items: Iterable[Any]) -> dict[str, int]:
     """Token counts summed over items, as a footer records them (integer counts only)."""
     totals: Counter[str] = Counter()
     for item in items:

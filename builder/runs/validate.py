@@ -10,14 +10,13 @@ a footer over a partial selection would publish a partial run as finished, so it
 from __future__ import annotations
 
 import json
-import math
-from typing import Any
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError, Problem
 from builder.probing.selection import Selection
-from builder.runs.schema import Run, usage_totals
+from builder.runs.checks import footer_problems, number_problems, parameters_problems
+from builder.runs.schema import Run
 from builder.benchmarks.cibuzzbench.tasks import labels_for
 
 _SHOWN = 5  # row_ids named in a message about many items
@@ -28,8 +27,8 @@ def validate_run(run: Run, dataset: Dataset) -> None:
     if not problems:  # items are only meaningful on the same data and a possible selection
         declared, problems = _declared_row_ids(run, dataset)
         if declared is not None:
-            problems += _check_items(run, dataset, declared) + _check_footer(run, declared)
-    problems += _check_parameters(run)
+            problems += _check_items(run, dataset, declared) + footer_problems(run, declared)
+    problems += parameters_problems(run)
     if problems:
         raise InputError(problems)
 
@@ -86,17 +85,7 @@ def _check_items(run: Run, dataset: Dataset, declared: set[int]) -> list[Problem
             problems.append(Problem(run.path, f"letter map {item.letter_map!r} differs from the official "
                                     f"shuffle for seed {seed}: {official[item.row_id].letter_map!r}",
                                     line, "letter_map"))
-        problems += _item_numbers(run, item.latency_ms, item.usage, line)
-    return problems
-
-
-def _item_numbers(run: Run, latency: float | None, usage: dict[str, Any] | None, line: int) -> list[Problem]:
-    problems = []
-    if latency is not None and not (math.isfinite(latency) and latency >= 0):
-        problems.append(Problem(run.path, f"latency {latency!r} is not a finite number >= 0", line, "latency_ms"))
-    for key, value in (usage or {}).items():
-        if type(value) is not int or value < 0:
-            problems.append(Problem(run.path, f"token count {value!r} is not an integer >= 0", line, f"usage.{key}"))
+        problems += number_problems(run, item.latency_ms, item.usage, line)
     return problems
 
 
@@ -122,64 +111,3 @@ def _unknown_id_message(run: Run, row_id: int, dataset: Dataset) -> str:
     if 0 <= row_id < dataset.rows:
         return f"row_id {row_id} is outside the run's item selection ({_selection_text(run)})"
     return f"unknown row_id {row_id} (dataset has 0..{dataset.rows - 1})"
-
-
-def _check_footer(run: Run, declared: set[int]) -> list[Problem]:
-    if run.footer is None:
-        return []
-    line, problems = run.footer_line, []
-    if run.footer.items != len(run.items):
-        problems.append(Problem(run.path, f"footer counts {run.footer.items} items, file has {len(run.items)}",
-                                line, "items"))
-    missing = sorted(declared - set(run.row_ids))
-    if missing:
-        problems.append(Problem(run.path, f"footer marks the run finished, but {len(missing)} of the "
-                                f"{len(declared)} declared items are missing (e.g. row_id "
-                                f"{', '.join(map(str, missing[:_SHOWN]))}); finish the run, or delete the "
-                                "footer line to show it as in progress", line, "type"))
-    summed = usage_totals(run.items)
-    if run.footer.usage_totals != summed:
-        problems.append(Problem(run.path, f"footer token totals {run.footer.usage_totals} disagree with "
-                                f"the sum over the items {summed}", line, "usage_totals"))
-    return problems
-
-
-# Generation settings a model run may record; each must be a finite number in its range.
-_PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {  # name -> (low, high, integer)
-    "temperature": (0.0, math.inf, False),
-    "top_p": (0.0, 1.0, False),
-    "max_tokens": (1, math.inf, True),
-}
-
-
-def _check_parameters(run: Run) -> list[Problem]:
-    field = "subject.parameters"
-    parameters = run.header.subject.get("parameters", {})
-    if not isinstance(parameters, dict):
-        return [Problem(run.path, f"expected an object, not {type(parameters).__name__}", 1, field)]
-    return [Problem(run.path, message, 1, f"{field}.{name}") for name, message in parameter_problems(parameters)]
-
-
-def parameter_problems(parameters: dict[str, Any]) -> list[tuple[str, str]]:
-    """(name, message) for each setting that is not a meaningful number. Settings decide
-    whether two runs are comparable: NaN or Infinity (which JSON readers accept) would
-    compare unequal to itself, a string would compare unequal to the same number."""
-    problems = []
-    for name, value in sorted(parameters.items()):
-        if value is None:
-            continue
-        bounds = _PARAMETER_RANGES.get(name)
-        if isinstance(value, float) and not math.isfinite(value):
-            problems.append((name, f"{value!r} is not a finite number"))
-        elif bounds is not None and not _in_range(value, *bounds):
-            low, high, integer = bounds
-            kind = "an integer" if integer else "a number"
-            upper = "" if high == math.inf else f" and <= {high:g}"
-            problems.append((name, f"{value!r} is not {kind} >= {low:g}{upper}"))
-    return problems
-
-
-def _in_range(value: Any, low: float, high: float, integer: bool) -> bool:
-    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
-        return False
-    return math.isfinite(value) and low <= value <= high

@@ -44,7 +44,6 @@ import html
 import json
 import math
 import numbers
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +54,9 @@ import altair as alt
 import vl_convert
 from markupsafe import Markup
 
+from builder.core.fileio import atomic_write
 from builder.site.chart_bundle import VL_VERSION
+from builder.site.scriptjson import script_json
 
 WIDTH = 760  # px of plot area; axis labels, titles and legends come on top of this
 FONT = "Liberation Sans, Arial, Helvetica, sans-serif"  # metric-compatible family, first one embedded in vl-convert
@@ -119,7 +120,7 @@ class Chart:
         (``&#34;`` would reach JSON.parse). It is safe unescaped because ``script_json`` leaves
         no ``<``, ``>`` or ``&`` in it.
         """
-        return Markup(script_json(self.spec))
+        return script_json(self.spec)
 
     def html(self) -> Markup:
         """The static SVG in a container whose id is the chart id, plus the spec for the live
@@ -129,20 +130,6 @@ class Chart:
             f'<script type="application/json" class="vl-spec" data-target="{self.id}">'
             f"{self.spec_json}</script>"
         )
-
-
-def script_json(value: Any) -> str:
-    """Canonical JSON (sorted keys, no spaces, no NaN) escaped for an HTML <script> element.
-
-    ``<``, ``>`` and ``&`` become ``\\u003c``/``\\u003e``/``\\u0026`` so no label can close the
-    element (``</script>``) or open a comment; U+2028/2029 are escaped for old JS parsers.
-    JSON.parse reads the escapes back to the original characters.
-    """
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return (
-        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    )
 
 
 # --------------------------------------------------------------------------------------- SVG
@@ -224,13 +211,6 @@ class SvgRenderer:
     @staticmethod
     def _draw(spec: Mapping[str, Any]) -> str:
         return vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def _tidy_tag(match: re.Match) -> str:

@@ -20,6 +20,7 @@ from builder.site.pages import Page
 from builder.core.reported import ReportedTable
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
+from builder.core.names import fact_anchor
 from builder.site.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_p, fmt_pct, template_line
 
 _KEY_CALL = re.compile(r"""\b(fact|value)\(\s*["']([^"']+)["']""")
@@ -112,10 +113,6 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
             "lowest": lowest, "highest": highest}
 
 
-def fact_anchor(key: str) -> str:
-    return "f-" + re.sub(r"[^A-Za-z0-9_.-]", "_", key)
-
-
 def _style_for(unit: str) -> str:
     return {"%": "pct", "items": "count", "p": "p"}.get(unit, "num")
 
@@ -151,4 +148,4 @@ def source_notes(use: FactUse) -> Markup:
         Markup(items))
 
 
-__all__ = ["FactUse", "check_fact_keys", "escape", "fact_anchor", "page_functions", "render_page_body", "source_notes"]
+__all__ = ["FactUse", "check_fact_keys", "escape", "page_functions", "render_page_body", "source_notes"]

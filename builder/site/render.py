@@ -22,11 +22,11 @@ from builder.benchmarks.base import PageSettings, RunBrief, SiteParts
 from builder.claims.engine import PredictionVerdict
 from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
-from builder.core.names import name_problem
+from builder.core.names import fact_anchor, name_problem
 from builder.core.reported import ReportedTable, load_reported
 from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
-from builder.site.markdown_pages import FactUse, fact_anchor, page_functions, render_page_body, source_notes
+from builder.site.markdown_pages import FactUse, page_functions, render_page_body, source_notes
 from builder.site.pages import Page, load_pages
 from builder.site.tables import tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv

@@ -64,21 +64,6 @@ class FactCells:
     def optional(self, key: str, kind: str = "score") -> Cell:
         return self(key, kind) if key in self.facts else Cell("–")
 
-    def run_items(self, rid: str) -> Cell:
-        """A run's item count, as "n of N" while the run is incomplete."""
-        cell = self(f"run.{rid}.n", "count")
-        if self.facts[f"run.{rid}.complete"]:
-            return cell
-        return Cell(key=cell.key, value=cell.value, kind="count", of=self.facts[f"run.{rid}.selected"])
-
-    def complete(self, rid: str) -> bool:
-        return bool(self.facts[f"run.{rid}.complete"])
-
-    def settings_note(self, pid: str) -> str | None:
-        """What differs between a pair's arms (None when they were run alike)."""
-        key = f"pair.{pid}.settings_differ"
-        return self.facts.provenance[key].computation if self.facts[key] else None
-
 
 def _rounded(c: Cell) -> object:
     """A CSV cell as the page shows it: rounded, and "n of N" while a run is in progress."""

@@ -1,7 +1,8 @@
 """Compute stage: dataset + validated runs -> one FactTable (and the run scores behind it).
 
-Fact keys are documented in docs/facts.md; percentages, accuracy and F1 are on a
-0-100 scale and left unrounded (rounding is the renderer's job).
+Fact keys come from the patterns of fact_keys.py (docs/facts.md is generated from them);
+percentages, accuracy and F1 are on a 0-100 scale and left unrounded (rounding is the
+renderer's job).
 """
 
 from __future__ import annotations
@@ -19,12 +20,16 @@ from builder.benchmarks.cibuzzbench.analyses.option_lengths import length_distri
 from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis, analyse_pair
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import add_paired_facts, analyse_pairs, pair_id
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore, score_run
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset
+from builder.core.errors import InputError
+from builder.core.factkeys import FactPattern
+from builder.core.names import slug
 from builder.core.facts import FactTable
 from builder.stats import HARMFUL, summarise_seeds
 from builder.runs.schema import Run
 from builder.runs.validate import declared_count
-from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
 SCORE = "official metric (scikit-learn, macro over labels, x100)"
 BOOT = "seeded percentile bootstrap over items, 2000 resamples, 95%"
@@ -56,8 +61,8 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     add_dataset_facts(facts, dataset)
     for name, variant in sorted(datasets.items()):
         if name != ORIGINAL:
-            _add_length_facts(facts, variant, f"variant.{name}.leak")
-            _add_audit_facts(facts, variant, f"variant.{name}.audit")
+            _add_length_facts(facts, variant, name)
+            _add_audit_facts(facts, variant, name)
     ordered = sorted(runs, key=lambda r: r.header.run_id)
     scores = {s.run_id: s for s in (score(r, datasets[r.header.variant]) for r in ordered)}
     selected = _selection_sizes(datasets)
@@ -91,65 +96,66 @@ def _selection_sizes(datasets: Mapping[str, Dataset]) -> Callable[[Run], int]:
 def add_dataset_facts(facts: FactTable, dataset: Dataset) -> None:
     frame = dataset.frame
     count = "count of CSV rows"
-    facts.add("dataset.rows", len(frame), count)
+    facts.add(K.DATASET_ROWS.key(), len(frame), count)
     for split in ("train", "test"):
-        facts.add(f"dataset.{split}", int((frame["split"] == split).sum()), f"{count} with split={split}")
+        facts.add(K.DATASET_SPLIT.key(split=split), int((frame["split"] == split).sum()), f"{count} with split={split}")
     harmful = int((frame["harmful_label"] == HARMFUL).sum())
-    facts.add("dataset.harmful", harmful, f"{count} with harmful_label=harmful")
-    facts.add("dataset.non_harmful", len(frame) - harmful, f"{count} with harmful_label=non-harmful")
-    facts.add("dataset.harmful_rate", 100.0 * harmful / len(frame), "harmful rows / rows x100")
+    facts.add(K.DATASET_HARM.key(harm="harmful"), harmful, f"{count} with harmful_label=harmful")
+    facts.add(K.DATASET_HARM.key(harm="non_harmful"), len(frame) - harmful,
+              f"{count} with harmful_label=non-harmful")
+    facts.add(K.DATASET_HARMFUL_RATE.key(), 100.0 * harmful / len(frame), "harmful rows / rows x100")
     for c in category_figures(dataset):
-        base = f"dataset.category.{c.label}"
-        facts.add(f"{base}.count", c.count, f"{count} with category_label={c.label}")
-        facts.add(f"{base}.share", c.share, "category rows / rows x100")
-        facts.add(f"{base}.harmful", c.harmful, "harmful rows in the category")
-        facts.add(f"{base}.harmful_rate", c.harmful_rate, "harmful rows / category rows x100")
-        facts.add(f"{base}.test_count", c.test_count, "test rows in the category")
+        facts.add(K.CATEGORY_COUNT.key(category=c.label), c.count, f"{count} with category_label={c.label}")
+        facts.add(K.CATEGORY_SHARE.key(category=c.label), c.share, "category rows / rows x100")
+        facts.add(K.CATEGORY_HARMFUL.key(category=c.label), c.harmful, "harmful rows in the category")
+        facts.add(K.CATEGORY_HARMFUL_RATE.key(category=c.label), c.harmful_rate, "harmful rows / category rows x100")
+        facts.add(K.CATEGORY_TEST.key(category=c.label), c.test_count, "test rows in the category")
     _add_length_facts(facts, dataset)
     _add_audit_facts(facts, dataset)
 
 
-def _add_length_facts(facts: FactTable, dataset: Dataset, root: str = "leak") -> None:
-    for split, infix in ((None, ""), ("test", ".test")):
-        f = length_figures(dataset, split)
-        how = "characters per option slot (Python len)" + (" on the test split" if split else "")
-        base = f"{root}{infix}"
-        facts.add(f"{base}.gold_strictly_longest.count", f.gold_strictly_longest,
+def _add_length_facts(facts: FactTable, dataset: Dataset, variant: str = ORIGINAL) -> None:
+    for scope in ("all", "test"):
+        f = length_figures(dataset, None if scope == "all" else scope)
+        how = "characters per option slot (Python len)" + (" on the test split" if scope == "test" else "")
+        on = {"variant": variant, "scope": scope}
+        facts.add(K.GOLD_LONGEST_COUNT.key(**on), f.gold_strictly_longest,
                   f"items whose gold is longer than all three distractors; {how}")
-        facts.add(f"{base}.gold_strictly_longest.share", 100.0 * f.gold_strictly_longest / f.items,
+        facts.add(K.GOLD_LONGEST_SHARE.key(**on), 100.0 * f.gold_strictly_longest / f.items,
                   f"share of items whose gold is strictly the longest option x100; {how}")
-        facts.add(f"{base}.gold_strictly_shortest.share", 100.0 * f.gold_strictly_shortest / f.items,
+        facts.add(K.GOLD_SHORTEST_SHARE.key(**on), 100.0 * f.gold_strictly_shortest / f.items,
                   f"share of items whose gold is strictly the shortest option x100; {how}")
-        facts.add(f"{base}.options_within_10pct.count", f.options_within_10pct,
+        facts.add(K.WITHIN_10PCT_COUNT.key(**on), f.options_within_10pct,
                   f"items whose four options are pairwise within 10% in length, |a-b| <= 0.1*max(a,b); {how}")
-        facts.add(f"{base}.options_within_10pct.share", 100.0 * f.options_within_10pct / f.items,
+        facts.add(K.WITHIN_10PCT_SHARE.key(**on), 100.0 * f.options_within_10pct / f.items,
                   f"share of items whose four options are pairwise within 10% in length x100; {how}")
         for kind, n in f.gold_longer_than.items():
-            facts.add(f"{base}.gold_longer_than.{kind}.share", 100.0 * n / f.items,
+            facts.add(K.GOLD_LONGER_THAN.key(**on, distractor=kind), 100.0 * n / f.items,
                       f"share of items whose gold is longer than the {kind} distractor x100; {how}")
         for slot, mean in f.mean_chars.items():
             name = "gold" if slot == "correct" else slot
-            facts.add(f"{base}.mean_chars.{name}", mean, f"mean {how}")
-            facts.add(f"{base}.median_chars.{name}", f.median_chars[slot], f"median {how}")
+            facts.add(K.MEAN_CHARS.key(**on, slot=name), mean, f"mean {how}")
+            facts.add(K.MEDIAN_CHARS.key(**on, slot=name), f.median_chars[slot], f"median {how}")
 
 
-def _add_audit_facts(facts: FactTable, dataset: Dataset, root: str = "audit") -> None:
+def _add_audit_facts(facts: FactTable, dataset: Dataset, variant: str = ORIGINAL) -> None:
     a = audit_figures(dataset)
     how = "case-insensitive, whitespace-trimmed comparison"
-    facts.add(f"{root}.distractor_is_other_gold.count", a.distractor_is_other_gold,
+    facts.add(K.OTHER_GOLD_COUNT.key(variant), a.distractor_is_other_gold,
               f"distractor strings equal to another item's gold; {how}")
-    facts.add(f"{root}.distractor_is_other_gold.share", 100.0 * a.distractor_is_other_gold / a.distractor_strings,
+    facts.add(K.OTHER_GOLD_SHARE.key(variant), 100.0 * a.distractor_is_other_gold / a.distractor_strings,
               f"share of all {a.distractor_strings} distractor strings x100; {how}")
     exact = "exact string comparison (letter case and spaces count)"
-    facts.add(f"{root}.distractor_is_other_gold.exact.count", a.distractor_is_other_gold_exact,
+    facts.add(K.OTHER_GOLD_EXACT_COUNT.key(variant), a.distractor_is_other_gold_exact,
               f"distractor strings equal to another item's gold; {exact}")
-    facts.add(f"{root}.distractor_is_other_gold.exact.share", 100.0 * a.distractor_is_other_gold_exact / a.distractor_strings,
+    facts.add(K.OTHER_GOLD_EXACT_SHARE.key(variant), 100.0 * a.distractor_is_other_gold_exact / a.distractor_strings,
               f"share of all {a.distractor_strings} distractor strings x100; {exact}")
     for kind, n in a.distractor_is_other_gold_by_type.items():
-        facts.add(f"{root}.distractor_is_other_gold.{kind}.count", n, f"{kind} distractors equal to another item's gold; {how}")
-    facts.add(f"{root}.duplicate_option_items", a.duplicate_option_items, f"items with two equal options; {how}")
-    facts.add(f"{root}.distinct_terms", a.distinct_terms, "distinct term_zh values")
-    facts.add(f"{root}.train_test_term_overlap", a.train_test_term_overlap, "distinct term_zh values in both splits")
+        facts.add(K.OTHER_GOLD_BY_TYPE.key(variant, distractor=kind), n,
+                  f"{kind} distractors equal to another item's gold; {how}")
+    facts.add(K.DUPLICATE_OPTIONS.key(variant), a.duplicate_option_items, f"items with two equal options; {how}")
+    facts.add(K.DISTINCT_TERMS.key(variant), a.distinct_terms, "distinct term_zh values")
+    facts.add(K.TERM_OVERLAP.key(variant), a.train_test_term_overlap, "distinct term_zh values in both splits")
 
 
 def add_run_facts(facts: FactTable, score: RunScore, selected: int) -> None:
@@ -159,19 +165,22 @@ def add_run_facts(facts: FactTable, score: RunScore, selected: int) -> None:
     rid = score.run_id
     runs = (rid,)
     r = score.report
-    facts.add(f"run.{rid}.n", r.n, "items in the run", runs)
-    facts.add(f"run.{rid}.selected", selected, "items in the run's declared selection (n of N: this is N)", runs)
-    facts.add(f"run.{rid}.complete", int(score.run.complete),
+    facts.add(K.RUN_N.key(run_id=rid), r.n, "items in the run", runs)
+    facts.add(K.RUN_SELECTED.key(run_id=rid), selected, "items in the run's declared selection (n of N: this is N)", runs)
+    facts.add(K.RUN_COMPLETE.key(run_id=rid), int(score.run.complete),
               "1 when the run is finished (footer present, every declared item answered), else 0", runs)
-    facts.add(f"run.{rid}.failed", score.failed, "items whose request failed (error set, no answer); scored as wrong", runs)
-    facts.add(f"run.{rid}.unparsed", r.unparsed - score.failed_unanswered,
+    facts.add(K.RUN_FAILED.key(run_id=rid), score.failed,
+              "items whose request failed (error set, no answer); scored as wrong", runs)
+    facts.add(K.RUN_UNPARSED.key(run_id=rid), r.unparsed - score.failed_unanswered,
               "items with a response that could not be parsed (failed requests not included); scored as wrong", runs)
-    _add_headline(facts, f"run.{rid}", score)
+    _add_headline(facts, K.RUN_SCORE, {"run_id": rid}, score)
     for label, scores in r.per_label.items():
-        facts.add(f"run.{rid}.f1.{_label_key(label)}", scores.f1, f"F1 of label {label}; {SCORE}", runs)
+        facts.add(K.RUN_F1.key(run_id=rid, label=_label_key(label)), scores.f1, f"F1 of label {label}; {SCORE}", runs)
     for category, report in score.by_category.items():
-        facts.add(f"run.{rid}.category.{category}.accuracy", report.accuracy, f"accuracy within category; {SCORE}", runs)
-        facts.add(f"run.{rid}.category.{category}.macro_f1", report.macro_f1, f"macro F1 within category; {SCORE}", runs)
+        facts.add(K.RUN_CATEGORY.key(run_id=rid, category=category, metric="accuracy"), report.accuracy,
+                  f"accuracy within category; {SCORE}", runs)
+        facts.add(K.RUN_CATEGORY.key(run_id=rid, category=category, metric="macro_f1"), report.macro_f1,
+                  f"macro F1 within category; {SCORE}", runs)
 
 
 def _label_key(label: str) -> str:
@@ -185,48 +194,66 @@ def add_probe_facts(facts: FactTable, scores: list[RunScore]) -> None:
     for s in scores:
         if s.run.header.condition == "probe":
             groups[(s.run.header.variant, s.run.header.task, s.run.header.subject_name, s.run.header.scope)].append(s)
+    keys = _probe_keys(groups)
     for (variant, task, probe, scope), members in sorted(groups.items()):
-        infix = "" if scope == "all" else f".{scope}"
-        root = "" if variant == ORIGINAL else f"variant.{variant}."
+        on = {"variant": variant, "probe": keys[probe]}
         if task == EQUIVALENT_SELECTION:
-            _add_seed_group(facts, f"{root}leak.{probe}{infix}", members)
+            _add_seed_group(facts, {**on, "scope": scope}, members)
             if scope == "all":
-                _add_category_group(facts, f"{root}leak.{probe}.category", members)
+                _add_category_group(facts, on, members)
         elif task == HARMFULNESS_DETECTION and len(members) == 1:
-            _add_harm_probe(facts, f"{root}harm.{probe}{infix}", members[0])
+            _add_harm_probe(facts, {**on, "scope": scope}, members[0])
 
 
-def _add_seed_group(facts: FactTable, base: str, members: list[RunScore]) -> None:
+def _probe_keys(groups: Mapping[tuple[str, str, str, str], list[RunScore]]) -> dict[str, str]:
+    """A probe's name as one part of its fact keys: the name itself when it is a valid name
+    (every probe buzzprobe writes), else its slug, so no name can add or blur a key segment.
+    Two names with one slug are a located error, not two probes writing the same keys."""
+    keys: dict[str, str] = {}
+    owners: dict[str, RunScore] = {}
+    for (_, _, name, _), members in sorted(groups.items()):
+        key = keys.setdefault(name, slug(name))
+        first = owners.setdefault(key, members[0])
+        if first.run.header.subject_name != name:
+            raise InputError.single(members[0].run.path, f"probe {name!r} and probe "
+                                    f"{first.run.header.subject_name!r} ({first.run.path}) would share the fact "
+                                    f"keys leak.{key}.*; rename one", line=1, field="subject.name")
+    return keys
+
+
+def _add_seed_group(facts: FactTable, on: dict[str, str], members: list[RunScore]) -> None:
     runs = tuple(m.run_id for m in members)
     for metric in ("accuracy", "macro_f1"):
         values = {}
         for m in members:
             seed = int(m.run.header.option_seed or 0)
             values[seed] = getattr(m.report, metric)
-            key = f"{base}.{metric}.seed_{seed}"
-            facts.add(key, values[seed], f"{metric} at option seed {seed}; {SCORE}", (m.run_id,))
-            facts.add(f"{key}.ci95_low", m.intervals[metric].low, BOOT, (m.run_id,))
-            facts.add(f"{key}.ci95_high", m.intervals[metric].high, BOOT, (m.run_id,))
+            at = {**on, "metric": metric, "seed": seed}
+            facts.add(K.PROBE_SEED.key(**at), values[seed], f"{metric} at option seed {seed}; {SCORE}", (m.run_id,))
+            facts.add(K.PROBE_SEED.low(**at), m.intervals[metric].low, BOOT, (m.run_id,))
+            facts.add(K.PROBE_SEED.high(**at), m.intervals[metric].high, BOOT, (m.run_id,))
         summary = summarise_seeds(values)
-        facts.add(f"{base}.{metric}.mean", summary.mean, f"mean of {metric} over {summary.n} option seeds", runs)
+        facts.add(K.PROBE_SPREAD.key(**on, metric=metric, stat="mean"), summary.mean,
+                  f"mean of {metric} over {summary.n} option seeds", runs)
         if summary.sd is not None:
-            facts.add(f"{base}.{metric}.sd", summary.sd, f"sample standard deviation of {metric} over {summary.n} option seeds", runs)
+            facts.add(K.PROBE_SPREAD.key(**on, metric=metric, stat="sd"), summary.sd,
+                      f"sample standard deviation of {metric} over {summary.n} option seeds", runs)
 
 
-def _add_headline(facts: FactTable, base: str, score: RunScore) -> None:
-    """Accuracy and macro F1 with their bootstrap intervals, under `base`."""
+def _add_headline(facts: FactTable, pattern: FactPattern, on: dict[str, str], score: RunScore) -> None:
+    """Accuracy and macro F1 with their bootstrap intervals (`pattern` has a metric part)."""
     runs = (score.run_id,)
-    facts.add(f"{base}.accuracy", score.report.accuracy, f"accuracy; {SCORE}", runs)
-    facts.add(f"{base}.macro_f1", score.report.macro_f1, f"macro F1; {SCORE}", runs)
+    facts.add(pattern.key(**on, metric="accuracy"), score.report.accuracy, f"accuracy; {SCORE}", runs)
+    facts.add(pattern.key(**on, metric="macro_f1"), score.report.macro_f1, f"macro F1; {SCORE}", runs)
     for metric, interval in score.intervals.items():
-        facts.add(f"{base}.{metric}.ci95_low", interval.low, BOOT, runs)
-        facts.add(f"{base}.{metric}.ci95_high", interval.high, BOOT, runs)
+        facts.add(pattern.low(**on, metric=metric), interval.low, BOOT, runs)
+        facts.add(pattern.high(**on, metric=metric), interval.high, BOOT, runs)
 
 
-CATEGORY_SEED = 1111  # per-category intervals are bootstrapped for this seed only (cost)
+CATEGORY_SEED = DEFAULT_SEED  # per-category intervals are bootstrapped for this seed only (cost)
 
 
-def _add_category_group(facts: FactTable, base: str, members: list[RunScore]) -> None:
+def _add_category_group(facts: FactTable, on: dict[str, str], members: list[RunScore]) -> None:
     """Per-category scores of a probe: mean over seeds, and seed 1111 with intervals."""
     runs = tuple(m.run_id for m in members)
     for category in CATEGORIES:
@@ -235,29 +262,31 @@ def _add_category_group(facts: FactTable, base: str, members: list[RunScore]) ->
             continue
         for metric in ("accuracy", "macro_f1"):
             values = {int(m.run.header.option_seed or 0): getattr(m.by_category[category], metric) for m in present}
-            facts.add(f"{base}.{category}.{metric}.mean", summarise_seeds(values).mean,
+            facts.add(K.PROBE_CATEGORY_MEAN.key(**on, category=category, metric=metric), summarise_seeds(values).mean,
                       f"mean over option seeds of {metric} within the category; {SCORE}", runs)
         for m in present:
             if m.run.header.option_seed == CATEGORY_SEED:
-                _add_category_seed(facts, f"{base}.{category}", m, category)
+                _add_category_seed(facts, {**on, "category": category}, m, category)
 
 
-def _add_category_seed(facts: FactTable, base: str, member: RunScore, category: str) -> None:
+def _add_category_seed(facts: FactTable, on: dict[str, str], member: RunScore, category: str) -> None:
     intervals = member.category_intervals(category)
     for metric in ("accuracy", "macro_f1"):
-        key = f"{base}.{metric}.seed_{CATEGORY_SEED}"
-        facts.add(key, getattr(member.by_category[category], metric),
+        at = {**on, "metric": metric, "seed": CATEGORY_SEED}
+        facts.add(K.PROBE_CATEGORY_SEED.key(**at), getattr(member.by_category[category], metric),
                   f"{metric} within the category at option seed {CATEGORY_SEED}; {SCORE}", (member.run_id,))
-        facts.add(f"{key}.ci95_low", intervals[metric].low, f"{BOOT}, within the category", (member.run_id,))
-        facts.add(f"{key}.ci95_high", intervals[metric].high, f"{BOOT}, within the category", (member.run_id,))
+        facts.add(K.PROBE_CATEGORY_SEED.low(**at), intervals[metric].low, f"{BOOT}, within the category",
+                  (member.run_id,))
+        facts.add(K.PROBE_CATEGORY_SEED.high(**at), intervals[metric].high, f"{BOOT}, within the category",
+                  (member.run_id,))
 
 
-def _add_harm_probe(facts: FactTable, base: str, score: RunScore) -> None:
+def _add_harm_probe(facts: FactTable, on: dict[str, str], score: RunScore) -> None:
     runs = (score.run_id,)
     r = score.report
-    _add_headline(facts, base, score)
+    _add_headline(facts, K.HARM_PROBE, on, score)
     for label, scores in r.per_label.items():
-        key = _label_key(label)
-        facts.add(f"{base}.f1.{key}", scores.f1, f"F1 of class {label}; {SCORE}", runs)
-        facts.add(f"{base}.precision.{key}", scores.precision, f"precision of class {label}; {SCORE}", runs)
-        facts.add(f"{base}.recall.{key}", scores.recall, f"recall of class {label}; {SCORE}", runs)
+        harm = _label_key(label)
+        for name in ("f1", "precision", "recall"):
+            facts.add(K.HARM_PROBE_CLASS.key(**on, score=name, harm=harm), getattr(scores, name),
+                      f"{'F1' if name == 'f1' else name} of class {label}; {SCORE}", runs)

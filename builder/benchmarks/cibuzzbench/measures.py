@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
+from builder.benchmarks.cibuzzbench.fact_keys import PAIR_SETTINGS_DIFFER
 from builder.claims.engine import Evidence, MeasureRegistry
 from builder.core.facts import FactTable
 
@@ -63,9 +64,9 @@ def pair_metric_measure(pairs: Iterable[tuple[str, RunScore, RunScore]], facts: 
 
 def _pair_label(blind: RunScore, facts: FactTable, pid: str) -> str:
     """The model's name, flagged when the two arms were not run with the same settings."""
-    differ = facts.values.get(f"pair.{pid}.settings_differ", 0)
+    key = PAIR_SETTINGS_DIFFER.key(pair_id=pid)
     name = blind.run.header.subject_name
-    return f"{name} ({facts.provenance[f'pair.{pid}.settings_differ'].computation})" if differ else name
+    return f"{name} ({facts.provenance[key].computation})" if facts.values.get(key, 0) else name
 
 
 def register_run_measures(registry: MeasureRegistry, scores: Iterable[RunScore], facts: FactTable,

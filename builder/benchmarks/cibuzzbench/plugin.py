@@ -11,6 +11,7 @@ from typing import Any
 
 from builder.benchmarks.base import Benchmark, BuildSettings, DataSource, PageSettings, RunBrief, SiteParts
 from builder.claims.engine import MeasureRegistry
+from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 
@@ -36,7 +37,7 @@ class CIBuzzBench(Benchmark):
     title = "CIBuzzBench"
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
-        return [settings.dataset]
+        return [_dataset(settings)]
 
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> Loaded:
         from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
@@ -44,7 +45,8 @@ class CIBuzzBench(Benchmark):
         from builder.core.reported import load_reported
         from builder.runs.load import validate_runs
 
-        dataset = load_dataset(settings.dataset, settings.spec) if settings.spec else load_dataset(settings.dataset)
+        path = _dataset(settings)
+        dataset = load_dataset(path, settings.spec) if settings.spec else load_dataset(path)
         variants = _variants(dataset, settings)
         valid = validate_runs(runs, {"original": dataset, **variants}, settings.run_cache)
         reported = load_reported(settings.content_dir / "reported.yaml")
@@ -60,10 +62,18 @@ class CIBuzzBench(Benchmark):
         add_fidelity_facts(facts, loaded.statements, loaded.reported)
         return State(loaded, computed)
 
+    def add_commands(self, subcommands: Any) -> None:
+        from builder.benchmarks.cibuzzbench.commands import add_commands
+        add_commands(subcommands)
+
     def measures(self, state: State, facts: FactTable, registry: MeasureRegistry) -> None:
         from builder.benchmarks.cibuzzbench.measures import register_run_measures
         computed = state.computed
         register_run_measures(registry, computed.scores.values(), facts, computed.pair_triples())
+
+    def fact_sections(self) -> tuple[Section, ...]:
+        from builder.benchmarks.cibuzzbench.fact_keys import SECTIONS
+        return SECTIONS
 
     def site(self, state: State, facts: FactTable, svg: Any) -> SiteParts:
         from builder.benchmarks.cibuzzbench.views.chart_set import build_charts
@@ -117,6 +127,12 @@ def _cached_steps(loaded: Loaded) -> dict[str, Callable[..., Any]]:
         return cache.derived(run_a, f"pair:{data}:{key_b}", lambda: analyse_pair(run_a, run_b, dataset))
 
     return {"score": score, "pair": pair}
+
+
+def _dataset(settings: BuildSettings) -> Path:
+    """The CSV the build was given, else CIBUZZBENCH_CSV or the downloaded copy (never the network)."""
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+    return settings.dataset if settings.dataset is not None else dataset_path()
 
 
 def _add_importance(computed: Any, dataset: Any, cache_dir: Path) -> None:

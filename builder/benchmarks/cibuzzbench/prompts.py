@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
+from builder.probing.jobs import ANSWER, Job, Reply
 from builder.probing.protocols import Protocol
+from builder.runs.schema import Item
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 
@@ -18,6 +20,18 @@ class ItemPrompt:
     messages: list[dict[str, str]]
     letter_map: dict[str, str] | None  # Task 2: letter -> option source, as shown
     parse: Callable[[str], str]  # raw response -> label or ""
+
+    def job(self) -> Job:
+        """The probing engine's job: one request, its reply parsed into a run item (a request
+        that failed after its retries gives an unparsed item with the error, counted wrong)."""
+        def finish(replies: dict[str, Reply]) -> Item:
+            reply = replies[ANSWER]
+            if reply.content is None:
+                return Item(row_id=self.row_id, prediction="", letter_map=self.letter_map, error=reply.error)
+            return Item(row_id=self.row_id, prediction=self.parse(reply.content), response=reply.content,
+                        letter_map=self.letter_map, latency_ms=reply.latency_ms, usage=reply.usage,
+                        response_truncated=reply.truncated or None)
+        return Job(self.row_id, ((ANSWER, self.messages),), finish)
 
 
 def prompt_builder(dataset: Dataset, protocol: Protocol, seed: int | None) -> Callable[[int], ItemPrompt]:

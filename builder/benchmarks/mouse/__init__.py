@@ -2,6 +2,7 @@
 
 Modules: `config` (gold-column mapping), `dataset` (the three data files), `parsing`
 (official answer and judge formats), `metrics` (0-1 scores and bootstrap intervals),
-`importer` (official output files), `runfile` (`buzzprobe.mouse-run/1` JSONL),
-`reported` (paper Tables 3, 4, 6) and `facts` (FactTable entries). See docs/mouse.md.
+`importer` (official output files), `run_format` (Mouse items in the shared run format),
+`runs` (headers, imported runs, checks, scores), `probe` (plans for the shared probing
+engine), `reported` (paper Tables 3, 4, 6) and `facts` (FactTable entries). See docs/mouse.md.
 """

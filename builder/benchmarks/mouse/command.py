@@ -1,8 +1,9 @@
 """`buzzprobe mouse probe | judge | import | score`: the Mouse benchmark from the command line.
 
 Only argparse is imported at module level, so registering the command costs the other
-subcommands nothing. Runs go to `runs-mouse/` by default, never `runs/` (whose files the
-site reads as CIBuzzBench runs). Exit codes follow `buzzprobe probe`: 0 done, 2 bad input
+subcommands nothing. Runs are ordinary run files (benchmark "mouse") written by the shared
+probing engine to `runs/<model>/` by default, where the build reads them beside every other
+run. Exit codes follow `buzzprobe probe`: 0 done, 2 bad input
 (every problem located: file, line, field), 4 a run had to stop (bad key, model or URL),
 130 interrupted, 1 anything unexpected (shown with the key scrubbed).
 """
@@ -15,14 +16,14 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from builder.core.build_date import utc_now
+from builder.benchmarks.mouse.labels import TASKS
 from builder.core.errors import InputError
 from builder.core.names import check_name, confined, fill_template
-from builder.probing.command import add_client_arguments, non_negative_float, non_negative_int, positive_int
+from builder.probing.command import add_client_arguments, non_negative_float, positive_int
 
 EXIT_FAILED = 1
-EXIT_FATAL = 4
 EXIT_INTERRUPTED = 130
-TASKS = ("tr", "rc", "ir", "td", "ms", "cc")
 OUT_HELP = "output file; {run_id} and {model_slug} are filled in"
 
 
@@ -40,7 +41,7 @@ def add_mouse_parser(sub: Any) -> None:
 def _add_probe(actions: Any) -> None:
     p = actions.add_parser("probe", help="ask a model one Mouse task and write a resumable run",
                            description="Ask a model on an OpenAI-compatible endpoint one Mouse task on one data "
-                                       "file and write a buzzprobe.mouse-run/1 file (default under runs-mouse/).")
+                                       "file and write a resumable run file (default under runs/<model>/).")
     what = p.add_argument_group("what to ask")
     what.add_argument("--task", required=True, choices=TASKS)
     what.add_argument("--data", required=True, type=Path,
@@ -50,7 +51,7 @@ def _add_probe(actions: Any) -> None:
     what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     _add_config(p)
-    _add_client(p, default_out="runs-mouse/{model_slug}/{run_id}.jsonl")
+    _add_client(p, default_out="runs/{model_slug}/{run_id}.jsonl")
     p.set_defaults(handler=_guarded(_probe))
 
 
@@ -82,8 +83,8 @@ def _add_client(p: argparse.ArgumentParser, default_out: str) -> None:
 def _add_import(actions: Any) -> None:
     p = actions.add_parser("import", help="convert official Mouse output files into run files",
                            description="Convert the official scripts' output files (main_eval, single_choice and "
-                                       "icc outputs, the judge sheet exported to CSV) into buzzprobe.mouse-run/1 "
-                                       "files. Each file is recognised by its columns.")
+                                       "icc outputs, the judge sheet exported to CSV) into run files (benchmark "
+                                       "mouse). Each file is recognised by its columns.")
     p.add_argument("outputs", nargs="+", type=Path, help="official output files (.csv or .jsonl)")
     p.add_argument("--model", required=True, help="the model's name, as it should appear on the site")
     p.add_argument("--data", type=Path, action="append", default=[],
@@ -92,13 +93,14 @@ def _add_import(actions: Any) -> None:
     p.add_argument("--max-tokens", type=positive_int, default=None, help="recorded in the runs when given")
     p.add_argument("--gold-columns", type=Path, default=None,
                    help="gold-column mapping (default content/mouse/gold_columns.yaml)")
-    p.add_argument("--out", type=Path, default=Path("runs-mouse/official"), help="folder (default %(default)s)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="folder (default runs/<model slug>/, where the build reads them)")
     p.set_defaults(handler=_import)
 
 
 def _add_score(actions: Any) -> None:
     p = actions.add_parser("score", help="print the metrics of Mouse run files, with bootstrap intervals")
-    p.add_argument("runs", nargs="+", type=Path, help="buzzprobe.mouse-run/1 files")
+    p.add_argument("runs", nargs="+", type=Path, help="Mouse run files")
     p.add_argument("--data", type=Path, action="append", default=[],
                    help="the data files the runs were made on (repeatable; tr runs need none)")
     p.add_argument("--gold-columns", type=Path, default=None,
@@ -133,15 +135,18 @@ def _guarded(run: Any) -> Any:
     return handler
 
 
-def _settings(args: argparse.Namespace) -> Any:
-    from builder.benchmarks.mouse.probe import MouseSettings
+def _settings(args: argparse.Namespace, sample: int | None = None, sample_seed: int = 0) -> Any:
+    """The engine's settings (those of `buzzprobe probe`); no --max-tokens: the protocol's budget."""
     from builder.probing.client import RetryPolicy, check_base_url
+    from builder.probing.runner import ProbeSettings
+    from builder.probing.selection import make_selection
     if args.base_url is None and args.dry_run is None:
         raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
     check_base_url(args.base_url)
-    return MouseSettings(
+    return ProbeSettings(
         model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
-        max_tokens=args.max_tokens, concurrency=args.concurrency, timeout=args.timeout,
+        max_tokens=args.max_tokens, selection=make_selection(None, sample, sample_seed),
+        concurrency=args.concurrency, timeout=args.timeout,
         policy=RetryPolicy(args.retries, args.backoff, max(60.0, args.backoff), args.max_retry_after),
         progress=not args.quiet)
 
@@ -165,76 +170,70 @@ def _protocol(args: argparse.Namespace, task: str, condition: str) -> Any:
 
 
 def _probe(args: argparse.Namespace, key: str | None) -> int:
-    from builder.benchmarks.mouse.probe import DATA_FILES, DEFAULT_OUT, plan_probe
+    from builder.benchmarks.mouse.probe import DEFAULT_OUT, plan_probe
     from builder.benchmarks.mouse.probe_score import load_data
+    from builder.benchmarks.mouse.run_format import DATA_FILES
     if args.condition == "blind" and args.task not in ("ms", "cc"):
         raise InputError.single("--condition", "the blind arm exists for ms and cc only")
-    settings, protocol = _settings(args), _protocol(args, args.task, args.condition)
+    protocol = _protocol(args, args.task, args.condition)
+    settings = _settings(args, args.sample, args.sample_seed)
     _check_out(args)
     data = load_data(args.data, _gold(args), DATA_FILES[args.task])
-    plan = plan_probe(args.task, data, protocol, settings, sample=args.sample, sample_seed=args.sample_seed,
-                      out_template=args.out or DEFAULT_OUT, run_id=args.run_id)
+    plan = plan_probe(args.task, data, protocol, settings, out_template=args.out or DEFAULT_OUT, run_id=args.run_id)
     return _execute(args, key, plan)
 
 
 def _judge(args: argparse.Namespace, key: str | None) -> int:
     from builder.benchmarks.mouse.probe import plan_judge
     from builder.benchmarks.mouse.probe_score import MAIN, load_data
-    from builder.benchmarks.mouse.runfile import read_mouse_run
-    settings, protocol = _settings(args), _protocol(args, "judge", "sighted")
+    from builder.runs.reader import read_run
+    protocol = _protocol(args, "judge", "sighted")
+    settings = _settings(args)
     _check_out(args)
-    translations = read_mouse_run(args.run)
+    translations = _mouse_run(read_run(args.run), args.run)
     data = load_data(args.data, _gold(args), MAIN)
     plan = plan_judge(translations, data, protocol, settings, out_template=args.out, run_id=args.run_id)
     return _execute(args, key, plan)
 
 
 def _execute(args: argparse.Namespace, key: str | None, plan: Any) -> int:
-    import asyncio
+    from builder.probing.command import execute_plans
+    return execute_plans([plan], args, key, command="buzzprobe mouse", report=_report)
 
-    from builder.benchmarks.mouse.probe_runner import drop_failed_items, execute, is_complete, preview
-    from builder.probing.client import FatalError, Redactor, url_secrets
-    if args.dry_run is not None:
-        print(preview(plan, args.dry_run))
-        return 0
-    if key is None:
-        print(f"buzzprobe mouse: ${args.api_key_env} is not set; sending no Authorization header", file=sys.stderr)
-    prior: dict = {}
-    if args.retry_errors:
-        dropped, prior = drop_failed_items(plan)
-        print(f"{plan.path}: re-asking {dropped} failed item(s)", file=sys.stderr)
-    elif is_complete(plan):
-        print(f"{plan.path}: already complete, nothing to ask")
-        return 0
-    try:
-        outcome = asyncio.run(execute(plan, key, prior=prior))
-    except FatalError as exc:
-        print(f"buzzprobe mouse: stopped: {Redactor(key, *url_secrets(args.base_url))(str(exc))}\n  the run so far "
-              f"is kept in {plan.path}; fix the cause and re-run the same command to resume", file=sys.stderr)
-        return EXIT_FATAL
-    _report(plan, outcome)
-    return 0
+
+def _mouse_run(run: Any, path: Path) -> Any:
+    if run.header.benchmark != "mouse":
+        raise InputError.single(path, f"not a Mouse run (benchmark {run.header.benchmark!r})", line=1,
+                                field="benchmark")
+    return run
 
 
 def _report(plan: Any, outcome: Any) -> None:
+    from builder.benchmarks.mouse.run_format import PROBE, unparsed
+    from builder.runs.reader import read_run
     state = "complete" if outcome.complete else "incomplete"
-    unjudged = plan.header.task == "tr" and plan.header.source.get("kind") == "probe"
-    parsed = ("translations only: judge them with `buzzprobe mouse judge`" if unjudged
-              else f"{outcome.unparsed} unparsed (counted wrong)")
-    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.failed} failed after retries; "
-          + (f"{parsed}; " if outcome.complete else "") + f"usage {outcome.usage_totals}")
-    if outcome.failed:
+    h = plan.header
+    if not outcome.complete:
+        parsed = ""
+    elif h.task == "tr" and h.source.get("kind") == PROBE:
+        parsed = "translations only: judge them with `buzzprobe mouse judge`; "
+    else:
+        parsed = f"{unparsed(h.task, read_run(plan.path).items)} unparsed (counted wrong); "
+    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries; "
+          f"{parsed}usage {outcome.usage_totals}")
+    if outcome.errors:
         print("  failed items keep raw null and count as wrong; re-ask them with --retry-errors", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- import and score
 
 def _import(args: argparse.Namespace) -> int:
-    from datetime import datetime, timezone
-
     from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
     from builder.benchmarks.mouse.probe_score import ICC, JUDGE_FILE, MAIN, SINGLE_CHOICE, classify, data_kind, output_kind
-    from builder.benchmarks.mouse.runfile import make_runs, write_mouse_run
+    from builder.benchmarks.mouse.run_format import unparsed
+    from builder.benchmarks.mouse.runs import make_runs
+    from builder.core.names import slug
+    from builder.runs.writer import write_run
     gold = _gold(args)
     outputs = classify(args.outputs, output_kind, "output")
     data = {kind: _load(kind, path, gold) for kind, path in classify(args.data, data_kind, "data").items()}
@@ -244,18 +243,17 @@ def _import(args: argparse.Namespace) -> int:
         if SINGLE_CHOICE in outputs else None
     cc = import_icc(outputs[ICC], gold, data.get(ICC)) if ICC in outputs else None
     content = data[MAIN].content_sha256 if MAIN in data else main.instances.content_sha256 if main else None
-    if judge is not None and content is None:
-        print("buzzprobe mouse: the tr run records no dataset hash (pass --data main_eval.csv to add it)",
-              file=sys.stderr)
     parameters = {k: v for k, v in (("temperature", args.temperature), ("max_tokens", args.max_tokens))
                   if v is not None}
-    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    created = utc_now()
     runs = make_runs({"kind": "model", "name": args.model, "parameters": parameters}, created,
                      main=main, judge=judge, ms=ms, cc=cc, dataset_content=content)
+    folder = args.out or Path("runs") / slug(args.model)
     for run in runs:
-        path = confined(args.out, run.header.run_id, ".jsonl", "--out")
-        write_mouse_run(path, run)
-        print(f"wrote {path} ({run.header.task}, {len(run.items)} items, {run.unparsed} unparsed)")
+        path = confined(folder, run.header.run_id, ".jsonl", "--out")
+        write_run(path, run.header, run.items, run.footer)
+        print(f"wrote {path} ({run.header.task}, {len(run.items)} items, {unparsed(run.header.task, run.items)} "
+              "unparsed)")
     return 0
 
 
@@ -270,13 +268,13 @@ def _score(args: argparse.Namespace) -> int:
     from builder.stats.bootstrap import DEFAULT_SEED
     from builder.benchmarks.mouse.metrics import BootstrapOptions
     from builder.benchmarks.mouse.probe_score import as_json, load_data, render, score
-    from builder.benchmarks.mouse.runfile import read_mouse_run
+    from builder.runs.reader import read_run
     if not 0 < args.level < 1:
         raise InputError.single("--level", f"must be between 0 and 1, got {args.level}")
     boot = None if args.no_intervals else BootstrapOptions(args.resamples, DEFAULT_SEED if args.seed is None
                                                            else args.seed, args.level)
     level = None if boot is None else boot.level
-    runs = [read_mouse_run(path) for path in args.runs]
+    runs = [_mouse_run(read_run(path), path) for path in args.runs]
     gold = _gold(args)
     datasets = [load_data(path, gold) for path in args.data]
     results = [score(run, datasets, boot) for run in runs]

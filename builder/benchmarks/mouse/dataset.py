@@ -92,6 +92,12 @@ class MouseSet(Generic[T]):
     def __len__(self) -> int:
         return len(self.instances)
 
+    def row_ids(self, split: str | None = None) -> list[int]:
+        """Every row position (Mouse files have no splits), for builder.probing.selection."""
+        if split is not None:
+            raise ValueError("Mouse data files have no splits")
+        return list(range(len(self.instances)))
+
     def __iter__(self) -> Iterator[T]:
         return iter(self.instances)
 

@@ -12,6 +12,7 @@ import math
 from builder.core.facts import FactTable
 from builder.stats import Interval
 from builder.benchmarks.mouse.metrics import Agreement, ClassScores, RCScores, TranslationScores
+from builder.benchmarks.mouse.fact_keys import REPORTED_CELL
 from builder.benchmarks.mouse.reported import Reported
 from builder.core.names import slug
 
@@ -34,7 +35,8 @@ def add_class_facts(facts: FactTable, base: str, s: ClassScores, runs: tuple[str
     facts.add(f"{base}.n", s.n, "items scored", runs)
     facts.add(f"{base}.unparsed", s.unparsed, "answers that could not be parsed (scored wrong)", runs)
     for metric in ("accuracy", "balanced_accuracy", "macro_f1", "mcc"):
-        _add(facts, f"{base}.{metric}", getattr(s, metric), f"{metric} (scikit-learn semantics, 0-1)", runs,
+        scale = "-1 to 1" if metric == "mcc" else "0-1"
+        _add(facts, f"{base}.{metric}", getattr(s, metric), f"{metric} (scikit-learn semantics, {scale})", runs,
              s.intervals.get(metric))
     for label, value in s.f1.items():
         _add(facts, f"{base}.f1.{label}", value, f"F1 of label {label} (0-1)", runs, s.intervals.get(f"f1_{label}"))
@@ -69,5 +71,5 @@ def add_reported_facts(facts: FactTable, reported: Reported) -> None:
         for row, values in table.rows.items():
             name = reported.humans.get(row, row)
             for column, value in values.items():
-                facts.add(f"mouse.reported.{table.name}.{slug(name)}.{column}", value,
+                facts.add(REPORTED_CELL.key(table=table.name, row=slug(name), column=column), value,
                           f"{REPORTED}: {cite}, Table {table.table}")

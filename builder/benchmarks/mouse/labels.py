@@ -9,6 +9,8 @@ from __future__ import annotations
 
 TR, RC, IR, TD, MS, CC = "tr", "rc", "ir", "td", "ms", "cc"
 TASKS: tuple[str, ...] = (TR, RC, IR, TD, MS, CC)
+# Conditions: sighted (the official protocol) and blind (ms, cc: the options without the question).
+SIGHTED, BLIND = "sighted", "blind"
 
 # Intent Recognition: the official prompt's numbering (main.py, build_intention_prompt).
 INTENTS: dict[int, str] = {

@@ -1,36 +1,81 @@
 """Mouse (Chinese "Chouxiang" internet language) as a plug-in: the paper's reported tables,
-figures derived from them and the check of its statements. The item data is gated, so
-nothing here is measured unless runs are added."""
+figures derived from them, the check of its statements, and the Mouse runs under runs/ that
+buzzprobe scored itself, shown beside the reported leaderboard and marked as measured.
+
+The item data is gated: measured runs are scored only when the build is given the folder of
+the data files (MOUSE_DATA); without Mouse runs the page shows the reported figures alone."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.base import Benchmark, BuildSettings, SiteParts
+from builder.benchmarks.base import Benchmark, BuildSettings, DataSource, RunBrief, SiteParts
+from builder.benchmarks.mouse.fact_keys import SECTIONS
 from builder.benchmarks.mouse.site_parts import MouseComputed, compute_mouse, mouse_charts, mouse_tables
-from builder.core.errors import InputError, Problem
+from builder.core.factkeys import Section
 from builder.core.facts import FactTable
+from builder.runs.schema import Run
+
+
+@dataclass(frozen=True)
+class MouseLoaded:
+    content_dir: Path
+    runs: list[Run]  # checked against their data files
+    datasets: list[Any]  # MouseSet: the data files the runs were made on
+
+
+@dataclass(frozen=True)
+class MouseState:
+    computed: MouseComputed
+    measured: list[Any]  # measured.Measured: the page's rows, one per finished run
+    datasets: list[Any]
+    runs: list[Run]
 
 
 class Mouse(Benchmark):
     name = "mouse"
     title = "Mouse"
 
-    def load(self, settings: BuildSettings, runs: Sequence[Any]) -> Path:
-        if runs:
-            raise InputError([Problem(r.path, "Mouse runs are not read by the build yet", 1, "benchmark")
-                              for r in runs])
-        return settings.content_dir
+    def inputs(self, settings: BuildSettings) -> list[Path]:
+        """The data files in MOUSE_DATA, when given (a changed file changes the scores)."""
+        from builder.benchmarks.mouse.measured import data_folder
+        folder = data_folder()
+        return sorted(p for p in folder.iterdir() if p.is_file()) if folder is not None and folder.is_dir() else []
 
-    def compute(self, loaded: Path, facts: FactTable, settings: BuildSettings) -> MouseComputed:
-        return compute_mouse(facts, loaded)
+    def load(self, settings: BuildSettings, runs: Sequence[Run]) -> MouseLoaded:
+        from builder.benchmarks.mouse.measured import check_runs, data_folder, load_mouse_data
+        datasets = load_mouse_data(data_folder()) if runs else []
+        return MouseLoaded(settings.content_dir, check_runs(list(runs), datasets), datasets)
 
-    def site(self, computed: MouseComputed, facts: FactTable, svg: Any) -> SiteParts:
+    def add_commands(self, subcommands: Any) -> None:
+        from builder.benchmarks.mouse.command import add_mouse_parser
+        add_mouse_parser(subcommands)
+
+    def fact_sections(self) -> tuple[Section, ...]:
+        return SECTIONS
+
+    def compute(self, loaded: MouseLoaded, facts: FactTable, settings: BuildSettings) -> MouseState:
+        from builder.benchmarks.mouse.measured import add_measured_facts
+        computed = compute_mouse(facts, loaded.content_dir)
+        measured = add_measured_facts(facts, loaded.runs, loaded.datasets,
+                                      reported_models=tuple(computed.reported.main.rows))
+        used = {run.header.dataset["content_sha256"] for run in loaded.runs}
+        return MouseState(computed, measured, [d for d in loaded.datasets if d.content_sha256 in used], loaded.runs)
+
+    def site(self, state: MouseState, facts: FactTable, svg: Any) -> SiteParts:
+        from builder.benchmarks.mouse.measured_view import MEASURED_TABLE, measured_table
+        from builder.site.tables import FactCells
+        computed = state.computed
+        tables = mouse_tables(facts, computed)
+        if state.measured:
+            tables[MEASURED_TABLE] = measured_table(FactCells(facts), state.measured, computed.reported)
         charts = mouse_charts(facts, computed, svg) if svg is not None else {}
-        return SiteParts(tables=mouse_tables(facts, computed), charts=charts,
-                         context={"mouse_verdicts": computed.verdicts})
+        return SiteParts(tables=tables, charts=charts, context={"mouse_verdicts": computed.verdicts},
+                         sources=[DataSource(f"{self.title} {d.path.stem}", d.content_sha256) for d in state.datasets],
+                         runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for r in state.runs])
 
 
 BENCHMARK = Mouse()

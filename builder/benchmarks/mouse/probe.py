@@ -1,13 +1,15 @@
-"""Plans for asking a model the Mouse tasks, and for judging a finished translation run.
+"""What Mouse hands the probing engine: plans for asking a model a task, and for judging translations.
 
-A plan says which items to ask, the exact requests of each (RC: three, one per component;
-the judge: none for a missing translation) and how the answers become one
-`buzzprobe.mouse-run/1` item. Answers are parsed with builder.benchmarks.mouse.parsing exactly as
-imported official outputs are; the raw text is always kept and an unparsed answer is
-stored as `parsed: null` (counted wrong). Execution lives in `probe_runner`.
+A plan (builder.probing.runner.RunPlan) says which items to ask, the exact requests of each
+(RC: three, one per component; the judge: none for a missing translation) and how the replies
+become one run item (run_format.MouseItem). The engine does the asking, resuming and
+recording, as for every benchmark. Answers are parsed with builder.benchmarks.mouse.parsing
+exactly as imported official outputs are; the raw text is always kept and an unparsed answer is
+stored as `parsed: null` (counted wrong); a request that fails after its retries leaves its raw
+answer null and the item's `error` set (re-asked by --retry-errors, RC: only that component).
 
-A TR probe run holds translations only: `judge` null and `parsed` 0 (the schema's final
-score with no verdict) until `plan_judge` turns it into a judged run, whose scores follow
+A TR probe run holds translations only: `judge` null and `parsed` 0 (the final score with no
+verdict) until `plan_judge` turns it into a judged run, whose scores follow
 `metrics.translation_scores` (a missing translation or a copy of the source scores 0,
 whatever the judge says; an unparsed verdict scores 0 and is flagged, never guessed).
 """
@@ -15,134 +17,79 @@ whatever the judge says; an unparsed verdict scores 0 and is flagged, never gues
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from builder import __version__
-from builder.core.errors import InputError, Problem
+from builder.core.build_date import utc_now
 from builder.benchmarks.mouse import metrics as m
 from builder.benchmarks.mouse.dataset import ChoiceInstance, ClozeInstance, MainInstance, MouseSet
 from builder.benchmarks.mouse.labels import CC, IR, MS, MS_LABELS, RC, RC_COMPONENTS, TD, TR
-from builder.benchmarks.mouse.parsing import (is_copy, parse_choice, parse_component, parse_intention, parse_judge, parse_ms,
-                                   parse_toxicity, strip_marker)
-from builder.benchmarks.mouse.probe_protocols import ANSWER, BLIND, MouseProtocol
-from builder.benchmarks.mouse.runfile import MouseRun, MouseRunHeader, MouseRunItem
+from builder.benchmarks.mouse.parsing import (is_copy, parse_choice, parse_component, parse_intention, parse_judge,
+                                              parse_ms, parse_toxicity, strip_marker)
+from builder.benchmarks.mouse.probe_protocols import BLIND, MouseProtocol
+from builder.benchmarks.mouse.run_format import JUDGED, PROBE, MouseItem
+from builder.benchmarks.mouse.runs import make_header
+from builder.core.errors import InputError, Problem
 from builder.core.names import fill_template, slug
-from builder.probing.client import RetryPolicy
+from builder.probing.jobs import ANSWER, Job, Reply, summed_usage
+from builder.probing.runner import ProbeSettings, RunPlan
+from builder.runs.schema import Run
 
-DEFAULT_OUT = "runs-mouse/{model_slug}/{run_id}.jsonl"
-DATA_FILES = {TR: "main_eval", RC: "main_eval", IR: "main_eval", TD: "main_eval", MS: "single_choice", CC: "icc"}
-PROBE, JUDGED = "probe", "judge"  # header source.kind of a probe run and of a judged TR run
-
-Messages = list[dict[str, str]]
-Answers = dict[str, str | None]  # part -> raw answer (None: the call failed after its retries)
+DEFAULT_OUT = "runs/{model_slug}/{run_id}.jsonl"
 
 
-@dataclass(frozen=True)
-class MouseSettings:
-    """How to ask (never the key: it is passed to the runner separately)."""
-
-    model: str
-    base_url: str
-    temperature: float = 0.0
-    top_p: float | None = None
-    max_tokens: int | None = None  # None: the protocol's
-    concurrency: int = 8
-    timeout: float = 60.0
-    policy: RetryPolicy = RetryPolicy()
-    progress: bool = True
-
-
-@dataclass(frozen=True)
-class Job:
-    """One item: the requests to send, in order, and how their answers become the run item."""
-
-    index: int
-    requests: tuple[tuple[str, Messages], ...]  # (part, messages)
-    finish: Callable[[Answers], MouseRunItem]
-    note: str = ""  # why an item needs no request (dry-run display)
-
-
-@dataclass(frozen=True)
-class MousePlan:
-    header: MouseRunHeader
-    path: Path
-    indices: tuple[int, ...]  # ascending
-    build: Callable[[int], Job]
-    settings: MouseSettings
-    max_tokens: int
-    protocol: MouseProtocol
-
-    def body(self, messages: Messages) -> dict[str, Any]:
-        """The exact JSON body posted for one request."""
-        s = self.settings
-        body: dict[str, Any] = {"model": s.model, "messages": messages, "temperature": s.temperature,
-                                "max_tokens": self.max_tokens}
-        if s.top_p is not None:
-            body["top_p"] = s.top_p
-        return body
-
-    def failed(self, item: MouseRunItem) -> bool:
-        """An item with a call that failed after its retries (what --retry-errors re-asks)."""
-        if self.header.source.get("kind") == JUDGED:
-            return item.raw is not None and bool(item.raw.strip()) and item.judge_raw is None
-        if self.header.task == RC:
-            return any(v is None for v in item.raw.values())
-        return item.raw is None
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def select(count: int, sample: int | None, sample_seed: int) -> tuple[tuple[int, ...], dict[str, Any], str]:
-    """(indices, the header's selection record, the run-id tag): every item, or
-    `sorted(random.Random(seed).sample(range(count), n))`, so both arms ask the same items."""
-    if sample is None:
-        return tuple(range(count)), {"selection": "all"}, ""
-    if not 0 < sample <= count:
-        raise InputError.single("--sample", f"sample size {sample} must be between 1 and {count} (the data file)")
-    indices = tuple(sorted(random.Random(sample_seed).sample(range(count), sample)))
-    return indices, {"selection": "sample", "n": sample, "sample_seed": sample_seed}, f"-n{sample}-r{sample_seed}"
-
-
-def _parameters(protocol: MouseProtocol, s: MouseSettings, max_tokens: int) -> dict[str, Any]:
+def _parameters(protocol: MouseProtocol, s: ProbeSettings) -> dict[str, Any]:
     """What shapes the answers; the endpoint's host name only (no port, path or credentials)."""
-    return {"temperature": s.temperature, "top_p": s.top_p, "max_tokens": max_tokens,
+    return {"temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
             "condition": protocol.condition, "protocol": protocol.id, "protocol_version": protocol.version,
             "prompt_sha256": protocol.sha256, "endpoint_host": urlsplit(s.base_url).hostname or ""}
-
-
-def _tool() -> dict[str, Any]:
-    return {"name": "buzzprobe", "version": __version__}
 
 
 def _out_path(template: str, run_id: str, model: str) -> Path:
     return fill_template(template, "--out", run_id=run_id, model_slug=slug(model))
 
 
+def _item(row_id: int, replies: dict[str, Reply], raw: Any, parsed: Any, **tr: Any) -> MouseItem:
+    """The item with the envelope fields summed over its requests (errors named by part)."""
+    failed = [(part, r.error) for part, r in replies.items() if r.error is not None]
+    error = "; ".join(f"{part}: {e}" if len(replies) > 1 else str(e) for part, e in failed) or None
+    latencies = [r.latency_ms for r in replies.values() if r.latency_ms is not None]
+    return MouseItem(row_id, raw, parsed, error=error, latency_ms=round(sum(latencies), 3) if latencies else None,
+                     usage=summed_usage(replies), response_truncated=any(r.truncated for r in replies.values()) or None,
+                     **tr)
+
+
+def answered_parts(item: MouseItem) -> dict[str, str]:
+    """For --retry-errors: the RC components answered before (not asked again)."""
+    return {c: v for c, v in item.raw.items() if v is not None} if isinstance(item.raw, dict) else {}
+
+
 # ---------------------------------------------------------------- probing a task
 
-def plan_probe(task: str, data: MouseSet, protocol: MouseProtocol, settings: MouseSettings, *,
-               sample: int | None = None, sample_seed: int = 0, out_template: str = DEFAULT_OUT,
-               run_id: str | None = None) -> MousePlan:
-    """One run file: one task and condition of one model on (a sample of) one data file."""
+def plan_probe(task: str, data: MouseSet, protocol: MouseProtocol, settings: ProbeSettings, *,
+               out_template: str = DEFAULT_OUT, run_id: str | None = None) -> RunPlan:
+    """One run file: one task and condition of one model on `settings.selection` of one data
+    file (all items, or a seeded sample: the same items in both arms)."""
     if protocol.task != task:
         raise ValueError(f"protocol {protocol.id} is for {protocol.task}, not {task}")
-    indices, selection, tag = select(len(data), sample, sample_seed)
-    max_tokens = settings.max_tokens or protocol.max_tokens
+    settings = with_budget(settings, protocol)
+    selection = settings.selection
+    row_ids = selection.row_ids(data)
+    tag = f"-n{selection.n}-r{selection.sample_seed}" if selection.kind == "sample" else ""
     rid = run_id or f"mouse-{slug(settings.model)}-{task}-{protocol.condition}{tag}"
-    header = MouseRunHeader(
-        rid, task, {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings, max_tokens)},
-        {"file": DATA_FILES[task], "content_sha256": data.content_sha256, "selection": selection},
-        {"kind": PROBE}, len(indices), utc_now(), _tool())
-    return MousePlan(header, _out_path(out_template, rid, settings.model), indices,
-                     task_jobs(task, data, protocol), settings, max_tokens, protocol)
+    subject = {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}
+    header = make_header(rid, task, protocol.condition, subject, data.content_sha256, selection.header(len(row_ids)),
+                         {"kind": PROBE}, utc_now())
+    return RunPlan(header, _out_path(out_template, rid, settings.model), row_ids,
+                   task_jobs(task, data, protocol), settings, answered=answered_parts if task == RC else None)
+
+
+def with_budget(settings: ProbeSettings, protocol: MouseProtocol) -> ProbeSettings:
+    """No --max-tokens (None or 0): the protocol's budget (128 for the tasks, 512 for the judge)."""
+    return settings if settings.max_tokens else replace(settings, max_tokens=protocol.max_tokens)
 
 
 def task_jobs(task: str, data: MouseSet, protocol: MouseProtocol) -> Callable[[int], Job]:
@@ -152,23 +99,23 @@ def task_jobs(task: str, data: MouseSet, protocol: MouseProtocol) -> Callable[[i
 
 
 def _tr_job(task: str, inst: MainInstance, protocol: MouseProtocol) -> Job:
-    def finish(a: Answers) -> MouseRunItem:
-        raw = a[ANSWER]
-        return MouseRunItem(inst.index, raw, 0, None, None, is_copy(inst.source, raw))
+    def finish(r: dict[str, Reply]) -> MouseItem:
+        raw = r[ANSWER].content
+        return _item(inst.index, r, raw, 0, judge_raw=None, judge=None, copied=is_copy(inst.source, raw))
     return Job(inst.index, ((ANSWER, protocol.messages(ANSWER, source=inst.source)),), finish)
 
 
 def _rc_job(task: str, inst: MainInstance, protocol: MouseProtocol) -> Job:
-    def finish(a: Answers) -> MouseRunItem:
-        return MouseRunItem(inst.index, {c: a[c] for c in RC_COMPONENTS},
-                            {c: parse_component(a[c]) for c in RC_COMPONENTS})
+    def finish(r: dict[str, Reply]) -> MouseItem:
+        raw = {c: r[c].content for c in RC_COMPONENTS}
+        return _item(inst.index, r, raw, {c: parse_component(raw[c]) for c in RC_COMPONENTS})
     return Job(inst.index, tuple((c, protocol.messages(c, source=inst.source)) for c in RC_COMPONENTS), finish)
 
 
 def _label_job(task: str, inst: MainInstance, protocol: MouseProtocol) -> Job:
     parse = parse_intention if task == IR else parse_toxicity
     return Job(inst.index, ((ANSWER, protocol.messages(ANSWER, source=inst.source)),),
-               lambda a: MouseRunItem(inst.index, a[ANSWER], parse(a[ANSWER])))
+               lambda r: _item(inst.index, r, r[ANSWER].content, parse(r[ANSWER].content)))
 
 
 def ms_options(inst: ChoiceInstance) -> str:
@@ -184,50 +131,50 @@ def _choice_job(task: str, inst: ChoiceInstance | ClozeInstance, protocol: Mouse
     # The blind arm is never given the question, not even as an unused value.
     values = {"options": options} if protocol.condition == BLIND else {"question": inst.question, "options": options}
     return Job(inst.index, ((ANSWER, protocol.messages(ANSWER, **values)),),
-               lambda a: MouseRunItem(inst.index, a[ANSWER], parse(a[ANSWER])))
+               lambda r: _item(inst.index, r, r[ANSWER].content, parse(r[ANSWER].content)))
 
 
 # ---------------------------------------------------------------- judging a TR run
 
-def plan_judge(translations: MouseRun, data: MouseSet[MainInstance], protocol: MouseProtocol,
-               settings: MouseSettings, *, out_template: str | None = None, run_id: str | None = None) -> MousePlan:
+def plan_judge(translations: Run, data: MouseSet[MainInstance], protocol: MouseProtocol,
+               settings: ProbeSettings, *, out_template: str | None = None, run_id: str | None = None) -> RunPlan:
     """A judged copy of a finished TR run: same subject (the translating model), same items,
     with the judge's verdicts; the judge model and protocol are recorded in `source.judge`."""
-    if translations.path is None:
-        raise ValueError("judge a run read from a file (its sha256 is recorded)")
     path = Path(translations.path)
     _check_translations(translations, data, path)
     th = translations.header
-    max_tokens = settings.max_tokens or protocol.max_tokens
+    settings = with_budget(settings, protocol)
     rid = run_id or f"{th.run_id}-judge-{slug(settings.model)}"
     source = {"kind": JUDGED,
               "translations": {"run_id": th.run_id, "file": path.name, "sha256": _sha256(path)},
-              "judge": {"kind": "model", "name": settings.model,
-                        "parameters": _parameters(protocol, settings, max_tokens)}}
-    header = MouseRunHeader(rid, TR, th.subject, th.dataset, source, th.n, utc_now(), _tool())
+              "judge": {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}}
+    header = make_header(rid, TR, th.condition, th.subject, th.dataset["content_sha256"], th.items, source, utc_now())
     out = _out_path(out_template, rid, settings.model) if out_template else path.with_name(f"{rid}.jsonl")
     by_index = {inst.index: inst for inst in data}
-    items = {item.index: item for item in translations.items}
-    return MousePlan(header, out, tuple(sorted(items)),
-                     lambda index: _judge_job(by_index[index], items[index].raw, protocol),
-                     settings, max_tokens, protocol)
+    items = {item.row_id: item for item in translations.items}
+    return RunPlan(header, out, sorted(items), lambda row_id: _judge_job(by_index[row_id], items[row_id].raw, protocol),
+                   settings)
 
 
-def _check_translations(run: MouseRun, data: MouseSet, path: Path) -> None:
+def _check_translations(run: Run, data: MouseSet, path: Path) -> None:
     h = run.header
     problems = []
     if h.task != TR:
         problems.append(Problem(str(path), f"not a translation run (task {h.task!r})", 1, "task"))
-    elif len(run.items) != h.n:
-        problems.append(Problem(str(path), f"unfinished: {len(run.items)} of {h.n} items; finish the probe "
-                                "(re-run the same command) before judging", 1, "items"))
+    elif h.source and h.source.get("kind") != PROBE:
+        problems.append(Problem(str(path), "already judged: judge the translation run it was made from", 1,
+                                "source.kind"))
+    elif run.footer is None:
+        problems.append(Problem(str(path), f"unfinished: {len(run.items)} of {h.items.get('n')} items; finish the "
+                                "probe (re-run the same command) before judging", 1, "items"))
     if h.dataset.get("content_sha256") != data.content_sha256:
         problems.append(Problem(str(path), f"was made on dataset content {h.dataset.get('content_sha256')!r}, "
                                 f"not on {data.path} ({data.content_sha256})", 1, "dataset"))
     known = {inst.index for inst in data}
-    missing = [item.index for item in run.items if item.index not in known]
+    missing = [item.row_id for item in run.items if item.row_id not in known]
     if missing:
-        problems.append(Problem(str(path), f"index {missing[0]} is not in {data.path}", None, "index"))
+        problems.append(Problem(str(path), f"row_id {missing[0]} is not in {data.path}",
+                                run.item_lines.get(missing[0]), "row_id"))
     if problems:
         raise InputError(problems)
 
@@ -237,13 +184,14 @@ def _sha256(path: Path) -> str:
 
 
 def _judge_job(inst: MainInstance, translation: str | None, protocol: MouseProtocol) -> Job:
+    copied = is_copy(inst.source, translation)
     if translation is None or not translation.strip():
-        return Job(inst.index, (), lambda a: MouseRunItem(inst.index, translation, 0, None, None, False),
+        return Job(inst.index, (), lambda r: MouseItem(inst.index, translation, 0, None, None, copied),
                    note="missing translation: no request, scored 0")
 
-    def finish(a: Answers) -> MouseRunItem:
-        judge = parse_judge(a[ANSWER])
+    def finish(r: dict[str, Reply]) -> MouseItem:
+        judge = parse_judge(r[ANSWER].content)
         (score,) = m.translation_scores([inst.source], [translation], [judge])
-        return MouseRunItem(inst.index, translation, score, a[ANSWER], judge, is_copy(inst.source, translation))
+        return _item(inst.index, r, translation, score, judge_raw=r[ANSWER].content, judge=judge, copied=copied)
     messages = protocol.messages(ANSWER, source=inst.source, reference=inst.reference, translation=translation)
     return Job(inst.index, ((ANSWER, messages),), finish)

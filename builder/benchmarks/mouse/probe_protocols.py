@@ -18,16 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.mouse.labels import CC, IR, MS, RC, RC_COMPONENTS, TD, TR
+from builder.benchmarks.mouse.labels import BLIND, CC, IR, MS, RC, RC_COMPONENTS, SIGHTED, TD, TR
 from builder.core.yamlfile import line_of, load_yaml
+from builder.probing.jobs import ANSWER  # the part name of single-question tasks
 from builder.probing.protocols import Protocol
 from builder.core.paths import REPO_DIR
 
 DEFAULT_MOUSE_PROTOCOLS = REPO_DIR / "content" / "protocols" / "mouse.yaml"
 SCHEMA = "buzzprobe.mouse-protocols/1"
 JUDGE = "judge"
-ANSWER = "answer"  # the part name of single-question tasks
-SIGHTED, BLIND = "sighted", "blind"
 _SOURCE, _CHOICE, _BLIND = frozenset({"source"}), frozenset({"question", "options"}), frozenset({"options"})
 # (task, condition) -> (parts, placeholders every part must use exactly)
 SHAPES: dict[tuple[str, str], tuple[tuple[str, ...], frozenset[str]]] = {

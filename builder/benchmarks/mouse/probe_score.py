@@ -18,9 +18,10 @@ from builder.benchmarks.mouse.config import CC_OPTIONS, MS_OPTIONS, SOURCE, Gold
 from builder.benchmarks.mouse.dataset import MouseSet, load_icc, load_main, load_single_choice
 from builder.benchmarks.mouse.importer import ANSWER_COLUMNS, CHOICE, JUDGE, TRANSLATION
 from builder.benchmarks.mouse.labels import CC, IR, MS, RC, RC_COMPONENTS, TD, TR
-from builder.benchmarks.mouse.probe import PROBE
-from builder.benchmarks.mouse.runfile import MouseRun, score_run
+from builder.benchmarks.mouse.run_format import PROBE
+from builder.benchmarks.mouse.runs import dataset_for, score_run
 from builder.benchmarks.mouse.table import read_table
+from builder.runs.schema import Run
 
 MAIN, SINGLE_CHOICE, ICC, JUDGE_FILE = "main_eval", "single_choice", "icc", "judge"
 _LOADERS = {MAIN: load_main, SINGLE_CHOICE: load_single_choice, ICC: load_icc}
@@ -87,28 +88,14 @@ class Row:
 @dataclass(frozen=True)
 class RunScore:
     path: str
-    run: MouseRun
+    run: Run
     rows: tuple[Row, ...]
     counts: dict[str, int]
 
 
-def dataset_for(run: MouseRun, datasets: list[MouseSet]) -> MouseSet | None:
-    """The data file this run was made on (by content hash); None for TR (not needed)."""
-    if run.header.task == TR:
-        return None
-    wanted = run.header.dataset.get("content_sha256")
-    for data in datasets:
-        if data.content_sha256 == wanted:
-            return data
-    file = run.header.dataset.get("file", "its data file")
-    raise InputError.single(run.path or run.header.run_id,
-                            f"no --data file has this run's dataset content {wanted!r}; pass the {file} it was "
-                            "made on", line=1, field="dataset")
-
-
-def score(run: MouseRun, datasets: list[MouseSet], boot: m.BootstrapOptions | None) -> RunScore:
+def score(run: Run, datasets: list[MouseSet], boot: m.BootstrapOptions | None) -> RunScore:
     h = run.header
-    if h.task == TR and h.source.get("kind") == PROBE:
+    if h.task == TR and (h.source or {}).get("kind") == PROBE:
         raise InputError.single(run.path or h.run_id, "translations not judged yet: run `buzzprobe mouse judge "
                                 f"--run {run.path}` and score the judged run", line=1, field="source")
     scores = score_run(run, dataset_for(run, datasets), boot)

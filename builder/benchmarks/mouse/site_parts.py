@@ -4,7 +4,7 @@
 statements (content/mouse/claims.yaml); `mouse_tables` and `mouse_charts` shape the page's
 tables and the Qwen3 scale chart from those facts (the plug-in, plugin.py, calls them). Every displayed number is a fact: either
 a reported cell (`mouse.reported.…`, via builder.benchmarks.mouse.facts) or a figure computed here from
-those cells, whose provenance says how. Nothing is measured: the Mouse data is gated.
+those cells, whose provenance says how. Measured runs are measured.py's (the plug-in adds them).
 
 Fact keys added here (values on the paper's 0-1 scale):
 - `mouse.reported.<main|mcc|human_cc>.<row slug>.<column>` — every cell (unless the compute
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from builder.claims.engine import MeasureRegistry, StatementVerdict, judge_statement
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
+from builder.benchmarks.mouse import fact_keys as K
 from builder.benchmarks.mouse.facts import add_reported_facts
 from builder.benchmarks.mouse.measures import COLUMN_LABELS, PRIMARY, load_mouse_claims, register_mouse_measures
 from builder.benchmarks.mouse.reported import Reported, ReportedTable, load_reported
@@ -95,7 +96,7 @@ def mouse_charts(facts: FactTable, computed: MouseComputed, renderer: "SvgRender
 
 def reported_key(reported: Reported, table: ReportedTable, row: str, column: str) -> str:
     """The key builder.benchmarks.mouse.facts.add_reported_facts gives a cell."""
-    return f"mouse.reported.{table.name}.{slug(reported.humans.get(row, row))}.{column}"
+    return K.REPORTED_CELL.key(table=table.name, row=slug(reported.humans.get(row, row)), column=column)
 
 
 def cite(reported: Reported, table: ReportedTable | None = None) -> str:
@@ -110,11 +111,11 @@ def short_cite(reported: Reported) -> str:
 
 
 def add_mouse_facts(facts: FactTable, reported: Reported, folder: Path) -> None:
-    if not any(k.startswith("mouse.reported.main.") for k in facts.values):
+    if not any((found := K.REPORTED_CELL.values(k)) and found["table"] == "main" for k in facts.values):
         add_reported_facts(facts, reported)
     for name, value, what in text_figures(folder):
-        facts.add(f"mouse.reported.text.{name}", value, f"{what}; stated in the text of {reported.source.citation()}")
-    facts.add("mouse.derived.models", len(reported.models), f"models in {cite(reported, reported.main)}")
+        facts.add(K.REPORTED_TEXT.key(name=name), value, f"{what}; stated in the text of {reported.source.citation()}")
+    facts.add(K.DERIVED_MODELS.key(), len(reported.models), f"models in {cite(reported, reported.main)}")
     add_group_facts(facts, reported)
     add_human_facts(facts, reported)
 
@@ -123,16 +124,16 @@ def add_group_facts(facts: FactTable, reported: Reported) -> None:
     """Commercial and local means per Table 3 column, and their difference."""
     main = reported.main
     for group, members in reported.groups.items():
-        facts.add(f"mouse.derived.group.{group}.n", len(members),
+        facts.add(K.GROUP_SIZE.key(group=group), len(members),
                   f"models in buzzprobe's {group} group (content/mouse/reported.yaml)")
         for column in main.columns:
-            facts.add(f"mouse.derived.group.{group}.{column}", _group_mean(reported, group, column),
+            facts.add(K.GROUP_MEAN.key(group=group, column=column), _group_mean(reported, group, column),
                       f"unweighted mean of {column} over the {group} models ({', '.join(members)}), "
                       f"{cite(reported, main)}")
     if {COMMERCIAL, LOCAL} <= set(reported.groups):
         for column in main.columns:
             gap = _group_mean(reported, COMMERCIAL, column) - _group_mean(reported, LOCAL, column)
-            facts.add(f"mouse.derived.group_gap.{column}", gap,
+            facts.add(K.GROUP_GAP.key(column=column), gap,
                       f"commercial mean minus local mean of {column}, {cite(reported, main)}")
 
 
@@ -148,7 +149,7 @@ def add_human_facts(facts: FactTable, reported: Reported) -> None:
         return
     best = max(models, key=lambda m: (models[m], m))
     for label, accuracy in people.items():
-        facts.add(f"mouse.derived.human_cc.{slug(label)}.minus_best_model", round(accuracy - models[best], 9),
+        facts.add(K.HUMAN_MINUS_MODEL.key(row=slug(label)), round(accuracy - models[best], 9),
                   f"CC accuracy of {label} minus that of the best model ({best}), "
                   f"{cite(reported, reported.human_cc)}")
 
@@ -158,12 +159,13 @@ def add_claim_facts(facts: FactTable, verdicts: list[StatementVerdict], reported
     source = f"computed from the tables {cite(reported)}"
     for verdict in verdicts:
         for n, result in enumerate(verdict.results, start=1):
-            base = f"mouse.claims.{verdict.statement.id}.c{n}"
+            on = {"claim": verdict.statement.id, "n": n}
             what = result.condition.describe()
             for e in result.evidence:
-                facts.add(f"{base}.{slug(e.label)}", e.value, f"{what} — {e.label}: {e.detail}; {source}")
+                facts.add(K.CLAIM_EVIDENCE.key(**on, evidence=slug(e.label)), e.value,
+                          f"{what} — {e.label}: {e.detail}; {source}")
             if result.value is not None:
-                facts.add(f"{base}.{result.condition.aggregate}", result.value,
+                facts.add(K.CLAIM_EVIDENCE.key(**on, evidence=result.condition.aggregate), result.value,
                           f"{result.condition.aggregate} of the evidence for: {what}; {source}")
 
 
@@ -201,8 +203,8 @@ def human_cc_table(f: FactCells, r: Reported) -> Table:
 
 def groups_table(f: FactCells, r: Reported) -> Table:
     t = r.main
-    rows = tuple((Cell(COLUMN_LABELS.get(c, c)), f(f"mouse.derived.group.{COMMERCIAL}.{c}", SCORE),
-                  f(f"mouse.derived.group.{LOCAL}.{c}", SCORE), f(f"mouse.derived.group_gap.{c}", SCORE))
+    rows = tuple((Cell(COLUMN_LABELS.get(c, c)), f(K.GROUP_MEAN.key(group=COMMERCIAL, column=c), SCORE),
+                  f(K.GROUP_MEAN.key(group=LOCAL, column=c), SCORE), f(K.GROUP_GAP.key(column=c), SCORE))
                  for c in t.columns)
     members = "; ".join(f"{g}: {', '.join(m)}" for g, m in r.groups.items())
     return Table("mouse-groups", f"Commercial against local models: means of the Table {t.table} scores "

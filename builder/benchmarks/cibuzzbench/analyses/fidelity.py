@@ -17,9 +17,9 @@ from builder.benchmarks.cibuzzbench.analyses.paired import mcnemar_exact
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.core.reported import ReportedTable
 from builder.core.errors import InputError, Problem
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.facts import FactTable
 
-PREFIX = "fidelity"
 _OPS: dict[type, Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
@@ -40,17 +40,16 @@ def add_fidelity_facts(facts: FactTable, statements: Sequence[ArticleStatement],
         site, how, runs = _site_value(s, facts, reported)
         tolerance = figure.half_unit if s.tolerance is None else s.tolerance
         matches = abs(site - figure.value) <= tolerance * (1 + 1e-9)
-        base = f"{PREFIX}.{s.id}"
-        facts.add(f"{base}.site", site, how, runs)
-        facts.add(f"{base}.difference", site - figure.value,
+        facts.add(K.FIDELITY_SITE.key(statement=s.id), site, how, runs)
+        facts.add(K.FIDELITY_DIFFERENCE.key(statement=s.id), site - figure.value,
                   f"site's value minus the quoted {figure.quoted or figure.value} ({s.figure})", runs)
-        facts.add(f"{base}.matches", int(matches),
+        facts.add(K.FIDELITY_MATCHES.key(statement=s.id), int(matches),
                   f"1 when |difference| <= {tolerance:g} ({'half a unit in the quoted last digit' if s.tolerance is None else 'stated tolerance'}), else 0",
                   runs)
         counts["recomputed"] += 1
         counts["matches" if matches else "differs"] += 1
     for name, n in counts.items():
-        facts.add(f"{PREFIX}.{name}.count", n, f"article statements: {name.replace('_', ' ')}")
+        facts.add(K.FIDELITY_COUNT.key(outcome=name), n, f"article statements: {name.replace('_', ' ')}")
 
 
 def check_fact_keys(statements: Sequence[ArticleStatement], facts: FactTable, source: Path) -> None:

@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.facts import FactTable
+from builder.core.fileio import atomic_write
 
 COEF = "coefficient of the standardised feature in the learned probe trained on the train split"
 PERMUTATION = ("drop in test-split accuracy (points) when the feature is shuffled across test options, "
@@ -30,14 +32,12 @@ def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[s
     from builder.benchmarks.cibuzzbench.probes import learned
     result = learned.feature_importance(dataset)
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(result))
-        tmp.replace(path)
+        atomic_write(path, json.dumps(result).encode("utf-8"), fsync=False)  # a cache: losing it costs a recompute
     return result
 
 
 def add_importance_facts(facts: FactTable, importance: list[tuple[str, float]], runs: tuple[str, ...]) -> None:
     for name, value in importance:
         kind, feature = name.split(":", 1)
-        facts.add(f"learned.importance.{kind}.{feature}", value, COEF if kind == "coef" else PERMUTATION, runs)
+        pattern = K.IMPORTANCE_COEF if kind == "coef" else K.IMPORTANCE_PERMUTATION
+        facts.add(pattern.key(feature=feature), value, COEF if kind == "coef" else PERMUTATION, runs)

@@ -18,8 +18,9 @@ from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.core.names import slug
 from builder.probing.selection import Selection
 from builder.runs.schema import Header
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
 
-INTERVAL_SEED = 1111  # the official default seed: its run gives the summary's interval
+INTERVAL_SEED = DEFAULT_SEED  # its run gives the summary's interval
 TASK_TAGS = {"equivalent_selection": "t2", "harmfulness_detection": "t3"}
 
 

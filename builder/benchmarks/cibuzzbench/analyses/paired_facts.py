@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable
 
 from builder.benchmarks.cibuzzbench.analyses.paired import COMPARED_SETTINGS, ERROR_SOURCES, Gap, PairedAnalysis, analyse_pair
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench import fact_keys as K
+from builder.core.factkeys import FactPattern
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 
@@ -57,74 +59,81 @@ def analyse_pairs(runs: Iterable[Run], dataset: Dataset,
 
 def add_paired_facts(facts: FactTable, results: Iterable[PairedAnalysis]) -> None:
     for r in sorted(results, key=lambda r: pair_id(r.run_a, r.run_b)):
-        base = f"pair.{pair_id(r.run_a, r.run_b)}"
+        pid = pair_id(r.run_a, r.run_b)
         runs = (r.run_a, r.run_b)
-        _add_overall(facts, base, r, runs)
-        _add_categories(facts, base, r, runs)
-        _add_errors(facts, base, r, runs)
+        _add_overall(facts, pid, r, runs)
+        _add_categories(facts, pid, r, runs)
+        _add_errors(facts, pid, r, runs)
 
 
-def _add_overall(facts: FactTable, base: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
-    def add(key: str, value: float, how: str) -> None:
-        facts.add(f"{base}.{key}", value, how, runs)
+def _add_overall(facts: FactTable, pid: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
+    def add(pattern: FactPattern, value: float, how: str, **parts: str) -> None:
+        facts.add(pattern.key(pair_id=pid, **parts), value, how, runs)
 
-    add("n", r.n, PAIRING)
-    add("only_a", r.only_a, "items only in run a (not analysed)")
-    add("only_b", r.only_b, "items only in run b (not analysed)")
-    add("agreement.count", r.agreement, f"shared items with the identical prediction; {PAIRING}")
-    add("agreement.share", r.agreement_share, "agreement count / shared items x100")
-    add("fixes", r.fixes, "shared items a got wrong and b got right")
-    add("breaks", r.breaks, "shared items a got right and b got wrong")
-    add("mcnemar_p", r.mcnemar_p, MCNEMAR)
-    _add_differences(facts, base, r, runs)
+    add(K.PAIR_N, r.n, PAIRING)
+    add(K.PAIR_ONLY, r.only_a, "items only in run a (not analysed)", arm="a")
+    add(K.PAIR_ONLY, r.only_b, "items only in run b (not analysed)", arm="b")
+    add(K.PAIR_AGREEMENT_COUNT, r.agreement, f"shared items with the identical prediction; {PAIRING}")
+    add(K.PAIR_AGREEMENT_SHARE, r.agreement_share, "agreement count / shared items x100")
+    add(K.PAIR_FIXES, r.fixes, "shared items a got wrong and b got right")
+    add(K.PAIR_BREAKS, r.breaks, "shared items a got right and b got wrong")
+    add(K.PAIR_MCNEMAR, r.mcnemar_p, MCNEMAR)
+    _add_differences(facts, pid, r, runs)
     for arm, report in (("a", r.a), ("b", r.b)):
-        add(f"{arm}.accuracy", report.accuracy, f"accuracy of run {arm} on the shared items; {SCORE}")
-        add(f"{arm}.macro_f1", report.macro_f1, f"macro F1 of run {arm} on the shared items; {SCORE}")
+        add(K.PAIR_ARM, report.accuracy, f"accuracy of run {arm} on the shared items; {SCORE}", arm=arm,
+            metric="accuracy")
+        add(K.PAIR_ARM, report.macro_f1, f"macro F1 of run {arm} on the shared items; {SCORE}", arm=arm,
+            metric="macro_f1")
     for metric, ratio in (("accuracy", r.ratio_accuracy), ("macro_f1", r.ratio_macro_f1)):
         if ratio is not None:
-            add(f"ratio.{metric}", ratio, f"a {metric} / b {metric} x100 on the shared items")
-    _add_gap(facts, f"{base}.gap", r.gap, runs, ("accuracy", "macro_f1"))
+            add(K.PAIR_RATIO, ratio, f"a {metric} / b {metric} x100 on the shared items", metric=metric)
+    _add_gap(facts, K.PAIR_GAP, {"pair_id": pid}, r.gap, runs, ("accuracy", "macro_f1"))
 
 
-def _add_differences(facts: FactTable, base: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
+def _add_differences(facts: FactTable, pid: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
     """How many settings differ (0: run alike), described in the provenance so every page
     and facts.json can flag the pair; one `differs.<setting>` fact per differing setting."""
+    key = K.PAIR_SETTINGS_DIFFER.key(pair_id=pid)
     if r.differences:
         how = "; ".join(f"{d.setting} a {d.a}, b {d.b}" for d in r.differences)
-        facts.add(f"{base}.settings_differ", len(r.differences), f"settings differ between the arms: {how}", runs)
+        facts.add(key, len(r.differences), f"settings differ between the arms: {how}", runs)
     else:
-        facts.add(f"{base}.settings_differ", 0, f"arms run alike: {', '.join(COMPARED_SETTINGS)} agree", runs)
+        facts.add(key, 0, f"arms run alike: {', '.join(COMPARED_SETTINGS)} agree", runs)
     for d in r.differences:
-        facts.add(f"{base}.differs.{d.setting}", 1, f"{d.setting} a {d.a}, b {d.b}", runs)
+        facts.add(K.PAIR_DIFFERS.key(pair_id=pid, setting=d.setting), 1, f"{d.setting} a {d.a}, b {d.b}", runs)
 
 
-def _add_gap(facts: FactTable, base: str, gap: Gap, runs: tuple[str, str], metrics: tuple[str, ...]) -> None:
+def _add_gap(facts: FactTable, pattern: FactPattern, on: dict[str, str], gap: Gap, runs: tuple[str, str],
+             metrics: tuple[str, ...]) -> None:
+    """The gap and its interval; `pattern` has a metric part unless only accuracy is asked."""
     for metric in metrics:
+        at = {**on, "metric": metric} if "metric" in pattern.parts else on
         interval = getattr(gap, f"{metric}_ci")
-        facts.add(f"{base}.{metric}", getattr(gap, metric), f"b {metric} - a {metric}, points; {SCORE}", runs)
-        facts.add(f"{base}.{metric}.ci95_low", interval.low, PAIRED_BOOT, runs)
-        facts.add(f"{base}.{metric}.ci95_high", interval.high, PAIRED_BOOT, runs)
+        facts.add(pattern.key(**at), getattr(gap, metric), f"b {metric} - a {metric}, points; {SCORE}", runs)
+        facts.add(pattern.low(**at), interval.low, PAIRED_BOOT, runs)
+        facts.add(pattern.high(**at), interval.high, PAIRED_BOOT, runs)
 
 
-def _add_categories(facts: FactTable, base: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
+def _add_categories(facts: FactTable, pid: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
     for c in r.categories:
-        key = f"{base}.category.{c.label}"
+        on = {"pair_id": pid, "category": c.label}
         where = f"within category {c.label}"
-        facts.add(f"{key}.n", c.n, f"shared items {where}", runs)
-        facts.add(f"{key}.a.accuracy", c.a.accuracy, f"accuracy of run a {where}; {SCORE}", runs)
-        facts.add(f"{key}.b.accuracy", c.b.accuracy, f"accuracy of run b {where}; {SCORE}", runs)
-        facts.add(f"{key}.fixes", c.fixes, f"a wrong, b right {where}", runs)
-        facts.add(f"{key}.breaks", c.breaks, f"a right, b wrong {where}", runs)
-        _add_gap(facts, f"{key}.gap", c.gap, runs, ("accuracy",))
-        facts.add(f"{key}.mcnemar_p", c.mcnemar_p, f"{MCNEMAR}; {where}", runs)
-        facts.add(f"{key}.holm_p", c.holm_p, f"{HOLM} ({len(r.categories)} categories)", runs)
+        facts.add(K.PAIR_CATEGORY_N.key(**on), c.n, f"shared items {where}", runs)
+        facts.add(K.PAIR_CATEGORY_ARM.key(**on, arm="a"), c.a.accuracy, f"accuracy of run a {where}; {SCORE}", runs)
+        facts.add(K.PAIR_CATEGORY_ARM.key(**on, arm="b"), c.b.accuracy, f"accuracy of run b {where}; {SCORE}", runs)
+        facts.add(K.PAIR_CATEGORY_FIXES.key(**on), c.fixes, f"a wrong, b right {where}", runs)
+        facts.add(K.PAIR_CATEGORY_BREAKS.key(**on), c.breaks, f"a right, b wrong {where}", runs)
+        _add_gap(facts, K.PAIR_CATEGORY_GAP, on, c.gap, runs, ("accuracy",))
+        facts.add(K.PAIR_CATEGORY_MCNEMAR.key(**on), c.mcnemar_p, f"{MCNEMAR}; {where}", runs)
+        facts.add(K.PAIR_CATEGORY_HOLM.key(**on), c.holm_p, f"{HOLM} ({len(r.categories)} categories)", runs)
 
 
-def _add_errors(facts: FactTable, base: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
+def _add_errors(facts: FactTable, pid: str, r: PairedAnalysis, runs: tuple[str, str]) -> None:
     if r.errors_a is None:
         return
-    facts.add(f"{base}.errors.total.count", r.errors_a.total, "wrong answers of run a on the shared items", runs)
+    facts.add(K.PAIR_ERRORS_TOTAL.key(pair_id=pid), r.errors_a.total, "wrong answers of run a on the shared items",
+              runs)
     for source in ERROR_SOURCES:
-        facts.add(f"{base}.errors.{source}.count", r.errors_a.counts[source],
+        facts.add(K.PAIR_ERRORS.key(pair_id=pid, source=source), r.errors_a.counts[source],
                   f"wrong answers of run a whose letter is the {source} option"
                   if source != "unparsed" else "wrong answers of run a that could not be parsed", runs)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,8 +17,8 @@ from pathlib import Path
 
 import httpx
 
-from builder.core.errors import InputError, Problem
-from builder.core.fileio import umask_mode
+from builder.core.errors import DownloadError, InputError, Problem
+from builder.core.fileio import atomic_file
 
 UPSTREAM_REPO = "SuperYFan/CIBuzzBench"
 PINNED_COMMIT = "b9b13f860bb0459fdcac914e647e0f946a517f72"
@@ -42,7 +41,7 @@ _RETRY_STATUSES = frozenset({408, 429})
 _RETRY_EXCEPTIONS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 
-class FetchError(Exception):
+class FetchError(DownloadError):
     """The dataset could not be obtained; the message says where, why and what to do."""
 
     def __init__(self, reason: str, *, url: str | None = None, hint: str | None = HINT):
@@ -96,6 +95,15 @@ def resolve_dataset_path(
             raise DatasetPathError(path)
         return path
     return dest if dest.is_file() else None
+
+
+def dataset_path() -> Path:
+    """CIBUZZBENCH_CSV, else the downloaded copy, else a located error; never touches the network."""
+    path = resolve_dataset_path(os.environ)
+    if path is None:
+        raise InputError.single(DEFAULT_DEST, "dataset not found: run `make data` (downloads it) "
+                                "or set CIBUZZBENCH_CSV to a local copy")
+    return path
 
 
 def ensure_dataset(
@@ -153,35 +161,32 @@ def fetch_dataset(
 
 
 def _download_once(url: str, dest: Path, timeout: float) -> tuple[str, int]:
-    """One attempt: stream into a temp file beside dest, check it, then swap it in."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    tmp = Path(tmp_name)
-    try:
-        os.fchmod(fd, umask_mode())  # mkstemp makes it 0600; the data file is the user's to share
-        with os.fdopen(fd, "wb") as out:
-            digest, size = _stream_to(url, out, timeout)
-            out.flush()
-            os.fsync(out.fileno())
-        _check_body(tmp, size, url)
-        os.replace(tmp, dest)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """One attempt: stream into a temp file beside dest, check it, then swap it in (an error
+    inside the block leaves dest as it was and removes the temp file)."""
+    with atomic_file(dest) as out:
+        digest, size, head = _stream_to(url, out, timeout)
+        _check_body(head, size, url)
     _fsync_dir(dest.parent)
     return digest, size
 
 
-def _stream_to(url: str, out, timeout: float) -> tuple[str, int]:
-    """Write the response body to `out`, hashing as it goes; classify failures."""
+_HEAD = len(UTF8_BOM) + len(HEADER_PREFIX)  # bytes of the body that _check_body looks at
+
+
+def _stream_to(url: str, out, timeout: float) -> tuple[str, int, bytes]:
+    """Write the response body to `out`, hashing as it goes; classify failures. Returns the
+    digest, the size and the body's first bytes."""
     sha = hashlib.sha256()
     size = 0
+    head = b""
     headers = {"User-Agent": "buzzprobe-data-fetch"}
     try:
         with httpx.Client(follow_redirects=True, timeout=timeout, headers=headers) as client:
             with client.stream("GET", url) as response:
                 _check_status(response, url)
                 for chunk in response.iter_bytes():
+                    if len(head) < _HEAD:
+                        head += chunk[:_HEAD - len(head)]
                     out.write(chunk)
                     sha.update(chunk)
                     size += len(chunk)
@@ -189,7 +194,7 @@ def _stream_to(url: str, out, timeout: float) -> tuple[str, int]:
         raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise FetchError(f"{type(exc).__name__}: {exc}", url=url) from exc
-    return sha.hexdigest(), size
+    return sha.hexdigest(), size, head
 
 
 def _check_status(response: httpx.Response, url: str) -> None:
@@ -203,12 +208,10 @@ def _check_status(response: httpx.Response, url: str) -> None:
     raise FetchError(message, url=url)
 
 
-def _check_body(path: Path, size: int, url: str) -> None:
+def _check_body(head: bytes, size: int, url: str) -> None:
     """Refuse bodies that are obviously not the CSV (e.g. an HTML page served with 200)."""
     if size == 0:
         raise FetchError("the server returned an empty body", url=url)
-    with path.open("rb") as f:
-        head = f.read(len(UTF8_BOM) + len(HEADER_PREFIX))
     body = head.removeprefix(UTF8_BOM)
     if not body.startswith(HEADER_PREFIX):
         raise FetchError(

@@ -25,8 +25,6 @@ import csv
 import hashlib
 import io
 import json
-import os
-import tempfile
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -40,7 +38,7 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import COLUMNS, Dataset,
 from builder.benchmarks.cibuzzbench.dataset.gold_pool_draw import (GOLD_COLUMN, SLOTS, Pool, SlotChoice, donor_pools, fill_by_slot,
                                             fill_by_window)
 from builder.core.errors import InputError
-from builder.core.fileio import atomic_file
+from builder.core.fileio import atomic_write
 
 GOLD_POOL = "gold_pool"
 GOLD_POOL_SLOT = "gold_pool_slot"
@@ -256,15 +254,10 @@ def write_gold_pool(gold_pool: GoldPool, folder: Path) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     c = gold_pool.construction
     csv_path, manifest_path = folder / c.csv_name, folder / c.manifest_name
-    _atomic_write(csv_path, gold_pool.csv_bytes())
+    atomic_write(csv_path, gold_pool.csv_bytes())
     text = json.dumps(gold_pool.manifest(), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    _atomic_write(manifest_path, text.encode("utf-8"))
+    atomic_write(manifest_path, text.encode("utf-8"))
     return csv_path, manifest_path
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    with atomic_file(path) as handle:
-        handle.write(data)
 
 
 def read_manifest(folder: Path, variant: str = GOLD_POOL) -> dict[str, Any]:

@@ -25,8 +25,6 @@ SOURCES: tuple[tuple[str, str], ...] = (
     (GOLD, "equivalent_en"),
 )
 DISTRACTOR_TYPES: tuple[str, ...] = ("literal", "cultural", "pragmatic")
-OFFICIAL_SEEDS: tuple[int, ...] = (1111, 2222, 3333, 4444, 5555)
-DEFAULT_SEED = 1111
 
 
 @dataclass(frozen=True)

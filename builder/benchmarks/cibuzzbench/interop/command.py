@@ -15,7 +15,8 @@ HARNESSES = ("lm-eval", "inspect")
 
 
 def add_export_parser(sub: Any) -> None:
-    from builder.probing.command import DEFAULT_SEED, positive_int
+    from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
+    from builder.probing.command import positive_int
     p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect",
                        description="Write buzzprobe's Task 2 sighted/blind and Task 3 protocol as another harness's "
                                    "tasks. The items carry the dataset's text: --out must be outside the repository.")
@@ -64,7 +65,7 @@ def _refuse_repository(out: Path) -> None:
 
 
 def _variant(name: str) -> Any:
-    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     dataset = load_dataset(dataset_path())
     if name == "original":
@@ -75,7 +76,7 @@ def _variant(name: str) -> Any:
 
 def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str) -> int:
     """Each task's output in PATH -> one run; nothing is written unless every output is clean."""
-    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, write_imported

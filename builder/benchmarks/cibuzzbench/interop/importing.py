@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -141,10 +140,6 @@ class _Collected:
     def _problem(self, sample: HarnessSample, message: str, name: str) -> None:
         where = "" if name == sample.prompt_field else sample.where
         self.checker.problems.append(Problem(self.path, message, sample.line, f"{where}{name}"))
-
-
-def utc_stamp(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _task_of(output: HarnessOutput, datasets: dict[str, Dataset],

@@ -16,7 +16,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, utc_stamp
+from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample
+from builder.core.build_date import utc_stamp
 
 # Inspect's usage names -> the OpenAI names `buzzprobe probe` records, so totals compare.
 ATTACHMENT = "attachment://"

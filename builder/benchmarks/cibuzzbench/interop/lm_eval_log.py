@@ -17,7 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, utc_stamp
+from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample
+from builder.core.build_date import utc_stamp
 
 _SAMPLES = re.compile(r"samples_(?P<task>.+)_(?P<stamp>\d{4}-\d\d-\d\dT[0-9.\-]+)\.jsonl")
 

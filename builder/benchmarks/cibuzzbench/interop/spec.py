@@ -10,7 +10,6 @@ selection; the import re-derives all of them and refuses what does not match.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +17,7 @@ from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError
+from builder.core.names import identifier
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
 from builder.probing.selection import Selection
@@ -49,7 +49,7 @@ class ExportTask:
             parts.append(self.variant)
         if not self.protocol.default:
             parts.append(self.protocol.id)
-        return re.sub(r"[^a-z0-9_]+", "_", "_".join(parts).lower())
+        return identifier("_".join(parts))
 
     def metadata(self) -> dict[str, Any]:
         """Everything the import needs to rebuild and check this task's run."""

@@ -14,7 +14,8 @@ from typing import Any
 
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
-from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS, option_sets
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.probes import heuristics as h
 from builder.runs.schema import Footer, Header, Item
 from builder.runs.writer import write_run

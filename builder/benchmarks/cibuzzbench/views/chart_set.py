@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.cibuzzbench.compute import Computed
-from builder.benchmarks.cibuzzbench.dataset.options import OFFICIAL_SEEDS
+from builder.benchmarks.cibuzzbench import fact_keys as K
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.views.tables import PROBE_LABELS
 
 if TYPE_CHECKING:
@@ -17,9 +18,10 @@ def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dic
     facts = computed.facts
     out = {}
     out["option-lengths"] = c.option_length_chart(computed.length_distribution, renderer=renderer)
-    probes = [p for p in PROBE_LABELS if f"leak.{p}.macro_f1.mean" in facts]
-    seed_rows = [(PROBE_LABELS[p], seed, facts[f"leak.{p}.macro_f1.seed_{seed}"])
-                 for p in probes for seed in OFFICIAL_SEEDS if f"leak.{p}.macro_f1.seed_{seed}" in facts]
+    probes = [p for p in PROBE_LABELS if K.PROBE_SPREAD.key(probe=p, scope="all", metric="macro_f1", stat="mean") in facts]
+    seed_keys = [(p, seed, K.PROBE_SEED.key(probe=p, scope="all", metric="macro_f1", seed=seed))
+                 for p in probes for seed in OFFICIAL_SEEDS]
+    seed_rows = [(PROBE_LABELS[p], seed, facts[key]) for p, seed, key in seed_keys if key in facts]
     if seed_rows:
         out["heuristic-seeds"] = c.heuristic_seed_chart(seed_rows, renderer=renderer)
     category_rows = _category_rows(facts, probes)
@@ -38,13 +40,14 @@ def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, 
         return {}
     scatter, errors = [], []
     for s in computed.pair_summaries:
-        base, name = f"paired.{s.id}", model_label(s.model, len(s.pairs), s.blind.variant)
-        blind, sighted = f"model.{s.blind.id}.macro_f1", f"model.{s.sighted.id}.macro_f1"
-        scatter.append((name, facts[f"{base}.a.macro_f1.mean"], facts[f"{base}.b.macro_f1.mean"],
-                        facts[f"{blind}.ci95_low"], facts[f"{blind}.ci95_high"],
-                        facts[f"{sighted}.ci95_low"], facts[f"{sighted}.ci95_high"]))
-        if f"{base}.errors.pragmatic.count" in facts:
-            errors += [(kind, facts[f"{base}.errors.{kind}.count"], name)
+        name = model_label(s.model, len(s.pairs), s.blind.variant)
+        blind, sighted = {"id": s.blind.id, "metric": "macro_f1"}, {"id": s.sighted.id, "metric": "macro_f1"}
+        arm = {"id": s.id, "metric": "macro_f1", "stat": "mean"}
+        scatter.append((name, facts[K.PAIRED_ARM.key(**arm, arm="a")], facts[K.PAIRED_ARM.key(**arm, arm="b")],
+                        facts[K.MODEL_INTERVAL.low(**blind)], facts[K.MODEL_INTERVAL.high(**blind)],
+                        facts[K.MODEL_INTERVAL.low(**sighted)], facts[K.MODEL_INTERVAL.high(**sighted)]))
+        if K.PAIRED_ERRORS_COUNT.key(id=s.id, source="pragmatic") in facts:
+            errors += [(kind, facts[K.PAIRED_ERRORS_COUNT.key(id=s.id, source=kind)], name)
                        for kind in ("pragmatic", "cultural", "literal", "unparsed")]
     out = {"sighted-blind": c.sighted_blind_scatter(
         scatter, id="sighted-blind", value_title="Macro F1", label_title="Model", renderer=renderer,
@@ -63,7 +66,8 @@ def _category_rows(facts, probes: list[str]) -> list[tuple]:
     rows = []
     for category in CATEGORIES:
         for p in probes:
-            key = f"leak.{p}.category.{category}.accuracy.seed_1111"
-            if key in facts:
-                rows.append((category, PROBE_LABELS[p], facts[key], facts[f"{key}.ci95_low"], facts[f"{key}.ci95_high"]))
+            at = {"probe": p, "category": category, "metric": "accuracy", "seed": DEFAULT_SEED}
+            if K.PROBE_CATEGORY_SEED.key(**at) in facts:
+                rows.append((category, PROBE_LABELS[p], facts[K.PROBE_CATEGORY_SEED.key(**at)],
+                             facts[K.PROBE_CATEGORY_SEED.low(**at)], facts[K.PROBE_CATEGORY_SEED.high(**at)]))
     return rows

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.core.reported import Reported, ReportedTable
 from builder.site.environment import fmt_count
@@ -28,13 +29,12 @@ def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reporte
         if not s.recomputable:
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(NOT_RECOMPUTABLE), Cell(s.note)))
             continue
-        base = f"fidelity.{s.id}"
-        if f"{base}.matches" not in f.facts:
+        if K.FIDELITY_MATCHES.key(statement=s.id) not in f.facts:
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(f"{UNAVAILABLE} ({s.fact})"), Cell(s.note)))
             continue
-        matches = bool(f.facts[f"{base}.matches"])
+        matches = bool(f.facts[K.FIDELITY_MATCHES.key(statement=s.id)])
         why = " ".join(t for t in ((s.reason or NO_REASON) if not matches else "", s.note) if t)
-        rows.append((Cell(s.where), _quoted(figure), _site(f, f"{base}.site", figure),
+        rows.append((Cell(s.where), _quoted(figure), _site(f, K.FIDELITY_SITE.key(statement=s.id), figure),
                      Cell("matches" if matches else "differs"), Cell(why)))
         rows += [(Cell(f"… {c.label}"), Cell("–"), _site(f, c.fact, figure), Cell("–"), Cell(""))
                  for c in s.context if c.fact in f.facts]

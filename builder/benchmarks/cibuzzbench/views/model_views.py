@@ -6,11 +6,12 @@ each with a Seed column); these are what the models, categories and article page
 
 from __future__ import annotations
 
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
-from builder.benchmarks.cibuzzbench.views.tables import tie_groups
-from builder.site.tables import Cell, FactCells, Table
+from builder.benchmarks.cibuzzbench.views.tables import FactCells, tie_groups
+from builder.site.tables import Cell, Table
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
 SEEDS_NOTE = ("Scores are means over the model's option seeds, SD the sample standard deviation over "
@@ -33,8 +34,9 @@ def model_label(name: str, seeds: int, variant: str = "original") -> str:
     return f"{name} ({seeds} seed{'s' if seeds != 1 else ''}{on})"
 
 
-def _completeness(f: FactCells, base: str) -> Cell:
-    items, declared = f.facts[f"{base}.items"], f.facts.values.get(f"{base}.items_declared")
+def _completeness(f: FactCells, model_id: str) -> Cell:
+    items = f.facts[K.MODEL_ITEMS.key(id=model_id)]
+    declared = f.facts.values.get(K.MODEL_ITEMS_DECLARED.key(id=model_id))
     if declared is None or items == declared:
         return Cell("yes")
     return Cell(f"{int(items):,} of {int(declared):,}")
@@ -49,8 +51,9 @@ def _groups(f: FactCells, members: list[ModelSummary]) -> dict[str, int]:
     groups: dict[str, int] = {}
     for setting in sorted({_setting(m) for m in members}):
         same = [m for m in members if _setting(m) == setting]
-        groups |= tie_groups([(m.id, f.facts[f"model.{m.id}.macro_f1.mean"], f.facts[f"model.{m.id}.macro_f1.ci95_low"],
-                               f.facts[f"model.{m.id}.macro_f1.ci95_high"]) for m in same])
+        groups |= tie_groups([(m.id, f.facts[K.MODEL_SPREAD.key(id=m.id, metric="macro_f1", stat="mean")],
+                               f.facts[K.MODEL_INTERVAL.low(id=m.id, metric="macro_f1")],
+                               f.facts[K.MODEL_INTERVAL.high(id=m.id, metric="macro_f1")]) for m in same])
     return groups
 
 
@@ -62,16 +65,21 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
     groups = _groups(f, members)
     harm = task == "harmfulness_detection"
     rows = []
-    for m in sorted(members, key=lambda m: (_setting(m), groups[m.id], -f.facts[f"model.{m.id}.macro_f1.mean"], m.id)):
-        base = f"model.{m.id}"
+    def mean_f1(m: ModelSummary) -> float:
+        return f.facts[K.MODEL_SPREAD.key(id=m.id, metric="macro_f1", stat="mean")]
+
+    for m in sorted(members, key=lambda m: (_setting(m), groups[m.id], -mean_f1(m), m.id)):
+        on = {"id": m.id}
         condition, variant, lang, items = _setting(m)
         row = [Cell(str(groups[m.id])), Cell(m.model), Cell(condition), Cell(variant), Cell(lang), Cell(items),
-               f(f"{base}.items", "count"), _completeness(f, base), f(f"{base}.seeds", "count"),
-               f(f"{base}.accuracy.mean"), f.optional(f"{base}.accuracy.sd"),
-               f(f"{base}.macro_f1.mean"), f.optional(f"{base}.macro_f1.sd"),
-               f(f"{base}.macro_f1.ci95_low"), f(f"{base}.macro_f1.ci95_high")]
+               f(K.MODEL_ITEMS.key(**on), "count"), _completeness(f, m.id), f(K.MODEL_SEEDS.key(**on), "count"),
+               f(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="mean")),
+               f.optional(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="sd")),
+               f(K.MODEL_SPREAD.key(**on, metric="macro_f1", stat="mean")),
+               f.optional(K.MODEL_SPREAD.key(**on, metric="macro_f1", stat="sd")),
+               f(K.MODEL_INTERVAL.low(**on, metric="macro_f1")), f(K.MODEL_INTERVAL.high(**on, metric="macro_f1"))]
         if harm:
-            row.append(f(f"{base}.f1.harmful.mean"))
+            row.append(f(K.MODEL_HARMFUL_F1.key(**on, stat="mean")))
         rows.append(tuple(row))
     columns = ("Group", "Model", "Condition", "Variant", "Prompt", "Items asked", "n", "Complete",
                "Runs" if harm else "Seeds",
@@ -87,22 +95,26 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
     """Sighted versus blind per model: means over the per-seed pairs."""
     if not summaries:
         return None
-    groups = tie_groups([(s.id, f.facts[f"paired.{s.id}.b.macro_f1.mean"], f.facts[f"model.{s.sighted.id}.macro_f1.ci95_low"],
-                          f.facts[f"model.{s.sighted.id}.macro_f1.ci95_high"]) for s in summaries])
+    def sighted_f1(s: PairSummary) -> float:
+        return f.facts[K.PAIRED_ARM.key(id=s.id, arm="b", metric="macro_f1", stat="mean")]
+
+    groups = tie_groups([(s.id, sighted_f1(s), f.facts[K.MODEL_INTERVAL.low(id=s.sighted.id, metric="macro_f1")],
+                          f.facts[K.MODEL_INTERVAL.high(id=s.sighted.id, metric="macro_f1")]) for s in summaries])
     rows, unlike = [], []
-    for s in sorted(summaries, key=lambda s: (groups[s.id], -f.facts[f"paired.{s.id}.b.macro_f1.mean"], s.id)):
-        base = f"paired.{s.id}"
+    for s in sorted(summaries, key=lambda s: (groups[s.id], -sighted_f1(s), s.id)):
+        on, f1 = {"id": s.id}, {"id": s.id, "metric": "macro_f1"}
         notes = [f"{s.model} (seed {p.option_seed}): {note} (a = blind, b = sighted)."
                  for p in s.pairs if (note := f.settings_note(pair_id(p.run_a, p.run_b)))]
         unlike += notes
         rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model),
                      Cell(selection_label(s.blind.selection)),
-                     f(f"{base}.n", "count"), f(f"{base}.seeds", "count"),
-                     f(f"{base}.b.macro_f1.mean"), f(f"{base}.a.macro_f1.mean"), f(f"{base}.gap.macro_f1.mean"),
-                     f.optional(f"{base}.gap.macro_f1.sd"), f(f"{base}.gap.macro_f1.ci95_low"),
-                     f(f"{base}.gap.macro_f1.ci95_high"), f.optional(f"{base}.ratio.macro_f1.mean", "pct"),
-                     f.optional(f"{base}.above_chance.accuracy.mean", "pct"),
-                     f(f"{base}.mcnemar_p.min", "p"), f(f"{base}.mcnemar_p.max", "p")))
+                     f(K.PAIRED_N.key(**on), "count"), f(K.PAIRED_SEEDS.key(**on), "count"),
+                     f(K.PAIRED_ARM.key(**f1, arm="b", stat="mean")), f(K.PAIRED_ARM.key(**f1, arm="a", stat="mean")),
+                     f(K.PAIRED_GAP.key(**f1, stat="mean")),
+                     f.optional(K.PAIRED_GAP.key(**f1, stat="sd")), f(K.PAIRED_GAP_INTERVAL.low(**f1)),
+                     f(K.PAIRED_GAP_INTERVAL.high(**f1)), f.optional(K.PAIRED_RATIO.key(**f1, stat="mean"), "pct"),
+                     f.optional(K.PAIRED_ABOVE_CHANCE.key(**on, stat="mean"), "pct"),
+                     f(K.PAIRED_MCNEMAR.key(**on, range="min"), "p"), f(K.PAIRED_MCNEMAR.key(**on, range="max"), "p")))
     return Table("model-pair-summaries", "Sighted versus blind per model (macro F1 on shared items, mean over seeds)",
                  ("Group", "Model", "Items asked", "n", "Seeds", "Sighted", "Blind", "Gap", "Gap SD", "Gap low",
                   "Gap high", "Blind / sighted", "Above chance kept", "McNemar p (lowest)", "McNemar p (highest)"),
@@ -119,13 +131,17 @@ def pair_category_summary_table(f: FactCells, summaries: list[PairSummary]) -> T
     rows = []
     for s in summaries:
         for c in CATEGORIES:
-            base = f"paired.{s.id}.category.{c}"
-            if f"{base}.n" not in f.facts:
+            on = {"id": s.id, "category": c}
+            if K.PAIRED_CATEGORY_N.key(**on) not in f.facts:
                 continue
-            rows.append((Cell(s.model), Cell(c), f(f"{base}.n", "count"), f(f"paired.{s.id}.seeds", "count"),
-                         f(f"{base}.b.accuracy.mean"), f(f"{base}.a.accuracy.mean"), f(f"{base}.gap.accuracy.mean"),
-                         f.optional(f"{base}.gap.accuracy.sd"), f(f"{base}.gap.accuracy.ci95_low"),
-                         f(f"{base}.gap.accuracy.ci95_high"), f(f"{base}.holm_p.min", "p"), f(f"{base}.holm_p.max", "p")))
+            rows.append((Cell(s.model), Cell(c), f(K.PAIRED_CATEGORY_N.key(**on), "count"),
+                         f(K.PAIRED_SEEDS.key(id=s.id), "count"),
+                         f(K.PAIRED_CATEGORY_ARM.key(**on, arm="b", stat="mean")),
+                         f(K.PAIRED_CATEGORY_ARM.key(**on, arm="a", stat="mean")),
+                         f(K.PAIRED_CATEGORY_GAP.key(**on, stat="mean")), f.optional(K.PAIRED_CATEGORY_GAP.key(**on, stat="sd")),
+                         f(K.PAIRED_CATEGORY_GAP_INTERVAL.low(**on)), f(K.PAIRED_CATEGORY_GAP_INTERVAL.high(**on)),
+                         f(K.PAIRED_CATEGORY_HOLM.key(**on, range="min"), "p"),
+                         f(K.PAIRED_CATEGORY_HOLM.key(**on, range="max"), "p")))
     if not rows:
         return None
     return Table("pair-category-summaries", "Sighted minus blind accuracy by category, per model",
@@ -142,12 +158,17 @@ def pair_brief_table(f: FactCells, summaries: list[PairSummary]) -> Table | None
         return None
     rows = []
     for s in summaries:
-        base = f"paired.{s.id}"
-        gaps = {c: f.facts[k] for c in CATEGORIES if (k := f"{base}.category.{c}.gap.accuracy.mean") in f.facts}
+        on, mean = {"id": s.id}, {"id": s.id, "stat": "mean"}
+        gaps = {c: f.facts[k] for c in CATEGORIES
+                if (k := K.PAIRED_CATEGORY_GAP.key(**mean, category=c)) in f.facts}
         top = max(gaps, key=lambda c: (gaps[c], -CATEGORIES.index(c))) if gaps else "–"
-        rows.append((Cell(s.model), f(f"{base}.seeds", "count"), f(f"{base}.b.accuracy.mean", "pct"),
-                     f(f"{base}.b.macro_f1.mean"), f(f"{base}.a.accuracy.mean", "pct"), f(f"{base}.a.macro_f1.mean"),
-                     f(f"{base}.gap.macro_f1.mean"), f.optional(f"{base}.above_chance.accuracy.mean", "pct"), Cell(top)))
+        rows.append((Cell(s.model), f(K.PAIRED_SEEDS.key(**on), "count"),
+                     f(K.PAIRED_ARM.key(**mean, arm="b", metric="accuracy"), "pct"),
+                     f(K.PAIRED_ARM.key(**mean, arm="b", metric="macro_f1")),
+                     f(K.PAIRED_ARM.key(**mean, arm="a", metric="accuracy"), "pct"),
+                     f(K.PAIRED_ARM.key(**mean, arm="a", metric="macro_f1")),
+                     f(K.PAIRED_GAP.key(**mean, metric="macro_f1")),
+                     f.optional(K.PAIRED_ABOVE_CHANCE.key(**mean), "pct"), Cell(top)))
     return Table("model-pairs-brief", "Sighted and blind, per model (means over option seeds)",
                  ("Model", "Seeds", "Sighted accuracy", "Sighted F1", "Blind accuracy", "Blind F1", "Gap (F1)",
                   "Above chance kept", "Largest gap on"), tuple(rows),

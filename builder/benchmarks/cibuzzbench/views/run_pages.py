@@ -12,14 +12,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
-from markupsafe import Markup
 
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import SOURCES
 from builder.benchmarks.cibuzzbench.views import tables as v
 from builder.runs.cache import datasets_key
 from builder.site.incremental import context_key, fill, reusable_context
+from builder.site.scriptjson import script_json
 from builder.site.tables import tables_as_csv
 
 if TYPE_CHECKING:
@@ -27,12 +28,6 @@ if TYPE_CHECKING:
     from builder.benchmarks.cibuzzbench.compute import Computed
 
 SOURCE_CODES = {"literal": "L", "cultural": "C", "pragmatic": "P", "correct": "G"}
-
-
-def script_json(data: object) -> Markup:
-    """JSON safe inside a <script> element: '<' can never start a closing tag."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return Markup(text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 def items_asset(variant: str) -> str:
@@ -45,7 +40,7 @@ def dataset_items_js(dataset: Dataset) -> bytes:
     frame = dataset.frame
     columns = ["term_zh", "category_label", "split", "harmful_label"] + [column for _, column in SOURCES]
     items = {str(int(row_id)): list(values) for row_id, values in zip(frame.index, frame[columns].itertuples(index=False))}
-    return b"window.BUZZ_ITEMS=" + str(script_json(items)).encode("utf-8") + b";\n"
+    return b"window.BUZZ_ITEMS=" + str(script_json(items, strict=False)).encode("utf-8") + b";\n"
 
 
 def run_items(score: RunScore) -> list[list[Any]]:
@@ -74,9 +69,9 @@ def render_run_pages(env: Environment, computed: "Computed", datasets: Mapping[s
                 **reusable_context(common, f"run.{rid}."), root="../", slug="runs", title=f"Run {rid}",
                 description=f"Scores, confusion matrix, categories and items of run {rid}.",
                 header=score.run.header, footer=score.run.footer, score=score, tables=tables,
-                selected=computed.facts[f"run.{rid}.selected"],
+                selected=computed.facts[K.RUN_SELECTED.key(run_id=rid)],
                 header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
-                items_json=script_json({"task": score.run.header.task, "items": run_items(score)}),
+                items_json=script_json({"task": score.run.header.task, "items": run_items(score)}, strict=False),
                 items_asset=items_asset(score.run.header.variant))
             return {f"runs/{rid}.html": html.encode("utf-8"), **tables_as_csv(tables)}
         page = cache.derived(score.run, name, render) if cache is not None else render()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.benchmarks.cibuzzbench.compute import Computed
 from builder.benchmarks.cibuzzbench.views import model_views as mv
 from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_table
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
 from builder.core.reported import ReportedTable
 from builder.benchmarks.cibuzzbench.views import tables as v
 
@@ -15,20 +17,21 @@ from builder.benchmarks.cibuzzbench.views import tables as v
 def site_tables(computed: Computed, statements: Sequence[ArticleStatement], reported: ReportedTable) -> dict[str, v.Table]:
     cells = v.FactCells(computed.facts)
     facts = computed.facts
-    probes = [p for p in v.PROBE_LABELS if f"leak.{p}.macro_f1.mean" in facts]
+    probes = [p for p in v.PROBE_LABELS if K.PROBE_SPREAD.key(probe=p, scope="all", metric="macro_f1", stat="mean") in facts]
     tables = [v.composition_table(cells), v.category_table(cells), v.longest_table(cells),
               v.length_table(cells, "all"), v.length_table(cells, "test"), v.audit_table(cells),
               v.runs_table(cells, computed.scores)]
     if probes:
         tables += [v.heuristic_table(cells, probes, "all"), v.heuristic_table(cells, probes, "test"),
-                   v.heuristic_interval_table(cells, probes, "all", 1111),
-                   v.heuristic_interval_table(cells, probes, "test", 1111),
+                   v.heuristic_interval_table(cells, probes, "all", DEFAULT_SEED),
+                   v.heuristic_interval_table(cells, probes, "test", DEFAULT_SEED),
                    v.category_scores_table(cells, probes), v.category_interval_table(cells, probes)]
-    if "harm.always_non_harmful.macro_f1" in facts and "harm.always_non_harmful.test.macro_f1" in facts:
+    if all(K.HARM_PROBE.key(probe="always_non_harmful", scope=s, metric="macro_f1") in facts for s in ("all", "test")):
         tables.append(v.harm_table(cells))
-    if any(k.startswith("variant.gold_pool.leak.") and k.endswith(".macro_f1.mean") for k in facts.values):
+    if any((found := K.PROBE_SPREAD.values(k)) and found.get("variant") == "gold_pool" and found["metric"] == "macro_f1"
+           and found["stat"] == "mean" for k in facts.values):
         tables += [v.option_sets_table(cells, probes, "test"), v.option_sets_table(cells, probes, "all")]
-    if "variant.gold_pool.leak.gold_strictly_longest.share" in facts:
+    if K.GOLD_LONGEST_SHARE.key("gold_pool", scope="all") in facts:
         tables.append(v.option_sets_length_table(cells))
     tables += [t for t in (v.importance_table(cells, "permutation"), v.importance_table(cells, "coef")) if t]
     triples = computed.pair_triples()

@@ -6,12 +6,14 @@ table, so each displayed number can point back to its provenance.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
-from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES, OFFICIAL_SEEDS
-from builder.site.tables import Cell, FactCells, Table
+from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
+from builder.site import tables as site_tables
+from builder.site.tables import Cell, Table
 
 PROBE_LABELS = {
     "random": "Uniform random letter",
@@ -24,15 +26,34 @@ PROBE_LABELS = {
 }
 
 
+class FactCells(site_tables.FactCells):
+    """Cells from the facts, plus what CIBuzzBench's run and pair rows need to know."""
+
+    def run_items(self, rid: str) -> Cell:
+        """A run's item count, as "n of N" while the run is incomplete."""
+        cell = self(K.RUN_N.key(run_id=rid), "count")
+        if self.complete(rid):
+            return cell
+        return Cell(key=cell.key, value=cell.value, kind="count", of=self.facts[K.RUN_SELECTED.key(run_id=rid)])
+
+    def complete(self, rid: str) -> bool:
+        return bool(self.facts[K.RUN_COMPLETE.key(run_id=rid)])
+
+    def settings_note(self, pid: str) -> str | None:
+        """What differs between a pair's arms (None when they were run alike)."""
+        key = K.PAIR_SETTINGS_DIFFER.key(pair_id=pid)
+        return self.facts.provenance[key].computation if self.facts[key] else None
+
+
 def composition_table(f: FactCells) -> Table:
     rows = [
-        (Cell("Items"), f("dataset.rows", "count")),
-        (Cell("Train split"), f("dataset.train", "count")),
-        (Cell("Test split"), f("dataset.test", "count")),
-        (Cell("Harmful"), f("dataset.harmful", "count")),
-        (Cell("Non-harmful"), f("dataset.non_harmful", "count")),
-        (Cell("Harmful rate"), f("dataset.harmful_rate", "pct")),
-        (Cell("Distinct terms"), f("audit.distinct_terms", "count")),
+        (Cell("Items"), f(K.DATASET_ROWS.key(), "count")),
+        (Cell("Train split"), f(K.DATASET_SPLIT.key(split="train"), "count")),
+        (Cell("Test split"), f(K.DATASET_SPLIT.key(split="test"), "count")),
+        (Cell("Harmful"), f(K.DATASET_HARM.key(harm="harmful"), "count")),
+        (Cell("Non-harmful"), f(K.DATASET_HARM.key(harm="non_harmful"), "count")),
+        (Cell("Harmful rate"), f(K.DATASET_HARMFUL_RATE.key(), "pct")),
+        (Cell("Distinct terms"), f(K.DISTINCT_TERMS.key(), "count")),
     ]
     return Table("composition", "Dataset composition", ("", "Value"), tuple(rows))
 
@@ -40,21 +61,20 @@ def composition_table(f: FactCells) -> Table:
 def category_table(f: FactCells) -> Table:
     rows = []
     for c in CATEGORIES:
-        base = f"dataset.category.{c}"
-        rows.append((Cell(c), f(f"{base}.count", "count"), f(f"{base}.share", "pct"),
-                     f(f"{base}.test_count", "count"), f(f"{base}.harmful", "count"),
-                     f(f"{base}.harmful_rate", "pct")))
+        rows.append((Cell(c), f(K.CATEGORY_COUNT.key(category=c), "count"), f(K.CATEGORY_SHARE.key(category=c), "pct"),
+                     f(K.CATEGORY_TEST.key(category=c), "count"), f(K.CATEGORY_HARMFUL.key(category=c), "count"),
+                     f(K.CATEGORY_HARMFUL_RATE.key(category=c), "pct")))
     return Table("categories", "Categories: size, test items and harmful rate",
                  ("Category", "Items", "Share", "Test items", "Harmful", "Harmful rate"), tuple(rows))
 
 
 def heuristic_table(f: FactCells, probes: list[str], scope: str) -> Table:
-    infix = "" if scope == "all" else f".{scope}"
     rows = []
     for probe in probes:
-        base = f"leak.{probe}{infix}.macro_f1"
-        seeds = tuple(f.optional(f"{base}.seed_{s}") for s in OFFICIAL_SEEDS)
-        rows.append((Cell(PROBE_LABELS.get(probe, probe)), *seeds, f.optional(f"{base}.mean"), f.optional(f"{base}.sd")))
+        on = {"probe": probe, "scope": scope, "metric": "macro_f1"}
+        seeds = tuple(f.optional(K.PROBE_SEED.key(**on, seed=s)) for s in OFFICIAL_SEEDS)
+        rows.append((Cell(PROBE_LABELS.get(probe, probe)), *seeds, f.optional(K.PROBE_SPREAD.key(**on, stat="mean")),
+                     f.optional(K.PROBE_SPREAD.key(**on, stat="sd"))))
     where = "all items" if scope == "all" else f"the {scope} split"
     return Table(f"heuristics-{scope}", f"Surface heuristics, Task 2 macro F1 on {where}",
                  ("Heuristic", *(f"Seed {s}" for s in OFFICIAL_SEEDS), "Mean", "SD"), tuple(rows),
@@ -62,13 +82,13 @@ def heuristic_table(f: FactCells, probes: list[str], scope: str) -> Table:
 
 
 def heuristic_interval_table(f: FactCells, probes: list[str], scope: str, seed: int) -> Table:
-    infix = "" if scope == "all" else f".{scope}"
     rows = []
     for probe in probes:
         row = [Cell(PROBE_LABELS.get(probe, probe))]
         for metric in ("accuracy", "macro_f1"):
-            key = f"leak.{probe}{infix}.{metric}.seed_{seed}"
-            row += [f.optional(key), f.optional(f"{key}.ci95_low"), f.optional(f"{key}.ci95_high")]
+            at = {"probe": probe, "scope": scope, "metric": metric, "seed": seed}
+            row += [f.optional(K.PROBE_SEED.key(**at)), f.optional(K.PROBE_SEED.low(**at)),
+                    f.optional(K.PROBE_SEED.high(**at))]
         rows.append(tuple(row))
     where = "all items" if scope == "all" else f"the {scope} split"
     return Table(f"heuristic-intervals-{scope}", f"Surface heuristics with 95% bootstrap intervals (seed {seed}, {where})",
@@ -77,11 +97,11 @@ def heuristic_interval_table(f: FactCells, probes: list[str], scope: str, seed: 
 
 
 def length_table(f: FactCells, scope: str) -> Table:
-    infix = "" if scope == "all" else f".{scope}"
     names = {"gold": "Gold equivalent", "literal": "Literal gloss", "cultural": "Cultural mismatch",
              "pragmatic": "Pragmatic neighbour"}
-    rows = [(Cell(label), f(f"leak{infix}.mean_chars.{slot}", "num"), f(f"leak{infix}.median_chars.{slot}", "num"),
-             f(f"leak{infix}.gold_longer_than.{slot}.share", "pct") if slot != "gold" else Cell("–"))
+    rows = [(Cell(label), f(K.MEAN_CHARS.key(scope=scope, slot=slot), "num"),
+             f(K.MEDIAN_CHARS.key(scope=scope, slot=slot), "num"),
+             f(K.GOLD_LONGER_THAN.key(scope=scope, distractor=slot), "pct") if slot != "gold" else Cell("–"))
             for slot, label in names.items()]
     where = "all items" if scope == "all" else f"the {scope} split"
     return Table(f"lengths-{scope}", f"Option length by slot ({where})",
@@ -90,22 +110,20 @@ def length_table(f: FactCells, scope: str) -> Table:
 
 
 def longest_table(f: FactCells) -> Table:
-    rows = [
-        (Cell("All items"), f("leak.gold_strictly_longest.count", "count"), f("leak.gold_strictly_longest.share", "pct")),
-        (Cell("Test split"), f("leak.test.gold_strictly_longest.count", "count"), f("leak.test.gold_strictly_longest.share", "pct")),
-    ]
+    rows = [(Cell(label), f(K.GOLD_LONGEST_COUNT.key(scope=scope), "count"), f(K.GOLD_LONGEST_SHARE.key(scope=scope), "pct"))
+            for scope, label in (("all", "All items"), ("test", "Test split"))]
     return Table("gold-longest", "Items whose gold is strictly the longest option",
                  ("Scope", "Items", "Share"), tuple(rows))
 
 
 def audit_table(f: FactCells) -> Table:
     rows = [
-        (Cell("Distractor strings equal to another item's gold"), f("audit.distractor_is_other_gold.count", "count"),
-         f("audit.distractor_is_other_gold.share", "pct")),
-        *((Cell(f"… of which {t} distractors"), f(f"audit.distractor_is_other_gold.{t}.count", "count"), Cell("–"))
+        (Cell("Distractor strings equal to another item's gold"), f(K.OTHER_GOLD_COUNT.key(), "count"),
+         f(K.OTHER_GOLD_SHARE.key(), "pct")),
+        *((Cell(f"… of which {t} distractors"), f(K.OTHER_GOLD_BY_TYPE.key(distractor=t), "count"), Cell("–"))
           for t in DISTRACTOR_TYPES),
-        (Cell("Items with two identical options"), f("audit.duplicate_option_items", "count"), Cell("–")),
-        (Cell("Terms in both train and test"), f("audit.train_test_term_overlap", "count"), Cell("–")),
+        (Cell("Items with two identical options"), f(K.DUPLICATE_OPTIONS.key(), "count"), Cell("–")),
+        (Cell("Terms in both train and test"), f(K.TERM_OVERLAP.key(), "count"), Cell("–")),
     ]
     return Table("audits", "Audits (case-insensitive comparisons)", ("Check", "Count", "Share"), tuple(rows),
                  note="Share of distractor strings is over all three distractors of every item.")
@@ -113,10 +131,11 @@ def audit_table(f: FactCells) -> Table:
 
 def harm_table(f: FactCells, probe: str = "always_non_harmful") -> Table:
     rows = []
-    for scope, label in (("", "All items"), (".test", "Test split")):
-        base = f"harm.{probe}{scope}"
-        rows.append((Cell(label), f(f"{base}.accuracy"), f(f"{base}.macro_f1"),
-                     f(f"{base}.f1.harmful"), f(f"{base}.f1.non_harmful")))
+    for scope, label in (("all", "All items"), ("test", "Test split")):
+        on = {"probe": probe, "scope": scope}
+        rows.append((Cell(label), f(K.HARM_PROBE.key(**on, metric="accuracy")), f(K.HARM_PROBE.key(**on, metric="macro_f1")),
+                     f(K.HARM_PROBE_CLASS.key(**on, score="f1", harm="harmful")),
+                     f(K.HARM_PROBE_CLASS.key(**on, score="f1", harm="non_harmful"))))
     return Table("harm-baseline", "Task 3 trivial baseline: always answer non-harmful",
                  ("Scope", "Accuracy", "Macro F1", "F1 harmful", "F1 non-harmful"), tuple(rows))
 
@@ -127,8 +146,7 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
         rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
-                     Cell(h.scope), f.run_items(rid), f(f"run.{rid}.accuracy"),
-                     f(f"run.{rid}.macro_f1"), f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
+                     Cell(h.scope), f.run_items(rid), *_run_score_cells(f, rid)))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
                                       "Macro F1", "F1 low", "F1 high"), tuple(rows),
                  note="Intervals: 95% percentile bootstrap over items. \"n of N\": a run still in progress "
@@ -139,22 +157,23 @@ def category_scores_table(f: FactCells, probes: list[str]) -> Table:
     """Per category: size, harmful rate and each heuristic's accuracy (mean over seeds)."""
     rows = []
     for c in CATEGORIES:
-        base = f"dataset.category.{c}"
-        row = [Cell(c), f(f"{base}.count", "count"), f(f"{base}.share", "pct"), f(f"{base}.harmful_rate", "pct")]
-        row += [f.optional(f"leak.{p}.category.{c}.accuracy.mean") for p in probes]
+        row = [Cell(c), f(K.CATEGORY_COUNT.key(category=c), "count"), f(K.CATEGORY_SHARE.key(category=c), "pct"),
+               f(K.CATEGORY_HARMFUL_RATE.key(category=c), "pct")]
+        row += [f.optional(K.PROBE_CATEGORY_MEAN.key(probe=p, category=c, metric="accuracy")) for p in probes]
         rows.append(tuple(row))
     return Table("category-scores", "Categories: size, harmful rate and surface-heuristic accuracy",
                  ("Category", "Items", "Share", "Harmful rate", *(PROBE_LABELS.get(p, p) for p in probes)),
                  tuple(rows), note="Heuristic accuracy is the mean over the five official option seeds, on all items.")
 
 
-def category_interval_table(f: FactCells, probes: list[str], seed: int = 1111) -> Table:
+def category_interval_table(f: FactCells, probes: list[str], seed: int = DEFAULT_SEED) -> Table:
     rows = []
     for c in CATEGORIES:
         for p in probes:
-            key = f"leak.{p}.category.{c}.accuracy.seed_{seed}"
-            if key in f.facts:
-                rows.append((Cell(c), Cell(PROBE_LABELS.get(p, p)), f(key), f(f"{key}.ci95_low"), f(f"{key}.ci95_high")))
+            at = {"probe": p, "category": c, "metric": "accuracy", "seed": seed}
+            if K.PROBE_CATEGORY_SEED.key(**at) in f.facts:
+                rows.append((Cell(c), Cell(PROBE_LABELS.get(p, p)), f(K.PROBE_CATEGORY_SEED.key(**at)),
+                             f(K.PROBE_CATEGORY_SEED.low(**at)), f(K.PROBE_CATEGORY_SEED.high(**at))))
     return Table("category-intervals", f"Heuristic accuracy by category with 95% intervals (seed {seed})",
                  ("Category", "Heuristic", "Accuracy", "Low", "High"), tuple(rows),
                  note="Percentile bootstrap over the category's items, 2,000 resamples.")
@@ -162,11 +181,12 @@ def category_interval_table(f: FactCells, probes: list[str], seed: int = 1111) -
 
 def run_metrics_table(f: FactCells, score: RunScore) -> Table:
     rid = score.run_id
-    rows = [(Cell(label), f(f"run.{rid}.{metric}"), f(f"run.{rid}.{metric}.ci95_low"), f(f"run.{rid}.{metric}.ci95_high"))
+    rows = [(Cell(label), f(K.RUN_SCORE.key(run_id=rid, metric=metric)), f(K.RUN_SCORE.low(run_id=rid, metric=metric)),
+             f(K.RUN_SCORE.high(run_id=rid, metric=metric)))
             for metric, label in (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))]
     rows.append((Cell("Items"), f.run_items(rid), Cell("–"), Cell("–")))
-    rows.append((Cell("Unparsed answers"), f(f"run.{rid}.unparsed", "count"), Cell("–"), Cell("–")))
-    rows.append((Cell("Failed requests"), f(f"run.{rid}.failed", "count"), Cell("–"), Cell("–")))
+    rows.append((Cell("Unparsed answers"), f(K.RUN_UNPARSED.key(run_id=rid), "count"), Cell("–"), Cell("–")))
+    rows.append((Cell("Failed requests"), f(K.RUN_FAILED.key(run_id=rid), "count"), Cell("–"), Cell("–")))
     return Table(f"run-{rid}-metrics", "Scores with 95% bootstrap intervals", ("Metric", "Value", "Low", "High"),
                  tuple(rows))
 
@@ -188,9 +208,16 @@ def run_confusion_table(score: RunScore) -> Table:
 
 def run_category_table(f: FactCells, score: RunScore) -> Table:
     rid = score.run_id
-    rows = tuple((Cell(c), _plain(r.n, "count"), f(f"run.{rid}.category.{c}.accuracy"), f(f"run.{rid}.category.{c}.macro_f1"))
+    rows = tuple((Cell(c), _plain(r.n, "count"), f(K.RUN_CATEGORY.key(run_id=rid, category=c, metric="accuracy")),
+                  f(K.RUN_CATEGORY.key(run_id=rid, category=c, metric="macro_f1")))
                  for c, r in score.by_category.items())
     return Table(f"run-{rid}-categories", "Scores by category", ("Category", "Items", "Accuracy", "Macro F1"), rows)
+
+
+def _run_score_cells(f: FactCells, rid: str) -> tuple[Cell, ...]:
+    """Accuracy, macro F1 and the macro F1 interval of a run (the runs tables' last columns)."""
+    return (f(K.RUN_SCORE.key(run_id=rid, metric="accuracy")), f(K.RUN_SCORE.key(run_id=rid, metric="macro_f1")),
+            f(K.RUN_SCORE.low(run_id=rid, metric="macro_f1")), f(K.RUN_SCORE.high(run_id=rid, metric="macro_f1")))
 
 
 def _plain(value: float, kind: str = "score") -> Cell:
@@ -228,8 +255,7 @@ def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
         rid, h = s.run_id, s.run.header
         rows.append((Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(h.variant),
                      Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=f"runs/{rid}.html"),
-                     f(f"run.{rid}.n", "count"), f(f"run.{rid}.accuracy"), f(f"run.{rid}.macro_f1"),
-                     f(f"run.{rid}.macro_f1.ci95_low"), f(f"run.{rid}.macro_f1.ci95_high")))
+                     f(K.RUN_N.key(run_id=rid), "count"), *_run_score_cells(f, rid)))
     return Table("model-runs", "Model runs, one row per option seed",
                  ("Model", "Task", "Condition", "Variant", "Seed", "Run", "n", "Accuracy", "Macro F1", "F1 low", "F1 high"),
                  tuple(rows), note="Intervals: 95% percentile bootstrap over items.")
@@ -243,17 +269,18 @@ def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
                           sighted.intervals["macro_f1"].high) for pid, _, sighted in pairs])
     rows, unlike = [], []
     for pid, blind, sighted in sorted(pairs, key=lambda p: (groups[p[0]], -p[2].report.macro_f1, p[0])):
-        base = f"pair.{pid}"
+        on = {"pair_id": pid}
         name = blind.run.header.subject_label
         differ = f.settings_note(pid)
         if differ:
             unlike.append(f"{name} (seed {blind.run.header.option_seed}): {differ} (a = blind, b = sighted).")
         rows.append((Cell(str(groups[pid])), Cell(f"{name} †" if differ else name),
-                     Cell(str(blind.run.header.option_seed)), f(f"{base}.n", "count"),
-                     f(f"{base}.b.macro_f1"), f(f"{base}.a.macro_f1"), f(f"{base}.gap.macro_f1"),
-                     f(f"{base}.gap.macro_f1.ci95_low"), f(f"{base}.gap.macro_f1.ci95_high"),
-                     f.optional(f"{base}.ratio.macro_f1", "pct"), f(f"{base}.fixes", "count"),
-                     f(f"{base}.breaks", "count"), f(f"{base}.mcnemar_p", "p")))
+                     Cell(str(blind.run.header.option_seed)), f(K.PAIR_N.key(**on), "count"),
+                     f(K.PAIR_ARM.key(**on, arm="b", metric="macro_f1")), f(K.PAIR_ARM.key(**on, arm="a", metric="macro_f1")),
+                     f(K.PAIR_GAP.key(**on, metric="macro_f1")),
+                     f(K.PAIR_GAP.low(**on, metric="macro_f1")), f(K.PAIR_GAP.high(**on, metric="macro_f1")),
+                     f.optional(K.PAIR_RATIO.key(**on, metric="macro_f1"), "pct"), f(K.PAIR_FIXES.key(**on), "count"),
+                     f(K.PAIR_BREAKS.key(**on), "count"), f(K.PAIR_MCNEMAR.key(**on), "p")))
     return Table("model-pairs", "Sighted versus blind per model and option seed (macro F1 on shared items)",
                  ("Group", "Model", "Seed", "Items", "Sighted", "Blind", "Gap", "Gap low", "Gap high",
                   "Blind / sighted", "Fixes", "Breaks", "McNemar p"), tuple(rows),
@@ -266,14 +293,14 @@ def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]
     rows = []
     for pid, blind, _ in pairs:
         for c in CATEGORIES:
-            base = f"pair.{pid}.category.{c}"
-            if f"{base}.n" not in f.facts:
+            on = {"pair_id": pid, "category": c}
+            if K.PAIR_CATEGORY_N.key(**on) not in f.facts:
                 continue
             rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)), Cell(c),
-                         f(f"{base}.n", "count"),
-                         f(f"{base}.b.accuracy"), f(f"{base}.a.accuracy"), f(f"{base}.gap.accuracy"),
-                         f(f"{base}.gap.accuracy.ci95_low"), f(f"{base}.gap.accuracy.ci95_high"),
-                         f(f"{base}.mcnemar_p", "p"), f(f"{base}.holm_p", "p")))
+                         f(K.PAIR_CATEGORY_N.key(**on), "count"),
+                         f(K.PAIR_CATEGORY_ARM.key(**on, arm="b")), f(K.PAIR_CATEGORY_ARM.key(**on, arm="a")),
+                         f(K.PAIR_CATEGORY_GAP.key(**on)), f(K.PAIR_CATEGORY_GAP.low(**on)), f(K.PAIR_CATEGORY_GAP.high(**on)),
+                         f(K.PAIR_CATEGORY_MCNEMAR.key(**on), "p"), f(K.PAIR_CATEGORY_HOLM.key(**on), "p")))
     if not rows:
         return None
     return Table("pair-categories", "Sighted minus blind accuracy by category, per option seed",
@@ -284,11 +311,11 @@ def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]
 def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
     rows = []
     for pid, blind, _ in pairs:
-        base = f"pair.{pid}.errors"
-        if f"{base}.total.count" in f.facts:
+        if K.PAIR_ERRORS_TOTAL.key(pair_id=pid) in f.facts:
             rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)),
-                         f(f"{base}.total.count", "count"),
-                         *(f(f"{base}.{s}.count", "count") for s in ("pragmatic", "cultural", "literal", "unparsed"))))
+                         f(K.PAIR_ERRORS_TOTAL.key(pair_id=pid), "count"),
+                         *(f(K.PAIR_ERRORS.key(pair_id=pid, source=s), "count")
+                           for s in ("pragmatic", "cultural", "literal", "unparsed"))))
     if not rows:
         return None
     return Table("blind-errors", "Where the blind arm's wrong answers went, per option seed",
@@ -296,17 +323,17 @@ def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
 
 
 OPTION_SETS: tuple[tuple[str, str], ...] = (
-    ("", "Original"), ("variant.gold_pool.", "Gold pool (article)"), ("variant.gold_pool_slot.", "Gold pool, slot-matched"))
+    ("original", "Original"), ("gold_pool", "Gold pool (article)"), ("gold_pool_slot", "Gold pool, slot-matched"))
 
 
 def option_sets_table(f: FactCells, probes: list[str], scope: str) -> Table:
     """Every model-free probe on the original and both gold-pool sets: accuracy beside macro F1."""
-    infix = "" if scope == "all" else f".{scope}"
     rows = []
     for p in probes:
         cells = [Cell(PROBE_LABELS.get(p, p))]
-        for root, _ in OPTION_SETS:
-            cells += [f.optional(f"{root}leak.{p}{infix}.{m}.mean") for m in ("accuracy", "macro_f1")]
+        for variant, _ in OPTION_SETS:
+            cells += [f.optional(K.PROBE_SPREAD.key(variant, probe=p, scope=scope, metric=m, stat="mean"))
+                      for m in ("accuracy", "macro_f1")]
         rows.append(tuple(cells))
     where = "all items" if scope == "all" else f"the {scope} split"
     columns = ("Probe", *(f"{label}: {m}" for _, label in OPTION_SETS for m in ("accuracy", "macro F1")))
@@ -324,15 +351,16 @@ def option_sets_table(f: FactCells, probes: list[str], scope: str) -> Table:
 
 def option_sets_length_table(f: FactCells) -> Table:
     """What each option set leaves of the length cue, straight from the options."""
-    specs = [("Gold strictly the longest option, all items", "leak.gold_strictly_longest.share", "pct"),
-             ("Gold strictly the longest option, test split", "leak.test.gold_strictly_longest.share", "pct"),
-             ("Gold strictly the shortest option, all items", "leak.gold_strictly_shortest.share", "pct"),
-             ("Items whose four options are within 10% of each other", "leak.options_within_10pct.count", "count"),
-             *((f"Mean characters: {name}", f"leak.mean_chars.{slot}", "score")
+    all_items, test = {"scope": "all"}, {"scope": "test"}
+    specs = [("Gold strictly the longest option, all items", K.GOLD_LONGEST_SHARE, all_items, "pct"),
+             ("Gold strictly the longest option, test split", K.GOLD_LONGEST_SHARE, test, "pct"),
+             ("Gold strictly the shortest option, all items", K.GOLD_SHORTEST_SHARE, all_items, "pct"),
+             ("Items whose four options are within 10% of each other", K.WITHIN_10PCT_COUNT, all_items, "count"),
+             *((f"Mean characters: {name}", K.MEAN_CHARS, {**all_items, "slot": slot}, "score")
                for slot, name in (("gold", "gold"), ("literal", "literal slot"), ("cultural", "cultural slot"),
                                   ("pragmatic", "pragmatic slot")))]
-    rows = tuple((Cell(label), *(f.optional(f"{root}{key}", kind) for root, _ in OPTION_SETS))
-                 for label, key, kind in specs)
+    rows = tuple((Cell(label), *(f.optional(pattern.key(variant, **parts), kind) for variant, _ in OPTION_SETS))
+                 for label, pattern, parts, kind in specs)
     return Table("option-sets-lengths", "The length cue on the three option sets",
                  ("", *(label for _, label in OPTION_SETS)), rows,
                  note="Characters are Python string lengths. Within 10%: |a-b| <= 0.1*max(a, b) for every pair "
@@ -340,12 +368,12 @@ def option_sets_length_table(f: FactCells) -> Table:
 
 
 def importance_table(f: FactCells, kind: str, limit: int = 12) -> Table | None:
-    prefix = f"learned.importance.{kind}."
-    keys = [k for k in f.facts.values if k.startswith(prefix)]
+    pattern = K.IMPORTANCE_COEF if kind == "coef" else K.IMPORTANCE_PERMUTATION
+    keys = [k for k in f.facts.values if pattern.regex.fullmatch(k)]
     if not keys:
         return None
     ranked = sorted(keys, key=lambda k: (-abs(f.facts[k]), k))[:limit]
     label = "Coefficient" if kind == "coef" else "Accuracy drop (points)"
     return Table(f"importance-{kind}", "Which features carry the learned probe's signal: " +
                  ("standardised coefficients" if kind == "coef" else "permutation importance on the test split"),
-                 ("Feature", label), tuple((Cell(k[len(prefix):]), f(k)) for k in ranked))
+                 ("Feature", label), tuple((Cell(pattern.values(k)["feature"]), f(k)) for k in ranked))

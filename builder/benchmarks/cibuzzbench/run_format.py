@@ -1,0 +1,95 @@
+"""CIBuzzBench's part of the run format (docs/run-format.md): its header values and item schema.
+
+The envelope (header fields, line types, unique row_ids, footer) is read by builder.runs.reader;
+this module checks what only CIBuzzBench runs have — splits, dataset variants, the option seed
+of Task 2 — and reads an item line into `builder.runs.schema.Item`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+from builder.runs import schema as s
+from builder.runs.formats import Checker, RunFormat
+from builder.runs.lines import MAX_RESPONSE_CHARS
+from builder.runs.reader import is_instance
+
+_ITEM_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "row_id": int, "prediction": str, "response": (str, type(None)), "error": (str, type(None)),
+    "latency_ms": (int, float, type(None)), "usage": (dict, type(None)),
+    "letter_map": (dict, type(None)), "response_truncated": (bool, type(None)),
+}
+_REQUIRED_ITEM = ("row_id", "prediction")
+
+
+def check_header(c: Checker, line: int, data: dict[str, Any]) -> None:
+    """Selections (a split, a sample or the first N of one), the dataset variant and the
+    option seed each task needs."""
+    items = data["items"]
+    if items.get("selection") not in s.SELECTIONS:
+        c.add(f"expected one of: {', '.join(s.SELECTIONS)}", line, "items.selection")
+    if items.get("selection") == "split" and items.get("split") not in s.SPLITS:
+        c.add(f"expected one of: {', '.join(s.SPLITS)}", line, "items.split")
+    if items.get("selection") in ("sample", "first") and items.get("split") not in (None, *s.SPLITS):
+        c.add(f"a {items['selection']} selection is taken from all items or one of: {', '.join(s.SPLITS)}",
+              line, "items.split")
+    if items.get("selection") == "first" and not (is_instance(items.get("n"), int) and items["n"] > 0):
+        c.add("a first-N selection needs a positive integer n", line, "items.n")
+    if items.get("selection") == "sample" and not is_instance(items.get("sample_seed"), int):
+        c.add("a sample needs an integer sample_seed", line, "items.sample_seed")
+    if items.get("selection") == "sample" and "n" not in items:
+        c.add("a sample needs its size n", line, "items.n")
+    if items.get("selection") == "all" and "split" in items:
+        c.add("selection 'all' takes no split (use selection 'split')", line, "items.split")
+    if data["dataset"].get("variant", "original") not in s.VARIANTS:
+        c.add(f"expected one of: {', '.join(s.VARIANTS)}", line, "dataset.variant")
+    if data["task"] == EQUIVALENT_SELECTION and data["option_seed"] is None:
+        c.add("equivalent_selection runs need an option seed", line, "option_seed")
+    if data["task"] == HARMFULNESS_DETECTION and data["option_seed"] is not None:
+        c.add("harmfulness_detection has no options: option_seed must be null", line, "option_seed")
+    if data["task"] == HARMFULNESS_DETECTION and data["condition"] == "blind":
+        c.add("harmfulness_detection has no blind condition (without the term there is nothing to judge)",
+              line, "condition")
+
+
+def read_item(c: Checker, line: int, data: dict[str, Any], header: dict[str, Any]) -> s.Item | None:
+    if _well_formed_item(data):
+        del data["type"]
+        return _capped(s.Item(**data))
+    if not c.check_fields(line, data, _ITEM_FIELDS, _REQUIRED_ITEM):
+        return None
+    unknown = sorted(set(data) - set(_ITEM_FIELDS) - {"type"})
+    for name in unknown:
+        c.add("unknown field", line, name)
+    if unknown:
+        return None
+    return _capped(s.Item(**{k: data[k] for k in _ITEM_FIELDS if k in data}))
+
+
+def _capped(item: s.Item) -> s.Item:
+    """A response longer than any probe stores (a hand-made or imported file) is cut the same way."""
+    if item.response is None or len(item.response) <= MAX_RESPONSE_CHARS:
+        return item
+    return replace(item, response=item.response[:MAX_RESPONSE_CHARS], response_truncated=True)
+
+
+_ITEM_KEYS = frozenset(_ITEM_FIELDS) | {"type"}
+_STR_OR_NONE = (str, type(None))
+_DICT_OR_NONE = (dict, type(None))
+_NUMBER_OR_NONE = (int, float, type(None))
+_BOOL_OR_NONE = (bool, type(None))
+
+
+def _well_formed_item(data: dict[str, Any]) -> bool:
+    """Cheap check that lets the common, valid line skip the detailed diagnosis."""
+    return (data.keys() <= _ITEM_KEYS and type(data.get("row_id")) is int
+            and type(data.get("prediction")) is str
+            and type(data.get("response")) in _STR_OR_NONE and type(data.get("error")) in _STR_OR_NONE
+            and type(data.get("letter_map")) in _DICT_OR_NONE and type(data.get("usage")) in _DICT_OR_NONE
+            and type(data.get("latency_ms")) in _NUMBER_OR_NONE
+            and type(data.get("response_truncated")) in _BOOL_OR_NONE)
+
+
+FORMAT = RunFormat("cibuzzbench", s.TASKS, s.CONDITIONS, check_header, read_item)

@@ -1,0 +1,181 @@
+"""The model-free audit: how much of a multiple-choice benchmark its options give away.
+
+Each probe predicts an option position per item, scored by accuracy and macro F1 over the k
+positions (0-100) under five seeded option shuffles (`shuffle.SEEDS`) and, separately, in the
+published order. A seeded block reports the mean and sample sd over the five seeds and the
+95% percentile bootstrap interval over items of the seed-1111 shuffle, as the project's model
+summaries do (docs/model-facts.md); the published block has one order, so its `mean` is the
+score, `sd` is None and the interval is that order's bootstrap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from builder.benchmarks.mcq import shuffle
+from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.findings import Findings, examine
+from builder.benchmarks.mcq.learned import LearnedScores, learned_scores, option_features
+from builder.benchmarks.mcq.load import Benchmark
+from builder.benchmarks.mcq.option_scores import centroid, char_lengths, word_lengths
+from builder.core.errors import InputError
+from builder.stats import bootstrap_intervals, metric_on_resamples, summarise_seeds
+from builder.benchmarks.cibuzzbench.probes.learned import FOLDS
+
+PROBES: tuple[str, ...] = ("random", "position_prior", "longest_chars", "shortest_chars", "longest_words",
+                           "centroid", "learned_options")
+METRICS: tuple[str, ...] = ("accuracy", "macro_f1")
+INTERVAL_SEED = shuffle.SEEDS[0]  # 1111, the official default seed
+PUBLISHED = "published"
+
+
+@dataclass(frozen=True)
+class Score:
+    """One metric of one probe on the 0-100 scale."""
+
+    mean: float
+    sd: float | None
+    ci95_low: float
+    ci95_high: float
+
+
+@dataclass(frozen=True)
+class ProbeScore:
+    accuracy: Score
+    macro_f1: Score
+    items: int  # items the probe answered (the learned probe: the test split under train->test)
+    per_seed: dict[int, tuple[float, float]] = field(default_factory=dict)  # seed -> (accuracy, macro F1)
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Everything `buzzprobe audit` prints; `as_json()` is the `--json` object."""
+
+    benchmark: str
+    title: str
+    content_sha256: str
+    items: int  # audited items (after the findings' exclusions)
+    options: int
+    findings: Findings
+    probes: dict[str, ProbeScore]
+    as_published: dict[str, ProbeScore]
+    learned_evaluation: str
+    seeds: tuple[int, ...] = shuffle.SEEDS
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "items": self.items,
+            "options": self.options,
+            "findings": {f.name: {"count": f.count, "rule": f.rule,
+                                  "examples": [{"id": e.id, "record": e.record, "line": e.line} for e in f.examples]}
+                         for f in self.findings.items}
+                        | {"choice_counts": {str(k): v for k, v in self.findings.choice_counts.items()}},
+            "probes": {name: _probe_json(s) for name, s in self.probes.items()},
+            "as_published": {name: _probe_json(s) for name, s in self.as_published.items()},
+            "protocol": {"option_seeds": list(self.seeds), "interval": f"95% percentile bootstrap over items "
+                         f"of the seed-{INTERVAL_SEED} shuffle (as_published: of the published order)",
+                         "learned_options": self.learned_evaluation,
+                         "learned_options_items": self.probes["learned_options"].items,
+                         "content_sha256": self.content_sha256},
+        }
+
+
+def _probe_json(score: ProbeScore) -> dict[str, Any]:
+    return {m: {"mean": s.mean, "sd": s.sd, "ci95_low": s.ci95_low, "ci95_high": s.ci95_high}
+            for m, s in (("accuracy", score.accuracy), ("macro_f1", score.macro_f1))}
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What the probes read: option scores in the published order, gold, ids."""
+
+    ids: list[str]
+    gold: np.ndarray
+    k: int
+    option_scores: dict[str, np.ndarray]  # probe -> (n, k), higher = chosen
+    learned: LearnedScores
+
+
+def run_audit(benchmark: Benchmark) -> Audit:
+    kept, findings = examine(benchmark)
+    spec = benchmark.spec
+    if len(kept) < FOLDS:
+        raise InputError.single(spec.path, f"the audit needs at least {FOLDS} items with {findings.options} "
+                                f"choices; {len(kept)} remain after the findings' exclusions")
+    if spec.split is not None:
+        for key in ("train_split", "test_split"):
+            value = getattr(spec, key)
+            if not any(i.split == value for i in kept):
+                raise InputError.single(spec.path, f"no audited item is in split {value!r}", field=key)
+    texts = [i.choices for i in kept]
+    gold = np.array([i.gold for i in kept], dtype=np.intp)
+    chars, words = char_lengths(texts), word_lengths(texts)
+    options = option_features(texts, gold)
+    inputs = _Inputs(
+        ids=[i.id for i in kept], gold=gold, k=findings.options,
+        option_scores={"longest_chars": chars, "shortest_chars": -chars, "longest_words": words,
+                       "centroid": options.published(centroid(options.char_sim, options.word_sim))},
+        learned=learned_scores(options, [i.split for i in kept], spec.train_split, spec.test_split))
+    orders = {seed: shuffle.permutations(inputs.ids, inputs.k, seed) for seed in shuffle.SEEDS}
+    probes = {p: _seeded(inputs, p, orders) for p in PROBES}
+    published = shuffle.published(len(kept), inputs.k)
+    as_published = {p: _single(inputs, p, published, INTERVAL_SEED) for p in PROBES}
+    return Audit(spec.name, spec.title, benchmark.content_sha256, len(kept), inputs.k, findings, probes,
+                 as_published, inputs.learned.evaluation)
+
+
+def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(gold positions, predicted positions) of the items the probe answers, under `perm`."""
+    gold = np.argmax(perm == inputs.gold[:, None], axis=1)
+    n, k = perm.shape
+    if probe == "random":
+        return gold, np.random.default_rng(seed).integers(0, k, size=n)
+    if probe == "position_prior":
+        prior = int(np.argmax(np.bincount(gold, minlength=k)))  # ties: the earliest position
+        return gold, np.full(n, prior, dtype=np.intp)
+    if probe == "learned_options":
+        items = inputs.learned.items
+        return gold[items], _first_max(inputs.learned.scores, perm[items])
+    return gold, _first_max(inputs.option_scores[probe], perm)
+
+
+def _first_max(scores: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """Shown position of the best-scored option; ties go to the earliest shown position."""
+    return np.take_along_axis(scores, perm, axis=1).argmax(axis=1)
+
+
+def _point(gold: np.ndarray, pred: np.ndarray, k: int) -> dict[str, float]:
+    identity = np.arange(len(gold))[None, :]
+    return {m: float(v[0]) for m, v in metric_on_resamples(gold, pred, identity, k).items()}
+
+
+def _intervals(gold: np.ndarray, pred: np.ndarray, k: int) -> dict[str, Any]:
+    labels = LETTERS[:k]
+    return bootstrap_intervals([labels[g] for g in gold], [labels[p] for p in pred], tuple(labels))
+
+
+def _seeded(inputs: _Inputs, probe: str, orders: dict[int, np.ndarray]) -> ProbeScore:
+    per_seed, interval, n = {}, None, 0
+    for seed, perm in orders.items():
+        gold, pred = _predictions(inputs, probe, perm, seed)
+        point = _point(gold, pred, inputs.k)
+        per_seed[seed] = (point["accuracy"], point["macro_f1"])
+        if seed == INTERVAL_SEED:
+            interval, n = _intervals(gold, pred, inputs.k), len(gold)
+    assert interval is not None
+    scores = {}
+    for i, metric in enumerate(METRICS):
+        summary = summarise_seeds({seed: values[i] for seed, values in per_seed.items()})
+        scores[metric] = Score(summary.mean, summary.sd, interval[metric].low, interval[metric].high)
+    return ProbeScore(scores["accuracy"], scores["macro_f1"], n, per_seed)
+
+
+def _single(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> ProbeScore:
+    gold, pred = _predictions(inputs, probe, perm, seed)
+    point, interval = _point(gold, pred, inputs.k), _intervals(gold, pred, inputs.k)
+    scores = {m: Score(point[m], None, interval[m].low, interval[m].high) for m in METRICS}
+    return ProbeScore(scores["accuracy"], scores["macro_f1"], len(gold))

@@ -1,0 +1,73 @@
+"""`buzzprobe audit SPEC [--json]`: the model-free audit of a spec'd benchmark, as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the CLI registers this command on every start: no numpy until it runs
+    from builder.benchmarks.mcq.audit import Audit, ProbeScore, Score
+
+
+def add_audit_parser(sub: Any) -> None:
+    """Register the subcommand on the CLI's subparsers."""
+    p = sub.add_parser("audit", help="how much of a multiple-choice benchmark its options give away (no model)",
+                       description="Load a benchmark spec (content/benchmarks/NAME.yaml), validate its data and "
+                                   "print the model-free audit. See docs/audit.md.")
+    p.add_argument("spec", type=Path, help="the benchmark's spec file")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.set_defaults(handler=run_audit_command)
+
+
+def run_audit_command(args: argparse.Namespace) -> int:
+    from builder.benchmarks.mcq.audit import run_audit
+    from builder.benchmarks.mcq.load import load_benchmark
+    audit = run_audit(load_benchmark(args.spec))
+    print(audit_json(audit) if args.json else audit_table(audit))
+    return 0
+
+
+def audit_json(audit: Audit) -> str:
+    """Deterministic: keys in a fixed order, floats rounded to 6 decimals (display noise only)."""
+    return json.dumps(_rounded(audit.as_json()), indent=2, ensure_ascii=False)
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 6) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
+def _cell(score: Score) -> str:
+    sd = "" if score.sd is None else f" ± {score.sd:5.2f}"
+    return f"{score.mean:6.2f}{sd} [{score.ci95_low:6.2f}, {score.ci95_high:6.2f}]"
+
+
+def audit_table(audit: Audit) -> str:
+    lines = [f"{audit.title} ({audit.benchmark}): {audit.items:,} items audited, {audit.options} options each",
+             f"options per item (all records): " + ", ".join(f"{k}: {v:,}" for k, v in audit.findings.choice_counts.items())]
+    for f in audit.findings.items:
+        where = "; ".join(f"{e.id} (record {e.record}" + (f", line {e.line})" if e.line else ")") for e in f.examples)
+        lines.append(f"  {f.name}: {f.count:,} ({f.rule})" + (f": {where}" + (" ..." if f.count > len(f.examples) else "")
+                                                              if f.count else ""))
+    seeds = ", ".join(map(str, audit.seeds))
+    lines += ["", f"shuffled options (seeds {seeds}): mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
+              _rows(audit.probes, sd=True), "",
+              "as published (the file's option order): score [95% interval]",
+              _rows(audit.as_published, sd=False), "",
+              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"]
+    return "\n".join(lines)
+
+
+def _rows(block: dict[str, ProbeScore], sd: bool) -> str:
+    width = 36 if sd else 28
+    head = f"  {'probe':<16}{'accuracy':<{width}}{'macro F1':<{width}}".rstrip()
+    return "\n".join([head] + [f"  {name:<16}{_cell(s.accuracy):<{width}}{_cell(s.macro_f1):<{width}}".rstrip()
+                               for name, s in block.items()])

@@ -1,0 +1,142 @@
+"""How a spec turns one record into a stem, a list of choices and a gold index.
+
+The vocabulary is lm-evaluation-harness's (`doc_to_text`, `doc_to_choice`, `doc_to_target`)
+with the same meanings: a value is a field name, or a Jinja template over the record when it
+contains `{{` or `{%`. Templates run in Jinja's immutable sandbox with undefined names as
+errors: a spec is input, and a typo must fail on the first record, not yield empty text.
+A template sees every field by name and the whole record as `doc` (for names that are not
+identifiers, e.g. `doc['A选项']`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import StrictUndefined, Template
+from jinja2.exceptions import TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from builder.site.environment import describe
+
+LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
+MAX_CHOICES = len(LETTERS)
+_NUMERAL = re.compile(r"[0-9]+")
+
+
+class RecordProblem(Exception):
+    """What is wrong with one record under one rule; the loader adds the location."""
+
+
+@lru_cache(maxsize=1)
+def environment() -> ImmutableSandboxedEnvironment:
+    """No autoescape: the output is data (a stem, a list literal, an answer), not HTML."""
+    return ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+
+
+def is_template(value: str) -> bool:
+    return "{{" in value or "{%" in value
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One `doc_to_*` entry: a field, a list of fields (choices only) or a template."""
+
+    key: str
+    kind: str  # "field" | "fields" | "template"
+    fields: tuple[str, ...]
+    template: Template | None = None
+
+    def raw(self, record: Mapping[str, Any]) -> Any:
+        """The field's value, the fields' values, or the rendered template text."""
+        if self.kind == "template":
+            assert self.template is not None
+            try:
+                return self.template.render({**record, "doc": record})
+            except TemplateError as exc:
+                raise RecordProblem(f"template failed: {describe(exc)}") from None
+            except Exception as exc:  # a template over data can raise anything (TypeError, ...)
+                raise RecordProblem(f"template failed: {type(exc).__name__}: {exc}") from None
+        values = []
+        for name in self.fields:
+            if name not in record:
+                raise RecordProblem(f"field {name!r} is missing")
+            values.append(record[name])
+        return values if self.kind == "fields" else values[0]
+
+
+def compile_rule(key: str, value: object, *, allow_fields: bool = False) -> Rule:
+    """A Rule, or ValueError with the reason (the spec loader locates it)."""
+    if isinstance(value, str) and value:
+        if not is_template(value):
+            return Rule(key, "field", (value,))
+        try:
+            return Rule(key, "template", (), environment().from_string(value))
+        except TemplateError as exc:
+            raise ValueError(f"template does not compile: {describe(exc)}") from None
+    if allow_fields and isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        return Rule(key, "fields", tuple(value))
+    what = "a field name, a list of field names or a template" if allow_fields else "a field name or a template"
+    raise ValueError(f"must be {what}, not {value!r}")
+
+
+def text_value(value: Any, what: str) -> str:
+    """A stem, id, split or category: text or a number, never null, a list or an object."""
+    if isinstance(value, bool) or value is None or not isinstance(value, (str, int, float)):
+        raise RecordProblem(f"{what} must be text or a number, not {_kind(value)}")
+    return str(value)
+
+
+def choices(rule: Rule, record: Mapping[str, Any]) -> tuple[str, ...]:
+    """The choices in order: a list, a dict's values in key order, fields, or a list literal."""
+    value = rule.raw(record)
+    if rule.kind == "template":
+        try:
+            value = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise RecordProblem(f"template must render a list literal, rendered {value.strip()[:80]!r}") from None
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    if not isinstance(value, (list, tuple)):
+        raise RecordProblem(f"choices must be a list (or an object), not {_kind(value)}")
+    if not value:
+        raise RecordProblem("record has no choices")
+    if len(value) < 2:
+        raise RecordProblem("record has only one choice; a multiple-choice item needs two or more")
+    if len(value) > MAX_CHOICES:
+        raise RecordProblem(f"record has {len(value)} choices; at most {MAX_CHOICES} can be lettered")
+    return tuple(text_value(v, f"choice {LETTERS[i]}") for i, v in enumerate(value))
+
+
+def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...]) -> int:
+    """The gold's 0-based index: an integer or numeral is the index; other text is matched
+    to a choice's text (surrounding spaces ignored), then to a letter label (A, b, ...)."""
+    value = rule.raw(record)
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise RecordProblem(f"target must be an integer or text, not {_kind(value)}")
+    if isinstance(value, str):
+        text = value.strip()
+        if _NUMERAL.fullmatch(text):
+            value = int(text)
+        else:
+            stripped = [o.strip() for o in options]
+            if text in stripped:
+                return stripped.index(text)
+            if len(text) == 1 and text.upper() in LETTERS[:len(options)]:
+                return LETTERS.index(text.upper())
+            raise RecordProblem(f"target {text[:80]!r} matches no choice and is not a letter "
+                                f"{LETTERS[0]}-{LETTERS[len(options) - 1]}")
+    if not 0 <= value < len(options):
+        raise RecordProblem(f"target index {value} is out of range for {len(options)} choices (0-based; "
+                            "for 1-based answers write a template such as '{{ answer - 1 }}')")
+    return value
+
+
+def _kind(value: object) -> str:
+    return "null" if value is None else {dict: "an object", list: "a list", bool: "true/false"}.get(
+        type(value), type(value).__name__)

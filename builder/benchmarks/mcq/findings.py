@@ -1,0 +1,101 @@
+"""Flaws real benchmarks ship with, counted and located instead of refused.
+
+Rules (docs/audit.md), applied in this order to the loaded items:
+- varying_choice_counts: items whose number of choices differs from the most common number
+  (ties: the larger number) are EXCLUDED, because option positions are the labels of the
+  macro F1 and every probe compares an item's options with one another;
+- gold_duplicated: items whose gold text equals a distractor's (compared after collapsing
+  whitespace and case) are EXCLUDED: no reader of the options can tell which copy is gold;
+- duplicate_choices: items with two equal choices (same comparison) are KEPT and counted
+  (this count includes the gold_duplicated items);
+- empty_choices: items with a blank choice are KEPT and counted;
+- lettered_choices: items whose every choice starts with its own letter ("A. ...", "(B) ...")
+  are KEPT and counted: shuffling moves the text but not the label written into it, so the
+  spec should strip it (docs/audit.md shows how).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.load import Benchmark, Item
+
+EXAMPLES = 10  # locations listed per finding (the count is always complete)
+KEPT, EXCLUDED = "kept", "excluded"
+_LETTERED = re.compile(r"\s*[(（\[]?\s*([A-Za-z])\s*[).、:：\]）]")
+
+
+@dataclass(frozen=True)
+class Location:
+    id: str
+    record: int  # 1-based record number in the data file
+    line: int | None  # JSONL and CSV only
+
+
+@dataclass(frozen=True)
+class Finding:
+    name: str
+    rule: str  # KEPT or EXCLUDED
+    count: int
+    examples: tuple[Location, ...]  # the first EXAMPLES items in file order
+
+
+@dataclass(frozen=True)
+class Findings:
+    """All findings in a fixed order, plus the distribution of choice counts."""
+
+    items: tuple[Finding, ...]
+    choice_counts: dict[int, int]  # number of choices -> items, before exclusion
+    options: int  # the number of choices every audited item has
+
+    def by_name(self) -> dict[str, Finding]:
+        return {f.name: f for f in self.items}
+
+
+def normalised(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _has_duplicates(item: Item) -> bool:
+    keys = [normalised(c) for c in item.choices]
+    return len(set(keys)) < len(keys)
+
+
+def _gold_duplicated(item: Item) -> bool:
+    keys = [normalised(c) for c in item.choices]
+    return keys.count(keys[item.gold]) > 1
+
+
+def _lettered(item: Item) -> bool:
+    for letter, choice in zip(LETTERS, item.choices):
+        match = _LETTERED.match(choice)
+        if match is None or match.group(1).upper() != letter:
+            return False
+    return True
+
+
+def examine(benchmark: Benchmark) -> tuple[tuple[Item, ...], Findings]:
+    """The items the audit keeps, and the findings over all loaded items."""
+    items = benchmark.items
+    counts = Counter(len(i.choices) for i in items)
+    options = max(counts, key=lambda k: (counts[k], k))
+    checks = (
+        ("varying_choice_counts", EXCLUDED, lambda i: len(i.choices) != options),
+        ("gold_duplicated", EXCLUDED, _gold_duplicated),
+        ("duplicate_choices", KEPT, _has_duplicates),
+        ("empty_choices", KEPT, lambda i: any(not c.strip() for c in i.choices)),
+        ("lettered_choices", KEPT, _lettered),
+    )
+    found = []
+    excluded: set[int] = set()
+    for name, rule, check in checks:
+        hits = [i for i in items if check(i)]
+        if rule == EXCLUDED:
+            excluded.update(i.number for i in hits)
+        examples = tuple(Location(i.id, i.number, i.line) for i in hits[:EXAMPLES])
+        found.append(Finding(name, rule, len(hits), examples))
+    kept = tuple(i for i in items if i.number not in excluded)
+    return kept, Findings(tuple(found), dict(sorted(counts.items())), options)

@@ -1,0 +1,95 @@
+"""A spec plus its data file -> a validated Benchmark: per item an id, split, category, stem,
+choices and the gold's index. Every bad record is reported (file, line or record, rule)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from builder.benchmarks.mcq import fields
+from builder.benchmarks.mcq.records import DataFile, Record, read_records
+from builder.benchmarks.mcq.spec import Spec, load_spec
+from builder.core.errors import InputError, Problem
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    number: int  # 1-based record number in the data file
+    line: int | None  # where the record starts (JSONL, CSV)
+    split: str | None
+    category: str | None
+    stem: str
+    choices: tuple[str, ...]  # in the published order
+    gold: int  # 0-based index into `choices`
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    spec: Spec
+    data: DataFile
+    items: tuple[Item, ...]
+    content_sha256: str  # of the parsed items: a re-encoded copy of the same data matches
+
+
+def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> Benchmark:
+    spec = load_spec(spec_path, root=root)
+    data = read_records(spec)
+    problems: list[Problem] = []
+    items = []
+    for record in data.records:
+        try:
+            items.append(_item(spec, record))
+        except _Located as exc:
+            problems.append(Problem(str(data.path), str(exc.__cause__), record.line,
+                                    f"record {record.number}, {exc.key}"))
+    seen: dict[str, Item] = {}
+    for item in items:
+        if item.id in seen:
+            first = seen[item.id]
+            problems.append(Problem(str(data.path), f"id {item.id!r} repeats record {first.number}'s", item.line,
+                                    f"record {item.number}, id"))
+        seen.setdefault(item.id, item)
+    if problems:
+        raise InputError(problems)
+    return Benchmark(spec, data, tuple(items), _content_hash(items))
+
+
+class _Located(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _item(spec: Spec, record: Record) -> Item:
+    def run(key: str, fn, *args):  # type: ignore[no-untyped-def]
+        try:
+            return fn(*args)
+        except fields.RecordProblem as exc:
+            raise _Located(key) from exc
+
+    doc = record.data
+    stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc), "the text"))
+    choices = run("doc_to_choice", fields.choices, spec.doc_to_choice, doc)
+    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices)
+    extra = {}
+    for key in ("id", "split", "category"):
+        name = getattr(spec, key)
+        extra[key] = None if name is None else run(key, _field, doc, name, key)
+    return Item(id=extra["id"] if extra["id"] is not None else str(record.number), number=record.number,
+                line=record.line, split=extra["split"], category=extra["category"], stem=stem,
+                choices=choices, gold=gold)
+
+
+def _field(doc: dict, name: str, key: str) -> str:
+    if name not in doc:
+        raise fields.RecordProblem(f"field {name!r} is missing")
+    return fields.text_value(doc[name], f"the {key}")
+
+
+def _content_hash(items: list[Item]) -> str:
+    rows = [[i.id, i.split, i.category, i.stem, list(i.choices), i.gold] for i in items]
+    blob = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()

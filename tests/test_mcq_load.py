@@ -1,0 +1,235 @@
+"""Loading multiple-choice benchmarks from spec files: the three dataset shapes, Mouse's two
+choice tasks as specs, and located validation errors (synthetic fixtures only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from builder.benchmarks.mcq.load import load_benchmark
+from builder.benchmarks.mcq.spec import DEFAULT_BLIND, data_env_var, load_spec
+from builder.core.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "mcq"
+
+
+def load(name: str):
+    return load_benchmark(FIXTURES / f"{name}.yaml", root=REPO)
+
+
+def write_case(folder: Path, data: str, spec_extra: str = "", *, suffix: str = ".jsonl",
+               spec: str | None = None) -> Path:
+    """A spec + data file in `folder`; the default spec reads JSONL with list options."""
+    (folder / f"data{suffix}").write_text(data, encoding="utf-8")
+    text = spec if spec is not None else (
+        f"name: case\ndataset_path: {folder / f'data{suffix}'}\ndoc_to_text: q\n"
+        "doc_to_choice: choices\ndoc_to_target: answer\n")
+    path = folder / "case.yaml"
+    path.write_text(text + spec_extra, encoding="utf-8")
+    return path
+
+
+def problems(spec: Path) -> list[str]:
+    with pytest.raises(InputError) as info:
+        load_benchmark(spec)
+    return [str(p) for p in info.value.problems]
+
+
+def jsonl(*rows: dict) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+# ------------------------------------------------------------------ the three shapes
+
+
+def test_json_records_with_dict_options_and_one_based_answers() -> None:
+    bench = load("dict_options")
+    assert len(bench.items) == 8
+    first = bench.items[0]
+    assert (first.id, first.stem) == ("d1", "Synthetic question 1?")
+    assert first.choices == ("alpha", "beta gamma", "delta", "epsilon")  # the object's values in key order
+    assert first.gold == 1  # answer 2, 1-based
+    assert [i.gold for i in bench.items] == [1, 2, 0, 3, 1, 2, 0, 3]
+    assert first.line is None and first.number == 1  # JSON: located by record number
+
+
+def test_jsonl_with_list_options_text_answers_and_splits() -> None:
+    bench = load("list_options")
+    assert [i.gold for i in bench.items[:4]] == [0, 1, 2, 3]
+    assert all(i.choices[i.gold].endswith("indeed") for i in bench.items)
+    assert [i.split for i in bench.items[:3]] == ["test", "train", "train"]
+    assert bench.items[2].line == 3
+
+
+def test_csv_with_letter_columns_and_letter_answers() -> None:
+    bench = load("columns")
+    assert bench.items[0].choices == ("red", "green", "blue", "yellow")
+    assert [i.gold for i in bench.items] == [0, 1, 2, 3, 0, 1, 2, 3]  # "a" is a letter too
+    assert bench.items[6].choices[0] == "comma, quoted"
+    assert bench.items[0].id == "1" and bench.items[0].line == 2  # no id field: the record number
+    assert bench.items[3].category == "animal"
+
+
+def test_mouse_meaning_selection_as_a_spec() -> None:
+    bench = load("mouse_ms")
+    assert len(bench.items) == 6
+    assert bench.items[0].choices == ("【合成】甲1", "【合成】乙1", "【合成】丙1")
+    assert [i.gold for i in bench.items] == [0, 1, 2, 0, 1, 2]
+    assert bench.items[0].stem == "【合成】题目01"
+
+
+def test_mouse_cloze_completion_as_a_spec() -> None:
+    bench = load("mouse_cc")
+    assert len(bench.items) == 6
+    assert bench.items[0].choices == ("【合成】候选A1", "【合成】候选B1", "【合成】候选C1", "【合成】候选D1")
+    assert [i.gold for i in bench.items] == [0, 1, 2, 3, 0, 1]
+    assert bench.items[1].line == 6  # records span five lines each in the CSV
+
+
+def test_numeral_and_integer_targets_are_zero_based(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y", "z"], "answer": 2},
+                                      {"q": "s", "choices": ["x", "y", "z"], "answer": " 1 "},
+                                      {"q": "s", "choices": ["7", "8", "9"], "answer": "0"}))
+    assert [i.gold for i in load_benchmark(spec).items] == [2, 1, 0]
+
+
+def test_text_target_matches_a_choice_before_a_letter(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "B", "A"], "answer": "A"},
+                                      {"q": "s", "choices": ["x", "y", "z"], "answer": "b"}))
+    assert [i.gold for i in load_benchmark(spec).items] == [2, 1]
+
+
+def test_environment_variable_overrides_the_dataset_path(tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere.jsonl"
+    other.write_text(jsonl({"q": "s", "choices": ["x", "y"], "answer": 1}), encoding="utf-8")
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": 0}))
+    assert data_env_var("my-bench") == "BUZZPROBE_DATA_MY_BENCH"
+    loaded = load_spec(spec, environ={"BUZZPROBE_DATA_CASE": str(other)})
+    assert loaded.dataset_path == other and loaded.dataset_override == "BUZZPROBE_DATA_CASE"
+    assert load_spec(spec, environ={}).dataset_path == tmp_path / "data.jsonl"
+
+
+def test_default_prompts_and_a_blind_prompt_that_withholds_the_question(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": 0}))
+    assert load_spec(spec).blind == DEFAULT_BLIND
+    bad = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": 0}),
+                     'blind: "{{ question }} {{ options }}"\nsighted: "{{ stem }}"\n')
+    found = problems(bad)
+    assert any("blind" in p and "withholds the question" in p for p in found)
+    assert any("sighted" in p and "unknown name(s) stem" in p for p in found)
+    assert any("sighted" in p and "must show the options" in p for p in found)
+
+
+# ------------------------------------------------------------------ located errors
+
+
+def test_target_matching_no_choice_is_located(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": "x"},
+                                      {"q": "s", "choices": ["x", "y"], "answer": "w"}))
+    (only,) = problems(spec)
+    assert f"{tmp_path / 'data.jsonl'}:2 [record 2, doc_to_target]" in only
+    assert "'w' matches no choice and is not a letter A-B" in only
+
+
+def test_target_index_out_of_range_points_to_one_based_templates(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": 2}))
+    (only,) = problems(spec)
+    assert "out of range for 2 choices" in only and "{{ answer - 1 }}" in only
+
+
+def test_records_without_choices_are_all_reported(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": [], "answer": 0},
+                                      {"q": "s", "answer": 0},
+                                      {"q": "s", "choices": ["only"], "answer": 0},
+                                      {"q": "s", "choices": "x", "answer": 0}))
+    found = problems(spec)
+    assert len(found) == 4
+    assert ":1 [record 1, doc_to_choice]: record has no choices" in found[0]
+    assert ":2 [record 2, doc_to_choice]: field 'choices' is missing" in found[1]
+    assert "only one choice" in found[2]
+    assert "choices must be a list" in found[3]
+
+
+def test_bad_template_is_located_in_the_spec(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, "", spec="name: case\ndataset_path: data.jsonl\ndoc_to_text: q\n"
+                      "doc_to_choice: choices\ndoc_to_target: '{{ answer - }}'\n")
+    (only,) = problems(spec)
+    assert only.startswith(f"{spec}:5 [doc_to_target]: template does not compile")
+
+
+def test_template_failing_on_a_record_is_located(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": 1},
+                                      {"q": "s", "choices": ["x", "y"], "answer": "one"}),
+                      spec=f"name: case\ndataset_path: {tmp_path / 'data.jsonl'}\ndoc_to_text: '{{{{ stem }}}}'\n"
+                           "doc_to_choice: choices\ndoc_to_target: '{{ answer - 1 }}'\n")
+    found = problems(spec)
+    assert any("[record 1, doc_to_text]: template failed" in p and "'stem' is undefined" in p for p in found)
+    assert any("[record 2, doc_to_text]" in p for p in found)
+
+
+def test_template_cannot_reach_python_internals(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": 0}),
+                      spec=f"name: case\ndataset_path: {tmp_path / 'data.jsonl'}\n"
+                           "doc_to_text: '{{ q.__class__.__mro__ }}'\ndoc_to_choice: choices\ndoc_to_target: answer\n")
+    (only,) = problems(spec)
+    assert "[record 1, doc_to_text]" in only and "Python internals" in only
+
+
+def test_missing_data_file_names_the_spec_and_the_override(tmp_path: Path) -> None:
+    spec = tmp_path / "case.yaml"
+    spec.write_text(f"name: case\ndataset_path: {tmp_path / 'absent.jsonl'}\ndoc_to_text: q\n"
+                    "doc_to_choice: choices\ndoc_to_target: answer\n", encoding="utf-8")
+    (only,) = problems(spec)
+    assert "absent.jsonl: cannot read the data file" in only and "BUZZPROBE_DATA_CASE" in only
+
+
+def test_bad_yaml_is_located(tmp_path: Path) -> None:
+    spec = tmp_path / "case.yaml"
+    spec.write_text("name: case\ndoc_to_choice: [A, B\n", encoding="utf-8")
+    (only,) = problems(spec)
+    assert only.startswith(f"{spec}:") and "not valid YAML" in only
+
+
+def test_spec_keys_are_checked_together(tmp_path: Path) -> None:
+    spec = tmp_path / "case.yaml"
+    spec.write_text("name: Bad Name\ndataset_path: x.txt\ndoc_to_text: q\ndoc_to_choices: c\n"
+                    "doc_to_target: answer\nsplit: s\n", encoding="utf-8")
+    found = problems(spec)
+    assert any(":4 [doc_to_choices]: unknown key" in p for p in found)
+    assert any("[doc_to_choice]: required" in p for p in found)
+    spec.write_text("name: Bad Name\ndataset_path: x.txt\ndoc_to_text: q\ndoc_to_choice: c\n"
+                    "doc_to_target: answer\nsplit: s\n", encoding="utf-8")
+    found = problems(spec)
+    assert any(":1 [name]: benchmark name 'Bad Name'" in p for p in found)
+    assert any(":6 [split]: split, test_split and train_split go together" in p for p in found)
+    assert any("[dataset_path]: cannot infer the format from 'x.txt'" in p for p in found)
+
+
+def test_bad_json_and_repeated_ids_are_located(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, jsonl({"q": "s", "choices": ["x", "y"], "answer": 0}) + "{oops\n")
+    (only,) = problems(spec)
+    assert ":2: not valid JSON" in only
+    spec = write_case(tmp_path, jsonl({"id": 7, "q": "s", "choices": ["x", "y"], "answer": 0},
+                                      {"id": "7", "q": "s", "choices": ["x", "y"], "answer": 0}), "id: id\n")
+    (only,) = problems(spec)
+    assert ":2 [record 2, id]: id '7' repeats record 1's" in only
+
+
+def test_json_without_records_key_explains(tmp_path: Path) -> None:
+    spec = write_case(tmp_path, json.dumps({"items": []}), suffix=".json")
+    (only,) = problems(spec)
+    assert "expected a list of records, found dict" in only and "records" in only
+
+
+def test_prompts_show_the_shuffled_options_and_the_blind_one_hides_the_stem() -> None:
+    from builder.benchmarks.mcq.prompts import render_prompt
+    bench = load("columns")
+    item = bench.items[0]
+    sighted = render_prompt(bench.spec, item, [2, 0, 1, 3], "sighted")
+    blind = render_prompt(bench.spec, item, [2, 0, 1, 3], "blind")
+    assert "Synthetic question 1?" in sighted and "Synthetic question 1?" not in blind
+    for prompt in (sighted, blind):
+        assert "A. blue\nB. red\nC. green\nD. yellow" in prompt and "(A, B, C or D)" in prompt
