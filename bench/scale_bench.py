@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--cold", type=int, default=1, help="builds with the cache deleted, per corpus (slow; 0 before a cache existed)")
     args = parser.parse_args()
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     dataset = load_dataset(dataset_path())
     report: dict[str, object] = {"cpus": os.cpu_count(), "load_average_1m_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory(prefix="buzzprobe-scale-") as tmp:

@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("count", type=int, help="simulated runs added to the committed ones")
     parser.add_argument("out", type=Path, help="runs folder to create")
     args = parser.parse_args()
-    from builder.cli import dataset_path
+    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     spare = make_corpus(load_dataset(dataset_path()), args.count, args.out)
     print(f"{args.out}: committed runs + {args.count} simulated; one more in {spare}")
 
