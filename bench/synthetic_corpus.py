@@ -23,7 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
-from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, OFFICIAL_SEEDS, option_sets  # noqa: E402
+from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets  # noqa: E402
+from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS  # noqa: E402
 from builder.probing.selection import Selection  # noqa: E402
 from builder.runs.schema import Footer, Header, Item, usage_totals  # noqa: E402
 from builder.runs.writer import write_run  # noqa: E402
