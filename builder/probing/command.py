@@ -31,15 +31,22 @@ def add_probe_parser(sub: Any) -> None:
                        description="Ask a model on an OpenAI-compatible /v1/chat/completions endpoint "
                                    "and write one run per option seed. See docs/probing.md.")
     what = p.add_argument_group("what to ask")
+    what.add_argument("--benchmark", default="cibuzzbench", metavar="NAME",
+                      help="cibuzzbench (default), or a spec'd multiple-choice benchmark: content/benchmarks/NAME.yaml "
+                           "(docs/audit.md)")
+    what.add_argument("--spec", type=Path, default=None, metavar="PATH",
+                      help="a multiple-choice benchmark's spec file (instead of content/benchmarks/NAME.yaml)")
     what.add_argument("--task", choices=TASKS, default="equivalent_selection", help="(default %(default)s)")
     what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",
-                      help="blind: Task 2 without the Chinese term (default %(default)s)")
+                      help="blind: Task 2 without the Chinese term, or a spec'd benchmark without its question "
+                           "(default %(default)s)")
     what.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
     what.add_argument("--variant", choices=VARIANTS, default="original",
                       help="option set: the official distractors, the article's length-matched gold pool, or "
                            "the gold_pool_slot ablation (docs/gold-pool.md; default %(default)s)")
     what.add_argument("--items", choices=("all",), default=None, help="every item (the default)")
-    what.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
+    what.add_argument("--split", help="only this split (or sample within it): CIBuzzBench train or test; a spec'd "
+                                      "benchmark's split values")
     what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     what.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
@@ -169,6 +176,9 @@ def read_api_key(name: str) -> str | None:
 
 
 def _run(args: argparse.Namespace, key: str | None) -> int:
+    if args.spec is not None or args.benchmark != "cibuzzbench":
+        from builder.benchmarks.mcq.probe import spec_plans
+        return execute_plans(spec_plans(args), args, key)
     return execute_plans(_plans(args), args, key)
 
 
@@ -223,6 +233,8 @@ def _plans(args: argparse.Namespace) -> list[Any]:
     from builder.probing.selection import make_selection
 
     seeds = _seeds(args)
+    if args.split not in (None, "train", "test"):
+        raise InputError.single("--split", f"CIBuzzBench's splits are train and test, not {args.split!r}")
     if args.base_url is None and args.dry_run is None:
         raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
     check_base_url(args.base_url)
