@@ -25,6 +25,7 @@ from builder.benchmarks.mcq.findings import examine
 from builder.benchmarks.mcq.load import Benchmark, Item, load_benchmark
 from builder.benchmarks.mcq.prompts import render_prompt
 from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
+from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
 from builder.core.build_date import utc_now
 from builder.core.errors import InputError
 from builder.core.names import check_name, fill_template, slug
@@ -122,7 +123,9 @@ def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed
     rid = rid or run_id(settings.model, spec.name, condition, seed, selection)
     check_name(rid, "run id")
     template = spec.sighted if condition == "sighted" else spec.blind
+    default = template == (DEFAULT_SIGHTED if condition == "sighted" else DEFAULT_BLIND)
     parameters = {"temperature": settings.temperature, "top_p": settings.top_p, "max_tokens": settings.max_tokens,
+                  "protocol": f"mcq-{condition}-{'default' if default else 'spec'}", "protocol_version": 1,
                   "prompt_sha256": prompt_sha256(template), "endpoint_host": urlsplit(settings.base_url).hostname or ""}
     header = Header(run_id=rid, benchmark=spec.name, task=TASK, condition=condition,
                     subject={"kind": "model", "name": settings.model, "parameters": parameters}, option_seed=seed,
