@@ -18,7 +18,6 @@ from typing import Any
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, TASKS
 from builder.core.errors import InputError
 from builder.runs.schema import VARIANTS
-from builder.core.names import check_name, fill_template
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
@@ -227,27 +226,18 @@ def _report(plan: Any, outcome: Any) -> None:
 def _plans(args: argparse.Namespace) -> list[Any]:
     from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.probing.client import RetryPolicy, check_base_url
+    from builder.probing.client import RetryPolicy
     from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
-    from builder.probing.runner import DEFAULT_OUT, ProbeSettings, plan_run
+    from builder.probing.runner import ProbeSettings, plan_run
     from builder.probing.selection import make_selection
 
     seeds = _seeds(args)
     if args.split not in (None, "train", "test"):
         raise InputError.single("--split", f"CIBuzzBench's splits are train and test, not {args.split!r}")
-    if args.base_url is None and args.dry_run is None:
-        raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
-    check_base_url(args.base_url)
     if args.items and (args.split or args.sample):
         raise InputError.single("--items", "--items all cannot be combined with --split or --sample")
-    if args.run_id and len(seeds) > 1:
-        raise InputError.single("--run-id", "one run id cannot name several seeds' runs")
-    out = args.out or DEFAULT_OUT
-    if len(seeds) > 1 and "{run_id}" not in out:
-        raise InputError.single("--out", "several seeds need {run_id} in the output template")
-    fill_template(out, "--out", run_id="x", model_slug="x")
-    if args.run_id:
-        check_name(args.run_id, "--run-id")
+    from builder.probing.options import check_run_options
+    out = check_run_options(args, len(seeds))
     protocol = find_protocol(load_protocols(args.protocols or DEFAULT_PROTOCOLS),
                              args.task, args.condition, args.lang, args.protocol)
     runtime = read_runtime_info(args.runtime_info) if args.runtime_info else None

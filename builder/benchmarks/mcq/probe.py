@@ -15,7 +15,6 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from builder import __version__
@@ -142,24 +141,18 @@ CIBUZZBENCH_ONLY = (("task", "equivalent_selection"), ("lang", "en"), ("variant"
 
 def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
     """The plans of `buzzprobe probe --benchmark NAME` (or `--spec PATH`), one per seed."""
-    from builder.probing.client import RetryPolicy, check_base_url
+    from builder.probing.client import RetryPolicy
+    from builder.probing.options import check_run_options
     from builder.probing.selection import make_selection
 
     for option, default in CIBUZZBENCH_ONLY:
         if getattr(args, option) != default:
             raise InputError.single(f"--{option.replace('_', '-')}", "a CIBuzzBench option; spec'd benchmarks take "
                                     "--condition, --seeds, --split, --sample and the model options")
-    if args.base_url is None and args.dry_run is None:
-        raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
-    check_base_url(args.base_url)
     seeds = args.seeds or [shuffle.SEEDS[0]]
     if len(set(seeds)) != len(seeds):
         raise InputError.single("--seeds", "a seed is listed twice")
-    if args.run_id and len(seeds) > 1:
-        raise InputError.single("--run-id", "one run id cannot name several seeds' runs")
-    out = args.out or DEFAULT_OUT
-    if len(seeds) > 1 and "{run_id}" not in out:
-        raise InputError.single("--out", "several seeds need {run_id} in the output template")
+    out = check_run_options(args, len(seeds))
     benchmark = load_benchmark(spec_path(args.benchmark, args.spec))
     if args.spec is not None and args.benchmark not in (DEFAULT_BENCHMARK, benchmark.spec.name):
         raise InputError.single("--benchmark", f"{args.spec} describes {benchmark.spec.name!r}, not {args.benchmark!r}")

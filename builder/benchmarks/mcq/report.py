@@ -25,7 +25,7 @@ from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import Benchmark, load_benchmark
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.run_format import ChoiceItem
-from builder.benchmarks.mcq.spec import load_spec
+from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
 from builder.core.names import slug
@@ -103,7 +103,7 @@ def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run]) -> list[
     return out
 
 
-def _check_data_file(spec: Any) -> None:
+def _check_data_file(spec: Spec) -> None:
     if spec.dataset_path.is_file():
         return
     _, lines = load_mapping(spec.path)

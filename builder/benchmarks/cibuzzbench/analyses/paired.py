@@ -22,7 +22,7 @@ from builder.stats import (
     classification_report,
     paired_bootstrap_difference,
 )
-from builder.stats.paired import discordant, holm, mcnemar_exact  # noqa: F401 (re-exported)
+from builder.stats.paired import discordant, holm, mcnemar_exact
 from builder.runs.schema import Item, Run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, labels_for
 
