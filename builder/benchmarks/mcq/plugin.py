@@ -34,8 +34,7 @@ class SpecBenchmarks(Benchmark):
     def inputs(self, settings: BuildSettings) -> list[Path]:
         """The data files the specs name (a changed file changes the audit); a spec with a
         problem is reported by `load`."""
-        from builder.benchmarks.mcq.report import spec_files
-        from builder.benchmarks.mcq.spec import load_spec
+        from builder.benchmarks.mcq.spec import load_spec, spec_files
         found = []
         for path in spec_files(settings.content_dir):
             try:
@@ -98,7 +97,7 @@ class SpecBenchmarks(Benchmark):
 
 def _named_specs(content_dir: Path) -> list[tuple[Path, str]]:
     """(spec file, benchmark name): the file is named after the benchmark (report.spec_name_problem)."""
-    from builder.benchmarks.mcq.report import spec_files
+    from builder.benchmarks.mcq.spec import spec_files
     return [(path, path.stem) for path in spec_files(content_dir)]
 
 

@@ -25,7 +25,7 @@ from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import Benchmark, load_benchmark
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.run_format import ChoiceItem
-from builder.benchmarks.mcq.spec import Spec, load_spec
+from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
 from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
 from builder.core.names import slug
@@ -33,13 +33,6 @@ from builder.core.yamlfile import line_of, load_mapping
 from builder.runs.schema import Run
 from builder.stats import bootstrap_intervals, classification_report, paired_bootstrap_difference
 from builder.stats.paired import discordant, mcnemar_exact
-
-SPECS = "benchmarks"  # content/benchmarks/<name>.yaml
-
-
-def spec_files(content_dir: Path) -> list[Path]:
-    return sorted((content_dir / SPECS).glob("*.yaml"))
-
 
 @dataclass(frozen=True)
 class Loaded:
