@@ -18,7 +18,6 @@ from typing import Any
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, TASKS
 from builder.core.errors import InputError
 from builder.runs.schema import VARIANTS
-from builder.core.names import check_name, fill_template
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
@@ -31,15 +30,22 @@ def add_probe_parser(sub: Any) -> None:
                        description="Ask a model on an OpenAI-compatible /v1/chat/completions endpoint "
                                    "and write one run per option seed. See docs/probing.md.")
     what = p.add_argument_group("what to ask")
+    what.add_argument("--benchmark", default="cibuzzbench", metavar="NAME",
+                      help="cibuzzbench (default), or a spec'd multiple-choice benchmark: content/benchmarks/NAME.yaml "
+                           "(docs/audit.md)")
+    what.add_argument("--spec", type=Path, default=None, metavar="PATH",
+                      help="a multiple-choice benchmark's spec file (instead of content/benchmarks/NAME.yaml)")
     what.add_argument("--task", choices=TASKS, default="equivalent_selection", help="(default %(default)s)")
     what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",
-                      help="blind: Task 2 without the Chinese term (default %(default)s)")
+                      help="blind: Task 2 without the Chinese term, or a spec'd benchmark without its question "
+                           "(default %(default)s)")
     what.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
     what.add_argument("--variant", choices=VARIANTS, default="original",
                       help="option set: the official distractors, the article's length-matched gold pool, or "
                            "the gold_pool_slot ablation (docs/gold-pool.md; default %(default)s)")
     what.add_argument("--items", choices=("all",), default=None, help="every item (the default)")
-    what.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
+    what.add_argument("--split", help="only this split (or sample within it): CIBuzzBench train or test; a spec'd "
+                                      "benchmark's split values")
     what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     what.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
@@ -169,6 +175,9 @@ def read_api_key(name: str) -> str | None:
 
 
 def _run(args: argparse.Namespace, key: str | None) -> int:
+    if args.spec is not None or args.benchmark != "cibuzzbench":
+        from builder.benchmarks.mcq.probe import spec_plans
+        return execute_plans(spec_plans(args), args, key)
     return execute_plans(_plans(args), args, key)
 
 
@@ -217,25 +226,18 @@ def _report(plan: Any, outcome: Any) -> None:
 def _plans(args: argparse.Namespace) -> list[Any]:
     from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.probing.client import RetryPolicy, check_base_url
+    from builder.probing.client import RetryPolicy
     from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
-    from builder.probing.runner import DEFAULT_OUT, ProbeSettings, plan_run
+    from builder.probing.runner import ProbeSettings, plan_run
     from builder.probing.selection import make_selection
 
     seeds = _seeds(args)
-    if args.base_url is None and args.dry_run is None:
-        raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
-    check_base_url(args.base_url)
+    if args.split not in (None, "train", "test"):
+        raise InputError.single("--split", f"CIBuzzBench's splits are train and test, not {args.split!r}")
     if args.items and (args.split or args.sample):
         raise InputError.single("--items", "--items all cannot be combined with --split or --sample")
-    if args.run_id and len(seeds) > 1:
-        raise InputError.single("--run-id", "one run id cannot name several seeds' runs")
-    out = args.out or DEFAULT_OUT
-    if len(seeds) > 1 and "{run_id}" not in out:
-        raise InputError.single("--out", "several seeds need {run_id} in the output template")
-    fill_template(out, "--out", run_id="x", model_slug="x")
-    if args.run_id:
-        check_name(args.run_id, "--run-id")
+    from builder.probing.options import check_run_options
+    out = check_run_options(args, len(seeds))
     protocol = find_protocol(load_protocols(args.protocols or DEFAULT_PROTOCOLS),
                              args.task, args.condition, args.lang, args.protocol)
     runtime = read_runtime_info(args.runtime_info) if args.runtime_info else None

@@ -5,7 +5,10 @@ builder.runs.reader). The header names its `benchmark`; that benchmark's `RunFor
 its own header values (tasks, conditions, option seeds, selections) and reads each item line.
 A format is found by convention in `builder/benchmarks/<name>/run_format.py` (module constant
 `FORMAT`), so a new benchmark's runs become readable by adding that module to its folder, with
-no change to the reader, the writer or the probing engine.
+no change to the reader, the writer or the probing engine. A plug-in that serves many benchmark
+names (the spec'd multiple-choice benchmarks: one name per spec file) marks its format
+`any_name`: it then reads the runs of any benchmark name no folder claims whose `task` is one of
+its tasks, and the pipeline routes each run by its name (`Benchmark.run_names`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ class RunFormat:
     check_header: Callable[[Checker, int, dict[str, Any]], None]
     read_item: Callable[[Checker, int, dict[str, Any], dict[str, Any]], Any | None]  # (c, line, item, header)
     header_extra: dict[str, type | tuple[type, ...]] = field(default_factory=dict)  # optional header fields
+    any_name: bool = False  # reads runs of any benchmark name (not a folder's) with one of its tasks
 
 
 def _benchmarks_dir() -> Path:
@@ -53,9 +57,15 @@ def known_benchmarks() -> tuple[str, ...]:
 
 
 @cache
-def format_for(benchmark: str) -> RunFormat | None:
-    """The benchmark's run format; None for a name no benchmark folder has (the reader says so)."""
-    if benchmark not in known_benchmarks():
-        return None
-    module = importlib.import_module(f"builder.benchmarks.{benchmark}.{FORMAT_MODULE}")
-    return module.FORMAT
+def _folder_format(folder: str) -> RunFormat:
+    return importlib.import_module(f"builder.benchmarks.{folder}.{FORMAT_MODULE}").FORMAT
+
+
+@cache
+def format_for(benchmark: str, task: object = None) -> RunFormat | None:
+    """The run format of a benchmark folder by that name; else an `any_name` format whose tasks
+    include `task`; None when neither (the reader says so)."""
+    if benchmark in known_benchmarks():
+        return _folder_format(benchmark)
+    found = [f for f in map(_folder_format, known_benchmarks()) if f.any_name and task in f.tasks]
+    return found[0] if found else None

@@ -64,7 +64,7 @@ def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat |
     data = first[1] if first else None
     if data is None or data.get("type") != "header" or not isinstance(data.get("benchmark"), str):
         return None
-    return format_for(data["benchmark"])
+    return format_for(data["benchmark"], data.get("task") if isinstance(data.get("task"), str) else None)
 
 
 def _parse_all(c: "Collector", lines: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any] | None]]:
@@ -133,7 +133,7 @@ def _read_header(c: Collector, record: tuple[int, dict[str, Any] | None] | None)
         return None
     if not c.check_fields(line, data, _HEADER_FIELDS, tuple(_HEADER_FIELDS)):
         return None
-    fmt = format_for(data["benchmark"])
+    fmt = format_for(data["benchmark"], data["task"])
     extra = fmt.header_extra if fmt else {}
     for name in sorted(set(data) - set(_HEADER_FIELDS) - set(extra) - {"type"}):
         c.add("unknown header field", line, name)

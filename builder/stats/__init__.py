@@ -1,4 +1,4 @@
-"""Official CIBuzzBench scores, bootstrap intervals and seed summaries."""
+"""Official CIBuzzBench scores, bootstrap intervals, paired tests and seed summaries."""
 
 from .bootstrap import (
     DEFAULT_LEVEL,
@@ -20,6 +20,7 @@ from .classification import (
     encode,
     harmful_f1,
 )
+from .paired import discordant, holm, mcnemar_exact
 from .seeds import SeedSummary, summarise_seeds
 
 __all__ = [
@@ -36,8 +37,11 @@ __all__ = [
     "SeedSummary",
     "bootstrap_intervals",
     "classification_report",
+    "discordant",
     "encode",
     "harmful_f1",
+    "holm",
+    "mcnemar_exact",
     "metric_on_resamples",
     "paired_bootstrap_difference",
     "summarise_seeds",

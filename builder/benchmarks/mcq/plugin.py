@@ -1,13 +1,27 @@
-"""Any multiple-choice benchmark described by a spec file (content/benchmarks/<name>.yaml):
-for now its CLI (`buzzprobe audit SPEC`); its site section and runs come next."""
+"""Any multiple-choice benchmark described by a spec file (content/benchmarks/<name>.yaml): its
+CLI (`buzzprobe audit SPEC`, and `buzzprobe probe --benchmark NAME` through the probe command),
+and one site section per spec: a generated page `benchmarks/<name>.html` with the data set's
+composition and findings, option lengths, the model-free audit, the models' sighted and blind
+runs with their pairs and the categories, linked from the index through `mcq_benchmarks`.
+
+No spec is committed (buzzprobe never ships a third party's data), so by default this plug-in
+adds nothing to the site. Runs name their spec (`benchmark: <spec name>`); one run format
+serves them all (run_format.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.base import Benchmark, BuildSettings, SiteParts
+from builder.benchmarks.base import (Benchmark, BuildSettings, DataSource, Files, PageSettings, RunBrief,
+                                     SiteParts)
+from builder.core.errors import InputError
+from builder.core.factkeys import Section
 from builder.core.facts import FactTable
+
+PAGE_DIR = "benchmarks"
+TEMPLATE = "benchmark.html"
 
 
 class SpecBenchmarks(Benchmark):
@@ -15,20 +29,86 @@ class SpecBenchmarks(Benchmark):
     title = "Multiple-choice benchmarks from spec files"
 
     def run_names(self, settings: BuildSettings) -> set[str]:
-        return set()
+        return {name for _, name in _named_specs(settings.content_dir)}
 
-    def load(self, settings: BuildSettings, runs: Sequence[Any]) -> None:
-        return None
+    def inputs(self, settings: BuildSettings) -> list[Path]:
+        """The data files the specs name (a changed file changes the audit); a spec with a
+        problem is reported by `load`."""
+        from builder.benchmarks.mcq.spec import load_spec, spec_files
+        found = []
+        for path in spec_files(settings.content_dir):
+            try:
+                data = load_spec(path).dataset_path
+            except InputError:
+                continue
+            if data.is_file():
+                found.append(data)
+        return found
 
-    def compute(self, loaded: None, facts: FactTable, settings: BuildSettings) -> None:
-        return None
+    def load(self, settings: BuildSettings, runs: Sequence[Any]) -> list[Any]:
+        from builder.benchmarks.mcq.report import load_specs
+        return load_specs(settings.content_dir, settings.cache_dir, runs)
 
-    def site(self, computed: None, facts: FactTable, svg: Any) -> SiteParts:
-        return SiteParts()
+    def compute(self, loaded: list[Any], facts: FactTable, settings: BuildSettings) -> list[Any]:
+        from builder.benchmarks.mcq.report import compute_spec
+        return [compute_spec(one, facts) for one in loaded]
+
+    def fact_sections(self) -> tuple[Section, ...]:
+        from builder.benchmarks.mcq.fact_keys import SECTIONS
+        return SECTIONS
+
+    def site(self, computed: list[Any], facts: FactTable, svg: Any) -> SiteParts:
+        from builder.benchmarks.mcq.views import spec_tables
+        from builder.site.tables import FactCells
+        cells = FactCells(facts)
+        tables: dict[str, Any] = {}
+        for one in computed:
+            tables.update(spec_tables(one, cells))
+        listed = [{"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{PAGE_DIR}/{c.name}.html"}
+                  for c in computed]
+        return SiteParts(
+            tables=tables, context={"mcq_benchmarks": listed},
+            sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256) for c in computed],
+            runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in computed for r in c.loaded.runs])
+
+    def pages(self, computed: list[Any], facts: FactTable, settings: PageSettings) -> Files:
+        from builder.benchmarks.mcq.shuffle import SEEDS
+        from builder.benchmarks.mcq.views import spec_tables
+        from builder.site.tables import FactCells
+        files: Files = {}
+        if not computed:
+            return files
+        template = settings.env.get_template(TEMPLATE)
+        for one in computed:
+            tables = spec_tables(one, FactCells(facts))
+            spec = one.loaded.benchmark.spec
+            html = template.render(**settings.common, root="../", slug=PAGE_DIR, title=spec.title,
+                                   description=f"Composition, option lengths, the model-free audit and model runs "
+                                               f"of {spec.title}.",
+                                   spec=spec, computed=one, tables=tables, prompts=_example_prompts(one),
+                                   seed=SEEDS[0])
+            files[f"{PAGE_DIR}/{one.name}.html"] = html.encode("utf-8")
+        return files
 
     def add_commands(self, subcommands: Any) -> None:
         from builder.benchmarks.mcq.command import add_audit_parser
         add_audit_parser(subcommands)
+
+
+def _named_specs(content_dir: Path) -> list[tuple[Path, str]]:
+    """(spec file, benchmark name): the file is named after the benchmark (report.spec_name_problem)."""
+    from builder.benchmarks.mcq.spec import spec_files
+    return [(path, path.stem) for path in spec_files(content_dir)]
+
+
+def _example_prompts(computed: Any) -> dict[str, str]:
+    """The first audited item as each arm shows it under option seed 1111: what a model is asked."""
+    from builder.benchmarks.mcq import shuffle
+    from builder.benchmarks.mcq.prompts import BLIND, SIGHTED, render_prompt
+    data = computed.loaded.data
+    item = data.items[data.row_ids()[0]]
+    shown = shuffle.order(shuffle.SEEDS[0], item.id, len(item.choices))
+    return {condition: render_prompt(data.benchmark.spec, item, shown, condition) for condition in (SIGHTED, BLIND)}
 
 
 BENCHMARK = SpecBenchmarks()

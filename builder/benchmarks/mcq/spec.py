@@ -70,6 +70,11 @@ class Spec:
         return data_env_var(self.name)
 
 
+def spec_files(content_dir: Path) -> list[Path]:
+    """The site's specs: content/benchmarks/<name>.yaml, in name order."""
+    return sorted((content_dir / "benchmarks").glob("*.yaml"))
+
+
 def data_env_var(name: str) -> str:
     """`BUZZPROBE_DATA_<NAME>`: upper case, `-` as `_` (names are already [a-z0-9_-])."""
     return "BUZZPROBE_DATA_" + name.upper().replace("-", "_")

@@ -13,7 +13,7 @@ import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from builder.benchmarks.cibuzzbench.analyses.paired import mcnemar_exact
+from builder.stats.paired import mcnemar_exact
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.core.reported import ReportedTable
 from builder.core.errors import InputError, Problem

@@ -9,8 +9,6 @@ difficulty from the comparison, which is why a 10-point gap on 400 items is deci
 
 from __future__ import annotations
 
-import math
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,6 +22,7 @@ from builder.stats import (
     classification_report,
     paired_bootstrap_difference,
 )
+from builder.stats.paired import discordant, holm, mcnemar_exact
 from builder.runs.schema import Item, Run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, labels_for
 
@@ -148,31 +147,6 @@ class PairedAnalysis:
     differences: tuple[SettingDifference, ...] = ()  # settings the arms were not run alike on
 
 
-def mcnemar_exact(fixes: int, breaks: int) -> float:
-    """Exact McNemar: two-sided binomial test of fixes among the discordant items, p=0.5."""
-    if fixes < 0 or breaks < 0:
-        raise ValueError(f"counts must be >= 0, got fixes={fixes}, breaks={breaks}")
-    discordant = fixes + breaks
-    if discordant == 0:
-        return 1.0
-    # The binomial with p=0.5 is symmetric, so the two-sided p is twice the smaller tail (at
-    # most 1); exact integers, and no scipy.stats import (about 1.5 s of a cold build).
-    tail = sum(math.comb(discordant, k) for k in range(min(fixes, breaks) + 1))
-    return min(1.0, 2 * tail / 2**discordant)
-
-
-def holm(pvalues: Sequence[float]) -> tuple[float, ...]:
-    """Holm step-down adjusted p-values, in input order (controls family-wise error)."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adjusted[i] = running
-    return tuple(adjusted)
-
-
 def analyse_pair(run_a: Run, run_b: Run, dataset: Dataset, *, resamples: int = DEFAULT_RESAMPLES,
                  seed: int = DEFAULT_SEED) -> PairedAnalysis:
     """Compare baseline run a with treatment run b on their shared items (sorted by row_id,
@@ -185,7 +159,7 @@ def analyse_pair(run_a: Run, run_b: Run, dataset: Dataset, *, resamples: int = D
     labels = labels_for(run_a.header.task)
     gold = _gold(run_a, xs, dataset)
     pa, pb = [i.prediction for i in xs], [i.prediction for i in ys]
-    fixes, breaks = _discordant(gold, pa, pb)
+    fixes, breaks = discordant(gold, pa, pb)
     rep_a, rep_b = classification_report(gold, pa, labels), classification_report(gold, pb, labels)
     agreement = sum(x == y for x, y in zip(pa, pb))
     errors = run_a.header.task == EQUIVALENT_SELECTION
@@ -267,17 +241,6 @@ def _gold_letter(letter_map: dict[str, str]) -> str:
     return next(letter for letter, source in letter_map.items() if source == GOLD)
 
 
-def _discordant(gold: list[str], pa: list[str], pb: list[str]) -> tuple[int, int]:
-    """(fixes, breaks): a wrong & b right, a right & b wrong."""
-    fixes = breaks = 0
-    for g, x, y in zip(gold, pa, pb):
-        if x != g and y == g:
-            fixes += 1
-        elif x == g and y != g:
-            breaks += 1
-    return fixes, breaks
-
-
 def _ratio(a: float, b: float) -> float | None:
     return 100.0 * a / b if b > 0 else None
 
@@ -300,7 +263,7 @@ def _categories(dataset: Dataset, shared: list[int], gold: list[str], pa: list[s
         picks = positions[label]
         g, x, y = [gold[i] for i in picks], [pa[i] for i in picks], [pb[i] for i in picks]
         rep_a, rep_b = classification_report(g, x, labels), classification_report(g, y, labels)
-        fixes, breaks = _discordant(g, x, y)
+        fixes, breaks = discordant(g, x, y)
         parts.append((label, len(picks), rep_a, rep_b, _gap(rep_a, rep_b, g, x, y, labels, resamples, seed),
                       fixes, breaks, mcnemar_exact(fixes, breaks)))
     adjusted = holm([p[-1] for p in parts])

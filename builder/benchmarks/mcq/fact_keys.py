@@ -1,0 +1,79 @@
+"""Every fact key of the spec'd multiple-choice benchmarks (`mcq.<name>.…`), as patterns.
+
+Scores are on the 0–100 scale like CIBuzzBench's. Split and category labels are written into
+keys as `builder.core.names.slug`s of the spec's values (the page shows the values themselves).
+"""
+
+from __future__ import annotations
+
+from builder.benchmarks.mcq.audit import PROBES
+from builder.core.factkeys import FactPattern, Part, Section, choice
+
+_SLUG = r"[a-z0-9][a-z0-9_-]*"
+BENCH = Part("bench", _SLUG, "a spec's `name` (content/benchmarks/<name>.yaml)")
+K = Part("k", r"\d+", "a number of choices")
+LABEL = Part("label", _SLUG, "the slug of a split or category value of the data")
+FINDING = choice("finding", ("varying_choice_counts", "gold_duplicated", "duplicate_choices", "empty_choices",
+                             "lettered_choices"), "an audit finding (docs/audit.md, *Findings*)")
+ROLE = choice("role", ("gold", "distractor"), "")
+UNIT = choice("unit", ("chars", "words"), "")
+EXTREME = choice("extreme", ("longest", "shortest"), "")
+BLOCK = choice("block", ("shuffled", "published"), "the five seeded option shuffles (mean over seeds) or the "
+               "file's own order")
+PROBE = choice("probe", PROBES, "a model-free probe of the audit (docs/audit.md, *The probes*)")
+METRIC = choice("metric", ("accuracy", "macro_f1"), "")
+RUN_ID = Part("run_id", _SLUG, "a run's id (its header's `run_id`)")
+COUNT = choice("count", ("n", "unparsed", "errors"), "items scored; answers with no letter (scored wrong); "
+               "requests that failed after their retries (scored wrong)")
+PAIR_COUNT = choice("count", ("n", "fixes", "breaks"), "shared items; items only the sighted arm got right; "
+                    "items only the blind arm got right")
+
+RECORDS = FactPattern("mcq.{bench}.records", "count", "items loaded from the data file", {"bench": BENCH})
+ITEMS = FactPattern("mcq.{bench}.items", "count", "items audited and probed (after the findings' exclusions)",
+                    {"bench": BENCH})
+OPTIONS = FactPattern("mcq.{bench}.options", "count", "choices per audited item", {"bench": BENCH})
+CHOICE_COUNT = FactPattern("mcq.{bench}.choice_count.{k}", "count", "loaded items with k choices",
+                           {"bench": BENCH, "k": K})
+SPLIT = FactPattern("mcq.{bench}.split.{label}.n", "count", "audited items in a split", {"bench": BENCH, "label": LABEL})
+CATEGORY = FactPattern("mcq.{bench}.category.{label}.n", "count", "audited items in a category",
+                       {"bench": BENCH, "label": LABEL})
+FINDING_COUNT = FactPattern("mcq.{bench}.finding.{finding}", "count", "loaded items with the finding",
+                            {"bench": BENCH, "finding": FINDING})
+LENGTH = FactPattern("mcq.{bench}.length.{role}.{unit}.mean", "characters or words",
+                     "mean length of the gold option, or of a distractor, over the audited items",
+                     {"bench": BENCH, "role": ROLE, "unit": UNIT})
+GOLD_EXTREME = FactPattern("mcq.{bench}.length.gold_{extreme}.{unit}", "% of items",
+                           "audited items whose gold is strictly the longest (shortest) option",
+                           {"bench": BENCH, "extreme": EXTREME, "unit": UNIT})
+AUDIT = FactPattern("mcq.{bench}.audit.{block}.{probe}.{metric}", "0–100",
+                    "an audit probe's score: shuffled, the mean over the five option seeds (interval: seed 1111's "
+                    "bootstrap over items); published, the score in the file's order",
+                    {"bench": BENCH, "block": BLOCK, "probe": PROBE, "metric": METRIC}, interval=True)
+AUDIT_SD = FactPattern("mcq.{bench}.audit.shuffled.{probe}.{metric}.sd", "0–100",
+                       "sample standard deviation of the probe's score over the five option seeds",
+                       {"bench": BENCH, "probe": PROBE, "metric": METRIC})
+RUN_SCORE = FactPattern("mcq.{bench}.run.{run_id}.{metric}", "0–100", "a model run's score over its answered "
+                        "items (letters of the shown order as labels)", {"bench": BENCH, "run_id": RUN_ID,
+                                                                         "metric": METRIC}, interval=True)
+RUN_COUNT = FactPattern("mcq.{bench}.run.{run_id}.{count}", "count", "a model run's item counts",
+                        {"bench": BENCH, "run_id": RUN_ID, "count": COUNT})
+RUN_CATEGORY = FactPattern("mcq.{bench}.run.{run_id}.category.{label}.accuracy", "0–100",
+                           "a model run's accuracy on one category's items", {"bench": BENCH, "run_id": RUN_ID,
+                                                                               "label": LABEL})
+PAIR_GAP = FactPattern("mcq.{bench}.pair.{run_id}.gap.{metric}", "points (0–100)",
+                       "sighted minus blind on the shared items of a pair, named by its sighted run; interval: "
+                       "paired bootstrap over items", {"bench": BENCH, "run_id": RUN_ID, "metric": METRIC},
+                       interval=True)
+PAIR_COUNTS = FactPattern("mcq.{bench}.pair.{run_id}.{count}", "count", "a pair's shared, fixed and broken items",
+                          {"bench": BENCH, "run_id": RUN_ID, "count": PAIR_COUNT})
+PAIR_P = FactPattern("mcq.{bench}.pair.{run_id}.mcnemar_p", "p-value", "exact McNemar test of fixes against breaks",
+                     {"bench": BENCH, "run_id": RUN_ID})
+
+SECTIONS: tuple[Section, ...] = (
+    Section("Multiple-choice benchmarks from spec files (`mcq.*`)",
+            "One family per spec in content/benchmarks/ (docs/audit.md): the data set's composition and findings, "
+            "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
+            "exist when no spec is there.",
+            (RECORDS, ITEMS, OPTIONS, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
+             AUDIT_SD, RUN_SCORE, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P)),
+)

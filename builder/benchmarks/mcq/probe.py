@@ -1,0 +1,169 @@
+"""Probing a spec'd benchmark: `buzzprobe probe --benchmark NAME --condition sighted|blind`.
+
+A plan per option seed hands the shared engine (builder.probing.runner) one Job per item: the
+spec's sighted or blind prompt (prompts.render_prompt) with the item's options in the seeded
+shuffle's order (shuffle.order), one user message. Only the items the audit keeps are asked
+(findings.examine: one number of choices, no duplicated gold), so runs and audit cover the same
+items. The answer is parsed to a letter (`parse_letter`); the raw text is always kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from builder import __version__
+from builder.benchmarks.mcq import shuffle
+from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.findings import examine
+from builder.benchmarks.mcq.load import Benchmark, Item, load_benchmark
+from builder.benchmarks.mcq.prompts import render_prompt
+from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
+from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
+from builder.core.build_date import utc_now
+from builder.core.errors import InputError
+from builder.core.names import check_name, fill_template, slug
+from builder.probing.jobs import ANSWER, Job, Reply
+from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan
+from builder.probing.selection import Selection
+from builder.runs.schema import Header
+
+DEFAULT_BENCHMARK = "cibuzzbench"  # `probe` without --benchmark asks CIBuzzBench, as before
+DEFAULT_MAX_TOKENS = 8  # a letter, as for CIBuzzBench's Task 2
+SPECS_DIR = Path("content") / "benchmarks"
+UNPARSED = ""
+
+
+@dataclass(frozen=True)
+class ChoiceSet:
+    """The items a probe may ask (the audit's kept items), by row_id = record number."""
+
+    benchmark: Benchmark
+    items: dict[int, Item]
+
+    def row_ids(self, split: str | None = None) -> list[int]:
+        return sorted(n for n, item in self.items.items() if split is None or item.split == split)
+
+
+def choice_set(benchmark: Benchmark) -> ChoiceSet:
+    kept, _ = examine(benchmark)
+    return ChoiceSet(benchmark, {item.number: item for item in kept})
+
+
+def spec_path(name: str, given: Path | None, content_dir: Path = Path("content")) -> Path:
+    """`--spec PATH`, else content/benchmarks/NAME.yaml."""
+    if given is not None:
+        return given
+    check_name(name, "--benchmark")
+    path = content_dir / "benchmarks" / f"{name}.yaml"
+    if not path.is_file():
+        raise InputError.single("--benchmark", f"no spec {path} (a spec'd benchmark is content/benchmarks/"
+                                "<name>.yaml; or give --spec PATH)")
+    return path
+
+
+_LEADING = re.compile(r"^\s*[(\[]?([A-Z])(?:[)\].:：、\s-]|$)")
+_STANDALONE = re.compile(r"\b([A-Z])\b")
+
+
+def parse_letter(response: str | None, k: int) -> str:
+    """A letter among the first k, or "" (unparsed): a leading letter ("B", "(B)", "B. ..."),
+    else the first standalone capital letter that is an option's. Case-sensitive, so the
+    article "a" is never read as A."""
+    if not response:
+        return UNPARSED
+    allowed = LETTERS[:k]
+    for pattern in (_LEADING, _STANDALONE):
+        for found in pattern.finditer(response.strip()):
+            if found.group(1) in allowed:
+                return found.group(1)
+    return UNPARSED
+
+
+def prompt_sha256(template: str) -> str:
+    """As CIBuzzBench runs record it: sha256 of the JSON array of the template texts, unfilled."""
+    return hashlib.sha256(json.dumps([template], ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+
+
+def item_job(data: ChoiceSet, row_id: int, seed: int, condition: str) -> Job:
+    item = data.items[row_id]
+    shown = shuffle.order(seed, item.id, len(item.choices))
+    letter_map = {LETTERS[j]: i for j, i in enumerate(shown)}
+    prompt = render_prompt(data.benchmark.spec, item, shown, condition)
+
+    def finish(replies: dict[str, Reply]) -> ChoiceItem:
+        r = replies[ANSWER]
+        return ChoiceItem(row_id, item.id, letter_map, parse_letter(r.content, len(shown)), r.content, r.error,
+                          r.latency_ms, r.usage, r.truncated or None)
+    return Job(row_id, ((ANSWER, [{"role": "user", "content": prompt}]),), finish)
+
+
+def run_id(model: str, name: str, condition: str, seed: int, selection: Selection) -> str:
+    if selection.kind == "all":
+        tag = "all"
+    else:
+        where = slug(selection.split) if selection.split else ""
+        tag = where if selection.kind == "split" else f"{where + '-' if where else ''}n{selection.n}-r{selection.sample_seed}"
+    return f"{slug(model)}-{name}-{condition}-s{seed}-{tag}"
+
+
+def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed: int, out_template: str = DEFAULT_OUT,
+                  rid: str | None = None) -> RunPlan:
+    spec = data.benchmark.spec
+    selection = settings.selection
+    row_ids = selection.row_ids(data)
+    if not row_ids:
+        raise InputError.single("--split", f"no audited item of {spec.name} is in split {selection.split!r}")
+    rid = rid or run_id(settings.model, spec.name, condition, seed, selection)
+    check_name(rid, "run id")
+    template = spec.sighted if condition == "sighted" else spec.blind
+    default = template == (DEFAULT_SIGHTED if condition == "sighted" else DEFAULT_BLIND)
+    parameters = {"temperature": settings.temperature, "top_p": settings.top_p, "max_tokens": settings.max_tokens,
+                  "protocol": f"mcq-{condition}-{'default' if default else 'spec'}", "protocol_version": 1,
+                  "prompt_sha256": prompt_sha256(template), "endpoint_host": urlsplit(settings.base_url).hostname or ""}
+    header = Header(run_id=rid, benchmark=spec.name, task=TASK, condition=condition,
+                    subject={"kind": "model", "name": settings.model, "parameters": parameters}, option_seed=seed,
+                    items=selection.header(len(row_ids)),
+                    dataset={"name": spec.title, "content_sha256": data.benchmark.content_sha256},
+                    created=utc_now(), tool={"name": "buzzprobe", "version": __version__})
+    path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
+    return RunPlan(header, path, row_ids, lambda row_id: item_job(data, row_id, seed, condition), settings)
+
+
+CIBUZZBENCH_ONLY = (("task", "equivalent_selection"), ("lang", "en"), ("variant", "original"), ("protocols", None),
+                    ("protocol", None), ("runtime_info", None))
+
+
+def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
+    """The plans of `buzzprobe probe --benchmark NAME` (or `--spec PATH`), one per seed."""
+    from builder.probing.client import RetryPolicy
+    from builder.probing.options import check_run_options
+    from builder.probing.selection import make_selection
+
+    for option, default in CIBUZZBENCH_ONLY:
+        if getattr(args, option) != default:
+            raise InputError.single(f"--{option.replace('_', '-')}", "a CIBuzzBench option; spec'd benchmarks take "
+                                    "--condition, --seeds, --split, --sample and the model options")
+    seeds = args.seeds or [shuffle.SEEDS[0]]
+    if len(set(seeds)) != len(seeds):
+        raise InputError.single("--seeds", "a seed is listed twice")
+    out = check_run_options(args, len(seeds))
+    benchmark = load_benchmark(spec_path(args.benchmark, args.spec))
+    if args.spec is not None and args.benchmark not in (DEFAULT_BENCHMARK, benchmark.spec.name):
+        raise InputError.single("--benchmark", f"{args.spec} describes {benchmark.spec.name!r}, not {args.benchmark!r}")
+    data = choice_set(benchmark)
+    if args.split is not None and benchmark.spec.split is None:
+        raise InputError.single("--split", f"{benchmark.spec.name} has no splits (its spec names no split field)")
+    settings = ProbeSettings(
+        model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
+        max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS, selection=make_selection(args.split, args.sample,
+                                                                                   args.sample_seed),
+        concurrency=args.concurrency, timeout=args.timeout,
+        policy=RetryPolicy(args.retries, args.backoff, max(60.0, args.backoff), args.max_retry_after),
+        progress=not args.quiet)
+    return [plan_spec_run(data, args.condition, settings, seed, out, args.run_id) for seed in seeds]

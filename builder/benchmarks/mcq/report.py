@@ -1,0 +1,303 @@
+"""The site's part of the spec'd benchmarks: load each spec in content/benchmarks/ with its data
+and runs, and compute every figure its page shows as a fact (fact_keys.py).
+
+Runs are checked against the data they claim (content hash, record, id, the seeded letter map)
+and scored on their answered items; a sighted and a blind run of one model with the same option
+seed, items and sampling settings form a pair, compared item by item (paired bootstrap
+interval of the gap, exact McNemar), as CIBuzzBench's pairs are (docs/paired.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from builder.benchmarks.mcq import fact_keys as K
+from builder.benchmarks.mcq import shuffle
+from builder.benchmarks.mcq.audit import PROBES, Audit
+from builder.benchmarks.mcq.audit_cache import cached_audit
+from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.load import Benchmark, load_benchmark
+from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
+from builder.benchmarks.mcq.run_format import ChoiceItem
+from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
+from builder.core.errors import InputError, Problem
+from builder.core.facts import FactTable
+from builder.core.names import slug
+from builder.core.yamlfile import line_of, load_mapping
+from builder.runs.schema import Run
+from builder.stats import bootstrap_intervals, classification_report, paired_bootstrap_difference
+from builder.stats.paired import discordant, mcnemar_exact
+
+@dataclass(frozen=True)
+class Loaded:
+    benchmark: Benchmark
+    data: ChoiceSet
+    audit: Audit
+    runs: tuple[Run, ...]  # checked against the data, in run-id order
+
+
+@dataclass(frozen=True)
+class Pair:
+    sighted: Run
+    blind: Run
+    row_ids: tuple[int, ...]  # shared items
+
+
+@dataclass(frozen=True)
+class Computed:
+    loaded: Loaded
+    splits: tuple[tuple[str, str], ...]  # (value, key label), in first-seen order
+    categories: tuple[tuple[str, str], ...]
+    pairs: tuple[Pair, ...]
+
+    @property
+    def name(self) -> str:
+        return self.loaded.benchmark.spec.name
+
+
+def spec_name_problem(path: Path, name: str) -> Problem | None:
+    """The file is named after its benchmark, so `probe --benchmark NAME` finds it."""
+    if path.stem == name:
+        return None
+    _, lines = load_mapping(path)
+    return Problem(str(path), f"the spec of {name!r} must be named {name}.yaml", line_of(lines, ("name",)), "name")
+
+
+def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run]) -> list[Loaded]:
+    """Every spec, its data, its audit (cached) and its runs; every problem at once."""
+    problems: list[Problem] = []
+    out = []
+    by_name: dict[str, list[Run]] = {}
+    for run in runs:
+        by_name.setdefault(run.header.benchmark, []).append(run)
+    for path in spec_files(content_dir):
+        try:
+            spec = load_spec(path)
+            if (problem := spec_name_problem(path, spec.name)) is not None:
+                raise InputError([problem])
+            _check_data_file(spec)
+            benchmark = load_benchmark(path)
+            data = choice_set(benchmark)
+            mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
+            found = [p for run in mine for p in run_problems(run, benchmark, data)]
+            if found:
+                raise InputError(found)
+            out.append(Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine)))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def _check_data_file(spec: Spec) -> None:
+    if spec.dataset_path.is_file():
+        return
+    _, lines = load_mapping(spec.path)
+    how = (f"{spec.dataset_override} names it" if spec.dataset_override else
+           f"set {spec.env_var} to its path, or correct dataset_path")
+    raise InputError.single(spec.path, f"the data file of {spec.name!r} is missing: {spec.dataset_path} ({how}; "
+                            "buzzprobe never ships a benchmark's data: docs/audit.md)",
+                            line=line_of(lines, ("dataset_path",)), field="dataset_path")
+
+
+def run_problems(run: Run, benchmark: Benchmark, data: ChoiceSet) -> list[Problem]:
+    """A run must be made on this data (content hash) and show each item as the seeded shuffle does."""
+    made_on = run.header.dataset.get("content_sha256")
+    if made_on != benchmark.content_sha256:
+        return [Problem(run.path, f"made on other data than {benchmark.data.path} ({made_on} vs "
+                        f"{benchmark.content_sha256})", 1, "dataset.content_sha256")]
+    problems = []
+    seed = run.header.option_seed
+    for item in run.items:
+        line = run.item_lines.get(item.row_id)
+        known = data.items.get(item.row_id)
+        if known is None:
+            problems.append(Problem(run.path, f"record {item.row_id} is not an audited item of {benchmark.spec.name}",
+                                    line, "row_id"))
+        elif item.id != known.id:
+            problems.append(Problem(run.path, f"record {item.row_id} has id {known.id!r}, not {item.id!r}", line, "id"))
+        elif item.letter_map != letter_map(seed, known.id, len(known.choices)):
+            problems.append(Problem(run.path, f"not the seed-{seed} shuffle of item {known.id!r}", line, "letter_map"))
+    return problems
+
+
+def letter_map(seed: int | None, item_id: str, k: int) -> dict[str, int]:
+    return {LETTERS[j]: i for j, i in enumerate(shuffle.order(int(seed or 0), item_id, k))}
+
+
+# ---------------------------------------------------------------- compute
+
+def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
+    bench = loaded.benchmark.spec.name
+    _composition(loaded, facts, bench)
+    _lengths(loaded, facts, bench)
+    _audit(loaded.audit, facts, bench)
+    categories = _labels(loaded, "category")
+    for run in loaded.runs:
+        _run_facts(loaded, run, facts, bench, categories)
+    pairs = find_pairs(loaded.runs)
+    for pair in pairs:
+        _pair_facts(loaded, pair, facts, bench)
+    return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs))
+
+
+def _labels(loaded: Loaded, field: str) -> tuple[tuple[str, str], ...]:
+    """(value, slug) of a split or category, in first-seen order; two values with one slug are an error."""
+    values = list(dict.fromkeys(getattr(i, field) for i in loaded.data.items.values() if getattr(i, field) is not None))
+    slugs: dict[str, str] = {}
+    for value in values:
+        label = slug(value) if value.strip() else "blank"
+        if label in slugs:
+            spec = loaded.benchmark.spec
+            raise InputError.single(spec.path, f"{field} values {slugs[label]!r} and {value!r} have one key name "
+                                    f"{label!r}; make them differ in letters or digits", field=field)
+        slugs[label] = value
+    return tuple((value, label) for label, value in slugs.items())
+
+
+def _composition(loaded: Loaded, facts: FactTable, bench: str) -> None:
+    audit, items = loaded.audit, loaded.data.items.values()
+    where = f"{loaded.benchmark.spec.path.name} over {loaded.benchmark.data.path.name}"
+    facts.add(K.RECORDS.key(bench=bench), len(loaded.benchmark.items), f"records read from {where}")
+    facts.add(K.ITEMS.key(bench=bench), audit.items, "items kept by the audit's findings rules")
+    facts.add(K.OPTIONS.key(bench=bench), audit.options, "the most common number of choices (ties: the larger)")
+    for k, n in audit.findings.choice_counts.items():
+        facts.add(K.CHOICE_COUNT.key(bench=bench, k=k), n, f"records with {k} choices")
+    for finding in audit.findings.items:
+        facts.add(K.FINDING_COUNT.key(bench=bench, finding=finding.name), finding.count,
+                  f"records with the finding ({finding.rule})")
+    for field, pattern in (("split", K.SPLIT), ("category", K.CATEGORY)):
+        counts = Counter(getattr(i, field) for i in items)
+        for value, label in _labels(loaded, field):
+            facts.add(pattern.key(bench=bench, label=label), counts[value], f"audited items whose {field} is {value!r}")
+
+
+def _lengths(loaded: Loaded, facts: FactTable, bench: str) -> None:
+    items = list(loaded.data.items.values())
+    for unit, size in (("chars", len), ("words", lambda t: len(t.split()))):
+        lengths = np.array([[size(c) for c in i.choices] for i in items], dtype=float)
+        gold = np.array([i.gold for i in items])
+        rows = np.arange(len(items))
+        gold_len = lengths[rows, gold]
+        others = lengths.copy()
+        others[rows, gold] = np.nan
+        facts.add(K.LENGTH.key(bench=bench, role="gold", unit=unit), float(gold_len.mean()),
+                  f"mean {unit} of the gold option over the audited items")
+        facts.add(K.LENGTH.key(bench=bench, role="distractor", unit=unit), float(np.nanmean(others)),
+                  f"mean {unit} of a distractor over the audited items")
+        for extreme, beats in (("longest", np.greater), ("shortest", np.less)):
+            strictly = np.all(np.where(np.isnan(others), True, beats(gold_len[:, None], others)), axis=1)
+            facts.add(K.GOLD_EXTREME.key(bench=bench, extreme=extreme, unit=unit), 100.0 * float(strictly.mean()),
+                      f"% of audited items whose gold has strictly the {'most' if extreme == 'longest' else 'fewest'} "
+                      f"{unit}")
+
+
+def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
+    for block, scores in (("shuffled", audit.probes), ("published", audit.as_published)):
+        how = ("mean over option seeds 1111-5555; interval: seed 1111's 95% percentile bootstrap over items"
+               if block == "shuffled" else "in the file's option order; 95% percentile bootstrap over items")
+        for probe in PROBES:
+            for metric in ("accuracy", "macro_f1"):
+                score = getattr(scores[probe], metric)
+                values = {"bench": bench, "block": block, "probe": probe, "metric": metric}
+                what = f"audit probe {probe}, {metric.replace('_', ' ')} ({how})"
+                facts.add(K.AUDIT.key(**values), score.mean, what)
+                facts.add(K.AUDIT.low(**values), score.ci95_low, what)
+                facts.add(K.AUDIT.high(**values), score.ci95_high, what)
+                if score.sd is not None:
+                    facts.add(K.AUDIT_SD.key(bench=bench, probe=probe, metric=metric), score.sd,
+                              f"audit probe {probe}, {metric.replace('_', ' ')}: sample sd over the five option seeds")
+
+
+def gold_letters(run: Run, loaded: Loaded, row_ids: Sequence[int] | None = None) -> tuple[list[str], list[str]]:
+    """(gold letter, predicted letter) per item, in row_id order."""
+    items: dict[int, ChoiceItem] = {i.row_id: i for i in run.items}
+    gold, pred = [], []
+    for row_id in sorted(items) if row_ids is None else row_ids:
+        item = items[row_id]
+        answer = loaded.data.items[row_id].gold
+        gold.append(next(letter for letter, index in item.letter_map.items() if index == answer))
+        pred.append(item.prediction)
+    return gold, pred
+
+
+def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categories: Sequence[tuple[str, str]]) -> None:
+    rid, labels = run.header.run_id, LETTERS[:loaded.audit.options]
+    runs = (rid,)
+    values = {"bench": bench, "run_id": rid}
+    facts.add(K.RUN_COUNT.key(count="n", **values), len(run.items), "items answered in the run", runs)
+    facts.add(K.RUN_COUNT.key(count="unparsed", **values), sum(1 for i in run.items if i.prediction == "" and
+                                                               i.error is None), "answers with no letter", runs)
+    facts.add(K.RUN_COUNT.key(count="errors", **values), sum(1 for i in run.items if i.error is not None),
+              "requests that failed after their retries", runs)
+    if not run.items:
+        return
+    gold, pred = gold_letters(run, loaded)
+    report, ci = classification_report(gold, pred, labels), bootstrap_intervals(gold, pred, labels)
+    for metric in ("accuracy", "macro_f1"):
+        what = f"{metric.replace('_', ' ')} over the answered items, letters of the shown order as labels; " \
+               "95% percentile bootstrap over items"
+        facts.add(K.RUN_SCORE.key(metric=metric, **values), getattr(report, metric), what, runs)
+        facts.add(K.RUN_SCORE.low(metric=metric, **values), ci[metric].low, what, runs)
+        facts.add(K.RUN_SCORE.high(metric=metric, **values), ci[metric].high, what, runs)
+    row_ids = sorted(i.row_id for i in run.items)
+    for value, label in categories:
+        picked = [n for n, row_id in enumerate(row_ids) if loaded.data.items[row_id].category == value]
+        if picked:
+            right = sum(gold[n] == pred[n] for n in picked)
+            facts.add(K.RUN_CATEGORY.key(label=label, **values), 100.0 * right / len(picked),
+                      f"accuracy on the run's items of category {value!r}", runs)
+
+
+def _pair_key(run: Run) -> tuple[Any, ...]:
+    """What must agree for two arms to differ in the condition alone."""
+    h = run.header
+    p = h.subject.get("parameters") or {}
+    return (h.subject_name, h.option_seed, repr(sorted(h.items.items())),
+            *(repr(p.get(k)) for k in ("temperature", "top_p", "max_tokens", "endpoint_host")))
+
+
+def find_pairs(runs: Sequence[Run]) -> list[Pair]:
+    """One pair per complete sighted run: the first complete blind run (by id) run alike."""
+    blind: dict[tuple[Any, ...], Run] = {}
+    for run in runs:
+        if run.complete and run.header.condition == "blind":
+            blind.setdefault(_pair_key(run), run)
+    pairs = []
+    for run in runs:
+        other = blind.get(_pair_key(run)) if run.complete and run.header.condition == "sighted" else None
+        if other is not None:
+            shared = tuple(sorted(set(run.row_ids) & set(other.row_ids)))
+            if shared:
+                pairs.append(Pair(run, other, shared))
+    return pairs
+
+
+def _pair_facts(loaded: Loaded, pair: Pair, facts: FactTable, bench: str) -> None:
+    labels = LETTERS[:loaded.audit.options]
+    gold, sighted = gold_letters(pair.sighted, loaded, pair.row_ids)
+    _, blind = gold_letters(pair.blind, loaded, pair.row_ids)
+    runs = (pair.sighted.header.run_id, pair.blind.header.run_id)
+    values = {"bench": bench, "run_id": pair.sighted.header.run_id}
+    ci = paired_bootstrap_difference(gold, sighted, blind, labels)
+    rep_s, rep_b = classification_report(gold, sighted, labels), classification_report(gold, blind, labels)
+    for metric in ("accuracy", "macro_f1"):
+        what = f"sighted minus blind {metric.replace('_', ' ')} on the shared items; 95% paired bootstrap over items"
+        facts.add(K.PAIR_GAP.key(metric=metric, **values), getattr(rep_s, metric) - getattr(rep_b, metric), what, runs)
+        facts.add(K.PAIR_GAP.low(metric=metric, **values), ci[metric].low, what, runs)
+        facts.add(K.PAIR_GAP.high(metric=metric, **values), ci[metric].high, what, runs)
+    fixes, breaks = discordant(gold, blind, sighted)
+    facts.add(K.PAIR_COUNTS.key(count="n", **values), len(pair.row_ids), "items both arms answered", runs)
+    facts.add(K.PAIR_COUNTS.key(count="fixes", **values), fixes, "items the blind arm got wrong and the sighted right",
+              runs)
+    facts.add(K.PAIR_COUNTS.key(count="breaks", **values), breaks, "items the blind arm got right and the sighted "
+              "wrong", runs)
+    facts.add(K.PAIR_P.key(**values), mcnemar_exact(fixes, breaks), "exact McNemar (two-sided binomial of fixes "
+              "among the discordant items)", runs)

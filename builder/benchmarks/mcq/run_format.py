@@ -1,0 +1,85 @@
+"""The run format of spec'd multiple-choice benchmarks (docs/audit.md, *Probing*).
+
+One format serves every spec: a run's header names the spec (`benchmark: <spec name>`), its
+task is `multiple_choice`, its condition `sighted` or `blind`, its `option_seed` the seed of the
+per-item option shuffle (shuffle.order). An item line keys the record by `row_id` (its 1-based
+record number) and `id` (the spec's item id, so a run made on a reordered file is caught), and
+keeps `letter_map` (letter -> the published choice index shown under it), the raw `response`
+and its parsed `prediction` (a letter, or "" when unparsed: counted wrong). Items never copy
+the data set's text or its gold: both come from the data when the build reads the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from builder.runs.formats import Checker, RunFormat
+from builder.runs.reader import is_instance
+
+TASK = "multiple_choice"
+CONDITIONS = ("sighted", "blind")
+SELECTIONS = ("all", "split", "sample")
+_ENVELOPE = ("error", "latency_ms", "usage", "response_truncated")
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "row_id": int, "id": str, "letter_map": dict, "prediction": str, "response": (str, type(None)),
+    "error": (str, type(None)), "latency_ms": (int, float, type(None)), "usage": (dict, type(None)),
+    "response_truncated": (bool, type(None)),
+}
+_REQUIRED = ("row_id", "id", "letter_map", "prediction")
+
+
+@dataclass(frozen=True)
+class ChoiceItem:
+    """One answered item; `letter_map[letter]` = the published index of the choice shown there."""
+
+    row_id: int
+    id: str
+    letter_map: dict[str, int]
+    prediction: str
+    response: str | None = None
+    error: str | None = None
+    latency_ms: float | None = None
+    usage: dict[str, int] | None = None
+    response_truncated: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "item", "row_id": self.row_id, "id": self.id, "letter_map": self.letter_map,
+                               "response": self.response, "prediction": self.prediction}
+        for name in _ENVELOPE:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+
+def check_header(c: Checker, line: int, data: dict[str, Any]) -> None:
+    """An option seed always (the options are always shuffled), and all items, a split or a sample."""
+    items = data["items"]
+    if not is_instance(data["option_seed"], int):
+        c.add("multiple-choice runs need an option seed", line, "option_seed")
+    if items.get("selection") not in SELECTIONS:
+        c.add(f"expected one of: {', '.join(SELECTIONS)}", line, "items.selection")
+    if items.get("selection") == "split" and not isinstance(items.get("split"), str):
+        c.add("a split selection names its split", line, "items.split")
+    if items.get("selection") == "sample" and not is_instance(items.get("sample_seed"), int):
+        c.add("a sample needs an integer sample_seed", line, "items.sample_seed")
+    if data["subject"].get("kind") != "model":
+        c.add("multiple-choice runs are a model's answers", line, "subject.kind")
+
+
+def read_item(c: Checker, line: int, data: dict[str, Any], header: dict[str, Any]) -> ChoiceItem | None:
+    ok = c.check_fields(line, data, _FIELDS, _REQUIRED)
+    for name in sorted(set(data) - set(_FIELDS) - {"type"}):
+        c.add("unknown field", line, name)
+        ok = False
+    if not ok:
+        return None
+    letters = data["letter_map"]
+    if not letters or not all(isinstance(k, str) and is_instance(v, int) for k, v in letters.items()):
+        c.add("must map letters to choice indices (integers)", line, "letter_map")
+        return None
+    return ChoiceItem(**{k: data[k] for k in _FIELDS if k in data})
+
+
+FORMAT = RunFormat("mcq", (TASK,), CONDITIONS, check_header, read_item, any_name=True)

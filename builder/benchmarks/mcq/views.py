@@ -1,0 +1,137 @@
+"""The tables of a spec'd benchmark's page, every number a fact cell (report.py computed them)."""
+
+from __future__ import annotations
+
+from builder.benchmarks.mcq import fact_keys as K
+from builder.benchmarks.mcq.audit import PROBES
+from builder.benchmarks.mcq.report import Computed
+from builder.site.tables import Cell, FactCells, Table
+
+METRICS = (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))
+
+
+def table_id(name: str, part: str) -> str:
+    return f"mcq-{name}-{part}"
+
+
+def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
+    tables = [_composition(c, cells), _findings(c, cells), _lengths(c, cells), _audit(c, cells, "shuffled"),
+              _audit(c, cells, "published")]
+    if c.categories:
+        tables.append(_categories(c, cells))
+    if c.loaded.runs:
+        tables.append(_runs(c, cells))
+    if c.pairs:
+        tables.append(_pairs(c, cells))
+    return {t.id: t for t in tables}
+
+
+def _composition(c: Computed, cells: FactCells) -> Table:
+    b = c.name
+    rows = [(Cell("items in the data file"), cells(K.RECORDS.key(bench=b), "count")),
+            (Cell("items audited and probed"), cells(K.ITEMS.key(bench=b), "count")),
+            (Cell("options per audited item"), cells(K.OPTIONS.key(bench=b), "count"))]
+    rows += [(Cell(f"items with {k} choices"), cells(K.CHOICE_COUNT.key(bench=b, k=k), "count"))
+             for k in c.loaded.audit.findings.choice_counts]
+    rows += [(Cell(f"split {value}"), cells(K.SPLIT.key(bench=b, label=label), "count")) for value, label in c.splits]
+    return Table(table_id(b, "composition"), f"{c.loaded.benchmark.spec.title}: composition", ("What", "Items"),
+                 tuple(rows), "Splits count audited items only: the findings' exclusions come first.")
+
+
+def _findings(c: Computed, cells: FactCells) -> Table:
+    b = c.name
+    rows = tuple((Cell(f.name.replace("_", " ")), Cell(f.rule), cells(K.FINDING_COUNT.key(bench=b, finding=f.name),
+                                                                       "count"))
+                 for f in c.loaded.audit.findings.items)
+    return Table(table_id(b, "findings"), "Findings: flaws the data set ships with", ("Finding", "Rule", "Items"), rows,
+                 "Excluded items are neither audited nor probed; kept ones are counted (docs/audit.md, Findings).")
+
+
+def _lengths(c: Computed, cells: FactCells) -> Table:
+    b = c.name
+    rows = [(Cell(f"{role} option, mean"), cells(K.LENGTH.key(bench=b, role=role, unit="chars"), "num"),
+             cells(K.LENGTH.key(bench=b, role=role, unit="words"), "num")) for role in ("gold", "distractor")]
+    rows += [(Cell(f"gold strictly the {extreme} (% of items)"),
+              cells(K.GOLD_EXTREME.key(bench=b, extreme=extreme, unit="chars"), "pct"),
+              cells(K.GOLD_EXTREME.key(bench=b, extreme=extreme, unit="words"), "pct"))
+             for extreme in ("longest", "shortest")]
+    return Table(table_id(b, "lengths"), "Option lengths", ("Option", "Characters", "Words"), tuple(rows))
+
+
+def _audit(c: Computed, cells: FactCells, block: str) -> Table:
+    b, shuffled = c.name, block == "shuffled"
+    columns = ["Probe"]
+    for _, label in METRICS:
+        columns += [label, *([f"{label} sd"] if shuffled else []), f"{label} 95% low", f"{label} 95% high"]
+    rows = []
+    for probe in PROBES:
+        row = [Cell(probe.replace("_", " "))]
+        for metric, _ in METRICS:
+            values = {"bench": b, "block": block, "probe": probe, "metric": metric}
+            row.append(cells(K.AUDIT.key(**values)))
+            if shuffled:
+                row.append(cells(K.AUDIT_SD.key(bench=b, probe=probe, metric=metric)))
+            row += [cells(K.AUDIT.low(**values)), cells(K.AUDIT.high(**values))]
+        rows.append(tuple(row))
+    if shuffled:
+        caption = "Audit: options shuffled per item (mean ± sd over seeds 1111–5555; 95% interval of seed 1111)"
+        note = f"learned options: {c.loaded.audit.learned_evaluation}."
+    else:
+        caption, note = "Audit: options as published (the file's order)", "Position bias in the published order is " \
+                                                                           "itself a finding."
+    return Table(table_id(b, "audit" if shuffled else "published"), caption, tuple(columns), tuple(rows), note)
+
+
+def _categories(c: Computed, cells: FactCells) -> Table:
+    b = c.name
+    runs = list(c.loaded.runs)
+    columns = ("Category", "Items", *(f"{r.header.run_id} accuracy" for r in runs))
+    rows = []
+    for value, label in c.categories:
+        row = [Cell(value), cells(K.CATEGORY.key(bench=b, label=label), "count")]
+        row += [cells.optional(K.RUN_CATEGORY.key(bench=b, run_id=r.header.run_id, label=label)) for r in runs]
+        rows.append(tuple(row))
+    return Table(table_id(b, "categories"), "Categories", columns, tuple(rows))
+
+
+def _runs(c: Computed, cells: FactCells) -> Table:
+    b = c.name
+    rows = []
+    for run in c.loaded.runs:
+        h, values = run.header, {"bench": c.name, "run_id": run.header.run_id}
+        row = [Cell(h.subject_label), Cell(h.condition), Cell(str(h.option_seed)), Cell(h.run_id),
+               cells(K.RUN_COUNT.key(count="n", **values), "count")]
+        for metric, _ in METRICS:
+            row += [cells.optional(K.RUN_SCORE.key(metric=metric, **values)),
+                    cells.optional(K.RUN_SCORE.low(metric=metric, **values)),
+                    cells.optional(K.RUN_SCORE.high(metric=metric, **values))]
+        row += [cells(K.RUN_COUNT.key(count="unparsed", **values), "count"),
+                cells(K.RUN_COUNT.key(count="errors", **values), "count"), Cell("yes" if run.complete else "no")]
+        rows.append(tuple(row))
+    return Table(table_id(b, "runs"), "Models: sighted and blind runs",
+                 ("Model", "Condition", "Option seed", "Run", "Items", "Accuracy", "Accuracy 95% low",
+                  "Accuracy 95% high", "Macro F1", "Macro F1 95% low", "Macro F1 95% high", "Unparsed", "Failed",
+                  "Complete"), tuple(rows),
+                 "Scores over the answered items; unparsed answers and failed requests count as wrong. A run without "
+                 "its footer is still in progress and is left out of the pairs.")
+
+
+def _pairs(c: Computed, cells: FactCells) -> Table:
+    rows = []
+    for pair in c.pairs:
+        values = {"bench": c.name, "run_id": pair.sighted.header.run_id}
+        row = [Cell(pair.sighted.header.subject_label), Cell(str(pair.sighted.header.option_seed)),
+               Cell(pair.sighted.header.run_id), Cell(pair.blind.header.run_id),
+               cells(K.PAIR_COUNTS.key(count="n", **values), "count")]
+        for metric, _ in METRICS:
+            row += [cells(K.PAIR_GAP.key(metric=metric, **values)), cells(K.PAIR_GAP.low(metric=metric, **values)),
+                    cells(K.PAIR_GAP.high(metric=metric, **values))]
+        row += [cells(K.PAIR_COUNTS.key(count="fixes", **values), "count"),
+                cells(K.PAIR_COUNTS.key(count="breaks", **values), "count"), cells(K.PAIR_P.key(**values), "p")]
+        rows.append(tuple(row))
+    return Table(table_id(c.name, "pairs"), "Sighted minus blind, item by item",
+                 ("Model", "Option seed", "Sighted run", "Blind run", "Shared items", "Accuracy gap", "Accuracy gap 95% low",
+                  "Accuracy gap 95% high", "Macro F1 gap", "Macro F1 gap 95% low", "Macro F1 gap 95% high", "Fixes",
+                  "Breaks", "McNemar p"), tuple(rows),
+                 "Gaps in points, sighted minus blind, with paired bootstrap intervals over the shared items; fixes: "
+                 "items only the sighted arm got right, breaks: only the blind arm; exact McNemar on the two.")
