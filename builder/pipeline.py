@@ -43,6 +43,8 @@ class BuildResult:
 def build(config: BuildConfig) -> BuildResult:
     """Build the site; skip all work when no input changed since the last build."""
     from builder.benchmarks import registered
+    from builder.core.build_date import env_epoch
+    env_epoch()  # a malformed SOURCE_DATE_EPOCH is reported before any library reads it (numpy does)
     settings = _settings(config)
     extra = [path for b in registered() for path in b.inputs(settings)]
     check_out_folder(config, extra)
