@@ -27,7 +27,7 @@ from builder.benchmarks.cibuzzbench.official_import import (
 from builder.core.names import slug
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
-from builder.runs.validate import validate_run
+from builder.benchmarks.cibuzzbench.run_checks import validate_run
 
 CREATED = "2026-12-01T00:00:00Z"
 MODEL = "Gemini-3.1/Flash"

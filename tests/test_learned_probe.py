@@ -22,7 +22,7 @@ from builder.benchmarks.cibuzzbench.probes import learned as lp
 from builder.runs import schema
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, Item
-from builder.runs.validate import validate_run
+from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import dump_line, write_run
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 

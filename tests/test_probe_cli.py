@@ -18,7 +18,7 @@ import pytest
 from builder.cli import main
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.runs.reader import read_run
-from builder.runs.validate import validate_run
+from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from tests.loopback_server import LoopbackServer, Request, gold_responder, status
 
 REPO = Path(__file__).resolve().parents[1]

@@ -26,7 +26,7 @@ from builder.probing.runner import (
 )
 from builder.probing.selection import make_selection
 from builder.runs.reader import read_run
-from builder.runs.validate import validate_run
+from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from tests.loopback_server import LoopbackServer, Request, gold_responder, reply, status
 
 PROTOCOLS = load_protocols()

@@ -15,7 +15,7 @@ from builder.benchmarks.cibuzzbench.dataset.options import Option, OptionSet
 from builder.benchmarks.cibuzzbench.probes import heuristics as h
 from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
 from builder.runs.reader import read_run
-from builder.runs.validate import validate_run
+from builder.benchmarks.cibuzzbench.run_checks import validate_run
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "runs" / "probes"

@@ -93,7 +93,7 @@ def test_incremental_build_equals_forced_build(small_inputs, tmp_path):
 
 
 def test_entries_are_keyed_by_content_and_code_and_values_by_datasets(small_inputs, tmp_path, monkeypatch):
-    import builder.runs.load as load
+    import builder.benchmarks.cibuzzbench.run_checks as load
     csv_path, runs = small_inputs
     dataset = load_dataset(csv_path, SMALL_SPEC)
     path = next(runs.rglob("*.jsonl"))

@@ -18,10 +18,10 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError, Problem
 from builder.probing.selection import Selection
-from builder.runs.load import load_runs
+from builder.benchmarks.cibuzzbench.run_checks import load_runs
 from builder.runs.reader import read_run
 from builder.runs.schema import SCHEMA, Footer, Header, Item
-from builder.runs.validate import validate_run
+from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import RunWriter, write_run
 
 REPO = Path(__file__).resolve().parents[1]

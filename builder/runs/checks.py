@@ -1,6 +1,6 @@
 """Checks every run gets whatever its benchmark: footer, token counts, generation settings.
 
-A benchmark's validation (CIBuzzBench: builder.runs.validate, Mouse:
+A benchmark's validation (CIBuzzBench: builder.benchmarks.cibuzzbench.run_checks, Mouse:
 builder.benchmarks.mouse.runs) recomputes which items a run must hold from its own dataset and
 then calls these, so a finished run, a token total or a temperature means the same everywhere.
 """

@@ -7,17 +7,15 @@ data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.errors import InputError, Problem
-from builder.runs.cache import RunCache, datasets_key
+from builder.runs.cache import RunCache
 from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
-from builder.runs.validate import validate_run
 
 
 @dataclass
@@ -37,23 +35,10 @@ def read_store(runs_dir: Path, cache: RunCache | None = None) -> RunStore:
             runs.append(cache.run(path, lambda raw, path=path: read_run(path, raw)) if cache else read_run(path))
         except InputError as exc:
             store.problems.extend(exc.problems)
-    store.problems.extend(_duplicate_ids(runs))
+    store.problems.extend(duplicate_ids(runs))
     for run in runs:
         store.runs.setdefault(run.header.benchmark, []).append(run)
     return store
-
-
-def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset],
-                  cache: RunCache | None = None) -> list[Run]:
-    """Validate each run against the dataset variant it names; all problems at once (a run
-    the cache saw pass against these datasets is not checked again)."""
-    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
-    name = f"valid:{datasets_key(by_variant)}"
-
-    def check(run: Run) -> bool:
-        validate_run(run, _dataset_for(run, by_variant))
-        return True
-    return checked(runs, (lambda run: cache.derived(run, name, lambda: check(run))) if cache else check)
 
 
 def checked(runs: Sequence[Run], check: Callable[[Run], None]) -> list[Run]:
@@ -70,34 +55,7 @@ def checked(runs: Sequence[Run], check: Callable[[Run], None]) -> list[Run]:
     return list(runs)
 
 
-def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
-    """Read and validate every run against the dataset variant it names."""
-    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
-    runs: list[Run] = []
-    problems: list[Problem] = []
-    for path in run_files(runs_dir):
-        try:
-            run = read_run(path)
-            validate_run(run, _dataset_for(run, by_variant))
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        runs.append(run)
-    problems.extend(_duplicate_ids(runs))
-    if problems:
-        raise InputError(problems)
-    return runs
-
-
-def _dataset_for(run: Run, datasets: dict[str, Dataset]) -> Dataset:
-    variant = run.header.variant
-    if variant not in datasets:
-        raise InputError.single(run.path, f"dataset variant {variant!r} is not available in this build "
-                                f"(available: {', '.join(sorted(datasets))})", line=1, field="dataset.variant")
-    return datasets[variant]
-
-
-def _duplicate_ids(runs: list[Run]) -> list[Problem]:
+def duplicate_ids(runs: list[Run]) -> list[Problem]:
     first: dict[str, str] = {}
     problems = []
     for run in runs:

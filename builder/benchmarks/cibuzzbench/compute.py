@@ -28,7 +28,7 @@ from builder.core.names import slug
 from builder.core.facts import FactTable
 from builder.stats import HARMFUL, summarise_seeds
 from builder.runs.schema import Run
-from builder.runs.validate import declared_count
+from builder.benchmarks.cibuzzbench.run_checks import declared_count
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
 SCORE = "official metric (scikit-learn, macro over labels, x100)"

@@ -57,7 +57,7 @@ from builder.core.names import check_name, confined, slug
 from builder.runs.lines import LineError, cap_response, load_line
 from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
 from builder.runs.checks import parameter_problems
-from builder.runs.validate import first_row_ids, validate_run
+from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
 from builder.runs.writer import write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, labels_for
 

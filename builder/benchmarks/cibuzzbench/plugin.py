@@ -43,7 +43,7 @@ class CIBuzzBench(Benchmark):
         from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
         from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
         from builder.core.reported import load_reported
-        from builder.runs.load import validate_runs
+        from builder.benchmarks.cibuzzbench.run_checks import validate_runs
 
         path = _dataset(settings)
         dataset = load_dataset(path, settings.spec) if settings.spec else load_dataset(path)

@@ -10,6 +10,8 @@ a footer over a partial selection would publish a partial run as finished, so it
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
@@ -18,6 +20,10 @@ from builder.probing.selection import Selection
 from builder.runs.checks import footer_problems, number_problems, parameters_problems
 from builder.runs.schema import Run
 from builder.benchmarks.cibuzzbench.tasks import labels_for
+from builder.runs.cache import RunCache, datasets_key
+from builder.runs.files import run_files
+from builder.runs.load import checked, duplicate_ids
+from builder.runs.reader import read_run
 
 _SHOWN = 5  # row_ids named in a message about many items
 
@@ -111,3 +117,43 @@ def _unknown_id_message(run: Run, row_id: int, dataset: Dataset) -> str:
     if 0 <= row_id < dataset.rows:
         return f"row_id {row_id} is outside the run's item selection ({_selection_text(run)})"
     return f"unknown row_id {row_id} (dataset has 0..{dataset.rows - 1})"
+
+
+def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset],
+                  cache: RunCache | None = None) -> list[Run]:
+    """Validate each run against the dataset variant it names; all problems at once (a run
+    the cache saw pass against these datasets is not checked again)."""
+    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
+    name = f"valid:{datasets_key(by_variant)}"
+
+    def check(run: Run) -> bool:
+        validate_run(run, _dataset_for(run, by_variant))
+        return True
+    return checked(runs, (lambda run: cache.derived(run, name, lambda: check(run))) if cache else check)
+
+
+def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
+    """Read and validate every run against the dataset variant it names."""
+    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
+    runs: list[Run] = []
+    problems: list[Problem] = []
+    for path in run_files(runs_dir):
+        try:
+            run = read_run(path)
+            validate_run(run, _dataset_for(run, by_variant))
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        runs.append(run)
+    problems.extend(duplicate_ids(runs))
+    if problems:
+        raise InputError(problems)
+    return runs
+
+
+def _dataset_for(run: Run, datasets: dict[str, Dataset]) -> Dataset:
+    variant = run.header.variant
+    if variant not in datasets:
+        raise InputError.single(run.path, f"dataset variant {variant!r} is not available in this build "
+                                f"(available: {', '.join(sorted(datasets))})", line=1, field="dataset.variant")
+    return datasets[variant]
