@@ -169,11 +169,13 @@ def test_leftovers_and_locks_are_git_ignored(name: str) -> None:
     assert result.returncode == 0, f"{name} is not ignored by .gitignore"
 
 
-def _watch(out: str, stop, result) -> None:
+def _watch(out: str, ready, stop, result) -> None:
     missing = checks = 0
     while not stop.is_set():
         checks += 1
         missing += not os.path.isdir(out)
+        if checks == 1:
+            ready.set()
     result.put((missing, checks))
 
 
@@ -185,10 +187,10 @@ def test_site_never_disappears_during_the_swap(tmp_path: Path) -> None:
     files = {f"p{i}.html": b"x" * 100 for i in range(200)}
     write_site(files, out, "0")
     context = multiprocessing.get_context("spawn")
-    stop, result = context.Event(), context.Queue()
-    watcher = context.Process(target=_watch, args=(str(out), stop, result))
+    ready, stop, result = context.Event(), context.Event(), context.Queue()
+    watcher = context.Process(target=_watch, args=(str(out), ready, stop, result))
     watcher.start()
-    time.sleep(1.0)
+    assert ready.wait(60), "the watcher process never started looking"  # a spawn can take seconds under load
     for i in range(40):
         write_site(files, out, str(i + 1))
     stop.set()
