@@ -24,6 +24,7 @@ from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor, name_problem
 from builder.core.reported import ReportedTable, load_reported
+from builder.site import paging
 from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
 from builder.site.markdown_pages import FactUse, page_functions, render_page_body, source_notes
@@ -37,6 +38,10 @@ Files = dict[str, bytes]
 SITE_FIELDS = ("title", "tagline", "url", "nav")
 PROVENANCE = "provenance"  # the generated page every fact links to
 GENERATED_PAGES = (PROVENANCE,)
+# A fact drawn from more runs than this names them only in provenance.json, not on the
+# provenance page (a fact over every run of a 1,000-run corpus would add 100 KB per fact).
+# Above the committed corpus's run count, so its page lists every run, as it always did.
+PROVENANCE_RUNS_LISTED = 200
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,11 @@ def _render_site(inputs: SiteInputs, env: Environment) -> Files:
     _check_page_names(pages)
     used = FactUse()
     for page in pages:
-        files[f"{page.slug}.html"] = _markdown_page(env, page, inputs, merged, reported, common, used)
+        for name, data in _markdown_page(env, page, inputs, merged, reported, common, used).items():
+            if name in files:
+                raise InputError.single(page.path, f"{name} is also a part of a long table on another page; "
+                                        "give the page another file name")
+            files[name] = data
     files.update(inputs.pages(PageSettings(env, common, inputs.build_date)))
     files[f"{PROVENANCE}.html"] = _provenance_page(env, inputs, common, used)
     files.update(_data_files(inputs, merged))
@@ -171,12 +180,14 @@ def newest_run_date(runs: list[RunBrief]) -> str:
 
 
 def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Merged, reported: ReportedTable,
-                   common: dict[str, Any], used: FactUse) -> bytes:
+                   common: dict[str, Any], used: FactUse) -> Files:
     """A page's context: the site's functions and what each benchmark offers pages (its page
-    functions, bound to this page's record of the facts it shows, and its context names)."""
+    functions, bound to this page's record of the facts it shows, and its context names).
+    Returns the page and the further parts of any table too long for it (see paging)."""
     root = ""
     use = FactUse()
     charts_used: list[str] = []
+    split_tables: list[tuple[v.Table, paging.Split, list[tuple[int, int]]]] = []
     tables, charts = merged.tables, merged.charts
     functions = page_functions(inputs.facts, reported, root, use)
     for part in inputs.parts.values():
@@ -188,7 +199,14 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     def table(table_id: str) -> Markup:
         if table_id not in tables:
             raise KeyError(f"unknown table {table_id!r} (known: {', '.join(sorted(tables))})")
-        return _block_html(table_macro.render(tables[table_id]))
+        html = table_macro.render(tables[table_id])
+        split = paging.split_table(str(html).strip())
+        if split is None:
+            return _block_html(html)
+        bounds = paging.part_bounds(split)
+        split_tables.append((tables[table_id], split, bounds))
+        pager = paging.pager(page.slug, table_id, bounds, 1)
+        return _block_html(pager + Markup(split.part(*bounds[0])) + pager)
 
     def chart(chart_id: str) -> Markup:
         if chart_id not in charts:
@@ -212,7 +230,28 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
         **common, root=root, slug=page.slug, title=page.title, description=page.meta["description"],
         body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=bool(charts_used),
         base_href=_not_found_base(page, common["site"]))
-    return html.encode("utf-8")
+    files = {f"{page.slug}.html": html.encode("utf-8")}
+    for table_def, split, bounds in split_tables:
+        files.update(_table_parts(env, page, common, table_def, split, bounds))
+    return files
+
+
+def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def: v.Table, split: paging.Split,
+                 bounds: list[tuple[int, int]]) -> Files:
+    """Parts 2… of a split table, each a page of its own beside the page that shows part 1."""
+    files = {}
+    for number, (start, stop) in enumerate(bounds[1:], 2):
+        name = paging.part_file(page.slug, table_def.id, number)
+        pager = paging.pager(page.slug, table_def.id, bounds, number)
+        back = Markup('<p>Part {n} of the table on <a href="{slug}.html#{id}">{title}</a>.</p>').format(
+            n=number, slug=page.slug, id=table_def.id, title=page.title)
+        body = back + _block_html(pager + Markup(split.part(start, stop)) + pager)
+        html = env.get_template("page.html").render(
+            **common, root="", slug=name[:-len(".html")], title=f"{page.title}: {table_def.caption}, part {number}",
+            description=f"{table_def.caption}, rows {start + 1:,} to {stop:,} of {bounds[-1][1]:,}.",
+            body=body, sources=Markup(""), jsonld=Markup(""), has_charts=False, base_href="")
+        files[name] = html.encode("utf-8")
+    return files
 
 
 def _not_found_base(page: Page, config: dict[str, Any]) -> str:
@@ -236,7 +275,7 @@ def _provenance_page(env: Environment, inputs: SiteInputs, common: dict[str, Any
     html = env.get_template("provenance.html").render(
         **common, root="", slug="provenance", title="Provenance of figures",
         description="How each figure quoted in the prose of this site was computed, and from which runs.",
-        rows=rows)
+        rows=rows, runs_listed=PROVENANCE_RUNS_LISTED)
     return html.encode("utf-8")
 
 
