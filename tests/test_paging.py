@@ -68,10 +68,21 @@ def test_every_run_is_reachable_from_the_runs_index(paged_site):
 
 
 def test_long_run_lists_on_the_provenance_page_point_to_provenance_json(paged_site):
-    html = (paged_site / "provenance.html").read_text()
+    html = "".join(p.read_text() for p in paged_site.glob("provenance*.html"))
     summarised = re.findall(r"(\d+) runs: listed under this key in <a href=\"provenance.json\">", html)
     assert summarised and all(int(n) > 1 for n in summarised)
     assert 'href="runs/' in html  # facts from one run still link it
+
+
+def test_a_long_provenance_page_is_split_and_every_fact_link_finds_its_row(paged_site):
+    parts = sorted(paged_site.glob("provenance-facts-*.html"))
+    assert parts and all(len(p.read_text()) < len((paged_site / "provenance.html").read_text()) * 3 for p in parts)
+    links = 0
+    for page in paged_site.glob("*.html"):
+        for target, anchor in re.findall(r'<a class="fact" href="(provenance[^"#]*\.html)#([^"]+)"', page.read_text()):
+            links += 1
+            assert f'<tr id="{anchor}">' in (paged_site / target).read_text(), (page.name, target, anchor)
+    assert links and any(p.name in html for p in parts for html in [(paged_site / "article.html").read_text()])
 
 
 def test_short_tables_are_not_split(small_inputs, tmp_path):  # noqa: F811

@@ -12,12 +12,14 @@ so a table is rendered once however it is paged.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
 SPLIT_ABOVE = 256_000  # characters of table HTML: longer tables are split
 PART_SIZE = 100_000  # characters of rows per part (whole rows; at least one)
+_ROW = re.compile(r"(?=<tr[ >])")
 
 
 @dataclass(frozen=True)
@@ -41,10 +43,13 @@ def split_table(html: str) -> Split | None:
     if start < 0 or stop < start:
         return None
     start += len("<tbody>\n")
-    body = html[start:stop]
-    rows = tuple("<tr>" + r for r in body.split("<tr>")[1:])  # cell text is escaped: "<tr>" only opens rows
-    if len(rows) < 2 or body[: body.find("<tr>")].strip():
+    first = html.find("<tr", start, stop)
+    if first < 0 or html[start:first].strip():
         return None
+    rows = tuple(r for r in _ROW.split(html[first:stop]) if r)  # cell text is escaped: "<tr" only opens rows
+    if len(rows) < 2:
+        return None
+    start = first
     return Split(html[:start], rows, html[stop:])
 
 
@@ -65,8 +70,9 @@ def part_file(page_slug: str, table_id: str, number: int) -> str:
     return f"{page_slug}.html" if number == 1 else f"{page_slug}-{table_id}-{number}.html"
 
 
-def pager(page_slug: str, table_id: str, bounds: list[tuple[int, int]], current: int) -> Markup:
-    """Links to every part of the table, the current one marked; plain links, no script."""
+def pager(page_slug: str, table_id: str, bounds: list[tuple[int, int]], current: int, anchor: bool = True) -> Markup:
+    """Links to every part of the table (to the table's own anchor on part 1 if `anchor`), the
+    current one marked; plain links, no script."""
     total = bounds[-1][1]
     links = []
     for number, (start, stop) in enumerate(bounds, 1):
@@ -74,7 +80,7 @@ def pager(page_slug: str, table_id: str, bounds: list[tuple[int, int]], current:
         if number == current:
             links.append(Markup('<li aria-current="page">{}</li>').format(label))
         else:
-            href = part_file(page_slug, table_id, number) + (f"#{table_id}" if number == 1 else "")
+            href = part_file(page_slug, table_id, number) + (f"#{table_id}" if number == 1 and anchor else "")
             links.append(Markup('<li><a href="{}">{}</a></li>').format(href, label))
     return Markup('<nav class="pager" aria-label="Parts of the table {id}"><p>This table has {total} rows '
                   'in {parts} parts; the CSV link holds all of them.</p><ul>{links}</ul></nav>').format(

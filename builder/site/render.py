@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from urllib.parse import urlsplit
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -140,7 +141,15 @@ def _render_site(inputs: SiteInputs, env: Environment) -> Files:
                                         "give the page another file name")
             files[name] = data
     files.update(inputs.pages(PageSettings(env, common, inputs.build_date)))
-    files[f"{PROVENANCE}.html"] = _provenance_page(env, inputs, common, used)
+    provenance, moved = _provenance_pages(env, inputs, common, used)
+    if moved:  # facts whose row is on a later part of the provenance page: their links follow
+        for page in pages:
+            files[f"{page.slug}.html"] = _relink_facts(files[f"{page.slug}.html"], moved)
+    for name, data in provenance.items():
+        if name in files:
+            raise InputError.single(inputs.content_dir / "pages", f"{name} is a part of the provenance page; "
+                                    "give the page of that name another file name")
+        files[name] = data
     files.update(_data_files(inputs, merged))
     files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
     files["assets/style.css"] = (inputs.content_dir / "static" / "style.css").read_bytes()
@@ -269,14 +278,41 @@ def _block_html(html: str) -> Markup:
     return Markup('<div class="shortcode">{}</div>').format(Markup(html.strip()))
 
 
-def _provenance_page(env: Environment, inputs: SiteInputs, common: dict[str, Any], used: FactUse) -> bytes:
+def _provenance_pages(env: Environment, inputs: SiteInputs, common: dict[str, Any],
+                     used: FactUse) -> tuple[Files, dict[str, str]]:
+    """The provenance page, split into parts like a long table when it is long (see paging),
+    and {anchor: part file} of every fact whose row is not on the first part."""
     facts = inputs.facts
     rows = [(key, fact_anchor(key), facts[key], facts.provenance[key]) for key in sorted(used.facts)]
-    html = env.get_template("provenance.html").render(
-        **common, root="", slug="provenance", title="Provenance of figures",
-        description="How each figure quoted in the prose of this site was computed, and from which runs.",
-        rows=rows, runs_listed=PROVENANCE_RUNS_LISTED)
-    return html.encode("utf-8")
+    template = env.get_template("provenance.html")
+    context = {**common, "root": "", "slug": PROVENANCE, "title": "Provenance of figures",
+               "description": "How each figure quoted in the prose of this site was computed, and from which runs.",
+               "runs_listed": PROVENANCE_RUNS_LISTED}
+    html = template.render(**context, rows=rows, pager="")
+    split = paging.split_table(html)
+    if split is None:
+        return {f"{PROVENANCE}.html": html.encode("utf-8")}, {}
+    bounds = paging.part_bounds(split)
+    files, moved = {}, {}
+    for number, (start, stop) in enumerate(bounds, 1):
+        name = paging.part_file(PROVENANCE, "facts", number)
+        title = context["title"] + ("" if number == 1 else f", part {number}")
+        pager = paging.pager(PROVENANCE, "facts", bounds, number, anchor=False)
+        files[name] = template.render(**{**context, "title": title, "slug": name[:-len(".html")]},
+                                      rows=rows[start:stop], pager=pager).encode("utf-8")
+        moved.update({anchor: name for _, anchor, _, _ in rows[start:stop]} if number > 1 else {})
+    return files, moved
+
+
+_FACT_LINK = re.compile(rb'href="provenance\.html#([^"]+)"')
+
+
+def _relink_facts(page: bytes, moved: dict[str, str]) -> bytes:
+    """Point a page's fact links at the part of the provenance page that holds the fact."""
+    def relink(match: re.Match[bytes]) -> bytes:
+        part = moved.get(match.group(1).decode())
+        return match.group(0) if part is None else f'href="{part}#{match.group(1).decode()}"'.encode()
+    return _FACT_LINK.sub(relink, page)
 
 
 def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
@@ -296,8 +332,11 @@ def _json(data: object) -> bytes:
     return (json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
 
 
+_KEY = json.encoder.encode_basestring  # type: ignore[attr-defined]  # the ensure_ascii=False string encoder
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder, not one per entry
+
+
 def _json_lines_object(data: dict[str, object]) -> bytes:
     """A JSON object with one entry per line: small, and diffs stay readable."""
-    entries = [f"{json.dumps(k, ensure_ascii=False)}:{json.dumps(v, ensure_ascii=False, separators=(',', ':'))}"
-               for k, v in sorted(data.items())]
+    entries = [f"{_KEY(k)}:{_COMPACT.encode(v)}" for k, v in sorted(data.items())]
     return ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
