@@ -318,8 +318,8 @@ def _relink_facts(page: bytes, moved: dict[str, str]) -> bytes:
 def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
     facts = inputs.facts
     files: Files = {
-        "facts.json": _json(facts.as_json()),
-        "provenance.json": _json_lines_object(facts.provenance_json()),
+        "facts.json": _facts_json(facts),
+        "provenance.json": _provenance_json(facts),
     }
     files.update(tables_as_csv(list(merged.tables.values())))
     for chart in merged.charts.values():
@@ -328,15 +328,29 @@ def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
     return files
 
 
-def _json(data: object) -> bytes:
-    return (json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+_KEY = json.encoder.encode_basestring  # type: ignore[attr-defined]  # json's string encoder with ensure_ascii=False
 
 
-_KEY = json.encoder.encode_basestring  # type: ignore[attr-defined]  # the ensure_ascii=False string encoder
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder, not one per entry
+def _facts_json(facts: FactTable) -> bytes:
+    """`json.dumps(facts.as_json(), indent=1, ensure_ascii=False, sort_keys=True)`, byte for
+    byte, written directly: a fact is a finite int or float, which json writes as its repr,
+    and json's indenting encoder is pure Python (about 0.3 s at 1,000 runs)."""
+    if not facts.values:
+        return b"{}\n"
+    entries = [f" {_KEY(k)}: {(float.__repr__ if isinstance(v, float) else int.__repr__)(v)}"
+               for k, v in sorted(facts.values.items())]
+    return ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
 
 
-def _json_lines_object(data: dict[str, object]) -> bytes:
-    """A JSON object with one entry per line: small, and diffs stay readable."""
-    entries = [f"{_KEY(k)}:{_COMPACT.encode(v)}" for k, v in sorted(data.items())]
+def _provenance_json(facts: FactTable) -> bytes:
+    """A JSON object with one entry per line (small, and diffs stay readable): each fact's
+    computation and runs, as `json.dumps(entry, ensure_ascii=False, separators=(",", ":"))`
+    writes them; a run list many facts share is encoded once."""
+    runs_text: dict[tuple[str, ...], str] = {}
+    entries = []
+    for key, p in sorted(facts.provenance.items()):
+        runs = runs_text.get(p.runs)
+        if runs is None:
+            runs = runs_text[p.runs] = ",".join(map(_KEY, p.runs))
+        entries.append(f'{_KEY(key)}:{{"computation":{_KEY(p.computation)},"runs":[{runs}]}}')
     return ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
