@@ -18,7 +18,7 @@ import re
 import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 INTERVAL_ENDS = ("ci95_low", "ci95_high")
 
@@ -35,13 +35,19 @@ class Part:
 
     def text(self, value: object) -> str:
         text = self.render(value)
-        if re.fullmatch(self.regex, text) is None:
+        if not _matches(self.regex, text):
             raise ValueError(f"fact key part {self.name}={value!r} is not {self.doc} ({self.regex})")
         return text
 
     @property
     def label(self) -> str:
         return self.shown or f"<{self.name}>"
+
+
+@lru_cache(maxsize=65536)
+def _matches(regex: str, text: str) -> bool:
+    """Whether `text` is all of `regex` (memoised: the same part values recur across keys)."""
+    return re.fullmatch(regex, text) is not None
 
 
 def choice(name: str, values: Iterable[str], doc: str) -> Part:
@@ -71,9 +77,14 @@ class FactPattern:
         if missing:
             raise ValueError(f"fact pattern {self.pattern!r}: no Part for {', '.join(missing)}")
 
+    @cached_property
+    def _names(self) -> tuple[str, ...]:
+        """The pattern's placeholders (parsed once: `key` runs about 150,000 times at 1,000 runs)."""
+        return tuple(f for _, f, _, _ in string.Formatter().parse(self.pattern) if f is not None)
+
     def key(self, variant: str | None = None, **values: object) -> str:
         """The key for these part values, checked against the parts (a bad value is a bug)."""
-        names = [f for _, f, _, _ in string.Formatter().parse(self.pattern) if f is not None]
+        names = self._names
         if set(names) != set(values):
             raise TypeError(f"fact pattern {self.pattern!r} takes {', '.join(names)}; got {', '.join(values)}")
         key = self.pattern.format(**{n: self.parts[n].text(values[n]) for n in names})

@@ -23,11 +23,26 @@ from builder.core.textfiles import decode_utf8
 PAGE_SOURCE = "<template>"  # the file name Jinja gives a template made from a string (a page body)
 
 
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, its attribute verdicts remembered per (type, attribute name):
+    the sandbox decides from those alone, and a 1,000-run site asks about 200,000 times."""
+
+    def __init__(self, **options: object):
+        super().__init__(**options)
+        self._verdicts: dict[tuple[type, str], bool] = {}
+
+    def is_safe_attribute(self, obj: object, attr: str, value: object) -> bool:
+        known = self._verdicts.get((type(obj), attr))
+        if known is None:
+            known = self._verdicts[type(obj), attr] = super().is_safe_attribute(obj, attr, value)
+        return known
+
+
 def make_environment(template_dir: Path) -> Environment:
     for path in sorted(template_dir.rglob("*")) if template_dir.is_dir() else ():
         if path.is_file():
             decode_utf8(path, path.read_bytes())  # Jinja would fail on a bad byte without naming the file
-    env = ImmutableSandboxedEnvironment(
+    env = _Sandbox(
         loader=FileSystemLoader(str(template_dir)),
         undefined=StrictUndefined,
         autoescape=True,

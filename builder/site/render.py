@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from urllib.parse import urlsplit
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor, name_problem
 from builder.core.reported import ReportedTable, load_reported
+from builder.site import paging
 from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
 from builder.site.markdown_pages import FactUse, page_functions, render_page_body, source_notes
@@ -37,6 +39,10 @@ Files = dict[str, bytes]
 SITE_FIELDS = ("title", "tagline", "url", "nav")
 PROVENANCE = "provenance"  # the generated page every fact links to
 GENERATED_PAGES = (PROVENANCE,)
+# A fact drawn from more runs than this names them only in provenance.json, not on the
+# provenance page (a fact over every run of a 1,000-run corpus would add 100 KB per fact).
+# Above the committed corpus's run count, so its page lists every run, as it always did.
+PROVENANCE_RUNS_LISTED = 200
 
 
 @dataclass(frozen=True)
@@ -129,9 +135,21 @@ def _render_site(inputs: SiteInputs, env: Environment) -> Files:
     _check_page_names(pages)
     used = FactUse()
     for page in pages:
-        files[f"{page.slug}.html"] = _markdown_page(env, page, inputs, merged, reported, common, used)
+        for name, data in _markdown_page(env, page, inputs, merged, reported, common, used).items():
+            if name in files:
+                raise InputError.single(page.path, f"{name} is also a part of a long table on another page; "
+                                        "give the page another file name")
+            files[name] = data
     files.update(inputs.pages(PageSettings(env, common, inputs.build_date)))
-    files[f"{PROVENANCE}.html"] = _provenance_page(env, inputs, common, used)
+    provenance, moved = _provenance_pages(env, inputs, common, used)
+    if moved:  # facts whose row is on a later part of the provenance page: their links follow
+        for page in pages:
+            files[f"{page.slug}.html"] = _relink_facts(files[f"{page.slug}.html"], moved)
+    for name, data in provenance.items():
+        if name in files:
+            raise InputError.single(inputs.content_dir / "pages", f"{name} is a part of the provenance page; "
+                                    "give the page of that name another file name")
+        files[name] = data
     files.update(_data_files(inputs, merged))
     files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
     files["assets/style.css"] = (inputs.content_dir / "static" / "style.css").read_bytes()
@@ -171,12 +189,14 @@ def newest_run_date(runs: list[RunBrief]) -> str:
 
 
 def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Merged, reported: ReportedTable,
-                   common: dict[str, Any], used: FactUse) -> bytes:
+                   common: dict[str, Any], used: FactUse) -> Files:
     """A page's context: the site's functions and what each benchmark offers pages (its page
-    functions, bound to this page's record of the facts it shows, and its context names)."""
+    functions, bound to this page's record of the facts it shows, and its context names).
+    Returns the page and the further parts of any table too long for it (see paging)."""
     root = ""
     use = FactUse()
     charts_used: list[str] = []
+    split_tables: list[tuple[v.Table, paging.Split, list[tuple[int, int]]]] = []
     tables, charts = merged.tables, merged.charts
     functions = page_functions(inputs.facts, reported, root, use)
     for part in inputs.parts.values():
@@ -188,7 +208,14 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     def table(table_id: str) -> Markup:
         if table_id not in tables:
             raise KeyError(f"unknown table {table_id!r} (known: {', '.join(sorted(tables))})")
-        return _block_html(table_macro.render(tables[table_id]))
+        html = table_macro.render(tables[table_id])
+        split = paging.split_table(str(html).strip())
+        if split is None:
+            return _block_html(html)
+        bounds = paging.part_bounds(split)
+        split_tables.append((tables[table_id], split, bounds))
+        pager = paging.pager(page.slug, table_id, bounds, 1)
+        return _block_html(pager + Markup(split.part(*bounds[0])) + pager)
 
     def chart(chart_id: str) -> Markup:
         if chart_id not in charts:
@@ -212,7 +239,28 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
         **common, root=root, slug=page.slug, title=page.title, description=page.meta["description"],
         body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=bool(charts_used),
         base_href=_not_found_base(page, common["site"]))
-    return html.encode("utf-8")
+    files = {f"{page.slug}.html": html.encode("utf-8")}
+    for table_def, split, bounds in split_tables:
+        files.update(_table_parts(env, page, common, table_def, split, bounds))
+    return files
+
+
+def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def: v.Table, split: paging.Split,
+                 bounds: list[tuple[int, int]]) -> Files:
+    """Parts 2… of a split table, each a page of its own beside the page that shows part 1."""
+    files = {}
+    for number, (start, stop) in enumerate(bounds[1:], 2):
+        name = paging.part_file(page.slug, table_def.id, number)
+        pager = paging.pager(page.slug, table_def.id, bounds, number)
+        back = Markup('<p>Part {n} of the table on <a href="{slug}.html#{id}">{title}</a>.</p>').format(
+            n=number, slug=page.slug, id=table_def.id, title=page.title)
+        body = back + _block_html(pager + Markup(split.part(start, stop)) + pager)
+        html = env.get_template("page.html").render(
+            **common, root="", slug=name[:-len(".html")], title=f"{page.title}: {table_def.caption}, part {number}",
+            description=f"{table_def.caption}, rows {start + 1:,} to {stop:,} of {bounds[-1][1]:,}.",
+            body=body, sources=Markup(""), jsonld=Markup(""), has_charts=False, base_href="")
+        files[name] = html.encode("utf-8")
+    return files
 
 
 def _not_found_base(page: Page, config: dict[str, Any]) -> str:
@@ -230,21 +278,48 @@ def _block_html(html: str) -> Markup:
     return Markup('<div class="shortcode">{}</div>').format(Markup(html.strip()))
 
 
-def _provenance_page(env: Environment, inputs: SiteInputs, common: dict[str, Any], used: FactUse) -> bytes:
+def _provenance_pages(env: Environment, inputs: SiteInputs, common: dict[str, Any],
+                     used: FactUse) -> tuple[Files, dict[str, str]]:
+    """The provenance page, split into parts like a long table when it is long (see paging),
+    and {anchor: part file} of every fact whose row is not on the first part."""
     facts = inputs.facts
     rows = [(key, fact_anchor(key), facts[key], facts.provenance[key]) for key in sorted(used.facts)]
-    html = env.get_template("provenance.html").render(
-        **common, root="", slug="provenance", title="Provenance of figures",
-        description="How each figure quoted in the prose of this site was computed, and from which runs.",
-        rows=rows)
-    return html.encode("utf-8")
+    template = env.get_template("provenance.html")
+    context = {**common, "root": "", "slug": PROVENANCE, "title": "Provenance of figures",
+               "description": "How each figure quoted in the prose of this site was computed, and from which runs.",
+               "runs_listed": PROVENANCE_RUNS_LISTED}
+    html = template.render(**context, rows=rows, pager="")
+    split = paging.split_table(html)
+    if split is None:
+        return {f"{PROVENANCE}.html": html.encode("utf-8")}, {}
+    bounds = paging.part_bounds(split)
+    files, moved = {}, {}
+    for number, (start, stop) in enumerate(bounds, 1):
+        name = paging.part_file(PROVENANCE, "facts", number)
+        title = context["title"] + ("" if number == 1 else f", part {number}")
+        pager = paging.pager(PROVENANCE, "facts", bounds, number, anchor=False)
+        files[name] = template.render(**{**context, "title": title, "slug": name[:-len(".html")]},
+                                      rows=rows[start:stop], pager=pager).encode("utf-8")
+        moved.update({anchor: name for _, anchor, _, _ in rows[start:stop]} if number > 1 else {})
+    return files, moved
+
+
+_FACT_LINK = re.compile(rb'href="provenance\.html#([^"]+)"')
+
+
+def _relink_facts(page: bytes, moved: dict[str, str]) -> bytes:
+    """Point a page's fact links at the part of the provenance page that holds the fact."""
+    def relink(match: re.Match[bytes]) -> bytes:
+        part = moved.get(match.group(1).decode())
+        return match.group(0) if part is None else f'href="{part}#{match.group(1).decode()}"'.encode()
+    return _FACT_LINK.sub(relink, page)
 
 
 def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
     facts = inputs.facts
     files: Files = {
-        "facts.json": _json(facts.as_json()),
-        "provenance.json": _json_lines_object(facts.provenance_json()),
+        "facts.json": _facts_json(facts),
+        "provenance.json": _provenance_json(facts),
     }
     files.update(tables_as_csv(list(merged.tables.values())))
     for chart in merged.charts.values():
@@ -253,12 +328,29 @@ def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
     return files
 
 
-def _json(data: object) -> bytes:
-    return (json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+_KEY = json.encoder.encode_basestring  # type: ignore[attr-defined]  # json's string encoder with ensure_ascii=False
 
 
-def _json_lines_object(data: dict[str, object]) -> bytes:
-    """A JSON object with one entry per line: small, and diffs stay readable."""
-    entries = [f"{json.dumps(k, ensure_ascii=False)}:{json.dumps(v, ensure_ascii=False, separators=(',', ':'))}"
-               for k, v in sorted(data.items())]
+def _facts_json(facts: FactTable) -> bytes:
+    """`json.dumps(facts.as_json(), indent=1, ensure_ascii=False, sort_keys=True)`, byte for
+    byte, written directly: a fact is a finite int or float, which json writes as its repr,
+    and json's indenting encoder is pure Python (about 0.3 s at 1,000 runs)."""
+    if not facts.values:
+        return b"{}\n"
+    entries = [f" {_KEY(k)}: {(float.__repr__ if isinstance(v, float) else int.__repr__)(v)}"
+               for k, v in sorted(facts.values.items())]
+    return ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
+
+
+def _provenance_json(facts: FactTable) -> bytes:
+    """A JSON object with one entry per line (small, and diffs stay readable): each fact's
+    computation and runs, as `json.dumps(entry, ensure_ascii=False, separators=(",", ":"))`
+    writes them; a run list many facts share is encoded once."""
+    runs_text: dict[tuple[str, ...], str] = {}
+    entries = []
+    for key, p in sorted(facts.provenance.items()):
+        runs = runs_text.get(p.runs)
+        if runs is None:
+            runs = runs_text[p.runs] = ",".join(map(_KEY, p.runs))
+        entries.append(f'{_KEY(key)}:{{"computation":{_KEY(p.computation)},"runs":[{runs}]}}')
     return ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
