@@ -162,6 +162,11 @@ def test_probe_both_arms_resume_and_build_the_paired_page(project: Path, monkeyp
     index = (out / "index.html").read_text(encoding="utf-8")
     assert f'href="benchmarks/{NAME}.html"' in index
     assert (out / "tables" / f"mcq-{NAME}-audit.csv").is_file()
+    for html in out.rglob("*.html"):  # spec'd runs have no run page: nothing may link to one
+        for href in re.findall(r'href="([^"]+)"', html.read_text(encoding="utf-8")):
+            target = re.split(r"[#?]", href)[0]
+            if target and ":" not in target:
+                assert (html.parent / target).is_file(), f"{html.relative_to(out)} links to a missing {href}"
 
 
 def test_a_tampered_letter_map_is_a_located_build_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 TOY_PLUGIN = '''
 """A toy benchmark written by tests/test_plugins.py."""
-from builder.benchmarks.base import Benchmark, SiteParts
+from builder.benchmarks.base import Benchmark, RunBrief, SiteParts
 from builder.site.tables import Cell, FactCells, Table
 
 
@@ -34,13 +34,14 @@ class Toy(Benchmark):
         return (settings.content_dir / "toy.txt").read_text(encoding="utf-8").split()
 
     def compute(self, words, facts, settings):
-        facts.add("toy.words", len(words), "count of words in content/toy.txt")
+        facts.add("toy.words", len(words), "count of words in content/toy.txt", runs=("toy-run-1",))
         return words
 
     def site(self, words, facts, svg):
         cells = FactCells(facts)
         table = Table("toy-table", "Toy words", ("What", "Count"), ((Cell("words"), cells("toy.words", "count")),))
-        return SiteParts(tables={table.id: table}, context={"toy_first_word": words[0]})
+        return SiteParts(tables={table.id: table}, context={"toy_first_word": words[0]},
+                         runs=[RunBrief("toy-run-1", "2026-01-01T00:00:00Z", True)])  # a run without a page
 
     def pages(self, words, facts, settings):
         return {"toy/words.txt": "\\n".join(words).encode("utf-8")}
@@ -98,6 +99,9 @@ def test_a_new_benchmark_folder_reaches_the_site(toy_benchmark, tmp_path: Path):
     assert (out / "toy" / "words.txt").read_bytes() == b"alpha\n<beta>\ngamma"
     assert '"toy.words": 3' in (out / "facts.json").read_text(encoding="utf-8")
     assert (out / "tables" / "toy-table.csv").read_text(encoding="utf-8").splitlines()[1] == "words,3"
+    provenance = (out / "provenance.html").read_text(encoding="utf-8")
+    assert "toy-run-1" in provenance and "runs/toy-run-1.html" not in provenance  # it has no page to link
+    assert "and 1 run(s)" in html
 
 
 def test_two_benchmarks_may_not_share_a_table_id():

@@ -72,6 +72,7 @@ class RunBrief:
     run_id: str
     created: str  # ISO 8601 UTC, from the run header
     complete: bool
+    has_page: bool = False  # True when the plug-in's `pages` writes runs/<run_id>.html (links go there)
 
 
 @dataclass

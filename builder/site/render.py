@@ -178,7 +178,7 @@ def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any
         "data_sources": [s for _, part in sorted(inputs.parts.items()) for s in part.sources],
         "provenance": inputs.facts.provenance, "run_count": len(runs), "canonical": "",
         "newest_run": newest_run_date(runs), "complete_run_count": sum(run.complete for run in runs),
-        "run_ids": frozenset(run.run_id for run in runs),
+        "run_ids": frozenset(run.run_id for run in runs if run.has_page),  # runs with a page to link
     }
 
 

@@ -80,7 +80,8 @@ class CIBuzzBench(Benchmark):
         from builder.benchmarks.cibuzzbench.views.site_tables import site_tables
 
         computed, loaded = state.computed, state.loaded
-        runs = [RunBrief(rid, s.run.header.created, s.run.complete) for rid, s in computed.scores.items()]
+        runs = [RunBrief(rid, s.run.header.created, s.run.complete, has_page=True)
+                for rid, s in computed.scores.items()]
         return SiteParts(
             tables=site_tables(computed, loaded.statements, loaded.reported),
             charts=build_charts(computed, svg) if svg is not None else {},
