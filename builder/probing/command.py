@@ -64,7 +64,7 @@ def add_probe_parser(sub: Any) -> None:
         out_help="output file; {run_id} and {model_slug} are filled in (default runs/{model_slug}/{run_id}.jsonl)",
         run_id_help="override the derived run id (single seed only)",
         retry_errors_help="re-ask the items whose line records an error (the file is rewritten without them)")
-    p.set_defaults(handler=run_probe_command)
+    p.set_defaults(handler=guarded(_run, "probe"))
 
 
 def add_client_arguments(p: argparse.ArgumentParser, *, max_tokens_help: str, out_help: str,
@@ -146,21 +146,24 @@ def positive_int(text: str) -> int:
     return value
 
 
-def run_probe_command(args: argparse.Namespace) -> int:
-    """Handler; any unexpected failure is printed with the key scrubbed, never raw."""
-    key = read_api_key(args.api_key_env)
-    try:
-        return _run(args, key)
-    except InputError:
-        raise
-    except KeyboardInterrupt:
-        print("buzzprobe probe: interrupted; re-run the same command to resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception:
-        from builder.probing.client import Redactor, url_secrets
-        redact = Redactor(key, *url_secrets(args.base_url or ""))
-        print(redact(traceback.format_exc()), file=sys.stderr)
-        return EXIT_FAILED
+def guarded(run: Callable[[argparse.Namespace, str | None], int], command: str) -> Callable[[argparse.Namespace], int]:
+    """A probe handler: InputError goes to the CLI (exit 2); an interrupt says how to resume;
+    anything unexpected is printed with the key and URL credentials scrubbed, never raw."""
+    def handler(args: argparse.Namespace) -> int:
+        key = read_api_key(args.api_key_env)
+        try:
+            return run(args, key)
+        except InputError:
+            raise
+        except KeyboardInterrupt:
+            print(f"buzzprobe {command}: interrupted; re-run the same command to resume", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except Exception:
+            from builder.probing.client import Redactor, url_secrets
+            redact = Redactor(key, *url_secrets(args.base_url or ""))
+            print(redact(traceback.format_exc()), file=sys.stderr)
+            return EXIT_FAILED
+    return handler
 
 
 def read_api_key(name: str) -> str | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,8 @@ from builder.core.build_date import utc_now
 from builder.benchmarks.mouse.labels import TASKS
 from builder.core.errors import InputError
 from builder.core.names import check_name, confined, fill_template
-from builder.probing.command import add_client_arguments, non_negative_float, positive_int
+from builder.probing.command import add_client_arguments, guarded, non_negative_float, positive_int
 
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
 OUT_HELP = "output file; {run_id} and {model_slug} are filled in"
 
 
@@ -52,7 +49,7 @@ def _add_probe(actions: Any) -> None:
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     _add_config(p)
     _add_client(p, default_out="runs/{model_slug}/{run_id}.jsonl")
-    p.set_defaults(handler=_guarded(_probe))
+    p.set_defaults(handler=guarded(_probe, "mouse"))
 
 
 def _add_judge(actions: Any) -> None:
@@ -63,7 +60,7 @@ def _add_judge(actions: Any) -> None:
     p.add_argument("--data", required=True, type=Path, help="the main_eval file the run was made on")
     _add_config(p)
     _add_client(p, default_out="next to --run: <run id>-judge-<judge slug>.jsonl")
-    p.set_defaults(handler=_guarded(_judge))
+    p.set_defaults(handler=guarded(_judge, "mouse"))
 
 
 def _add_config(p: argparse.ArgumentParser) -> None:
@@ -114,25 +111,6 @@ def _add_score(actions: Any) -> None:
 
 
 # ---------------------------------------------------------------- probe and judge
-
-def _guarded(run: Any) -> Any:
-    """Handler wrapper: InputError goes to the CLI (exit 2); anything unexpected is printed
-    with the key and URL credentials scrubbed, never raw."""
-    def handler(args: argparse.Namespace) -> int:
-        from builder.probing.command import read_api_key
-        key = read_api_key(args.api_key_env)
-        try:
-            return run(args, key)
-        except InputError:
-            raise
-        except KeyboardInterrupt:
-            print("buzzprobe mouse: interrupted; re-run the same command to resume", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        except Exception:
-            from builder.probing.client import Redactor, url_secrets
-            print(Redactor(key, *url_secrets(args.base_url or ""))(traceback.format_exc()), file=sys.stderr)
-            return EXIT_FAILED
-    return handler
 
 
 def _settings(args: argparse.Namespace, sample: int | None = None, sample_seed: int = 0) -> Any:
