@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,21 @@ class InputError(Exception):
             shown.append(f"... and {more} more problem(s)")
         head = f"{len(self.problems)} problem(s) in input:" if len(self.problems) > 1 else "bad input:"
         return head + "\n  " + "\n  ".join(shown)
+
+
+def gather(items: Iterable[T], read: Callable[[T], R]) -> list[R]:
+    """`read` of every item, or one InputError with the problems of every item that failed:
+    a build names all the bad files at once, not the first."""
+    results: list[R] = []
+    problems: list[Problem] = []
+    for item in items:
+        try:
+            results.append(read(item))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return results
 
 
 class DownloadError(Exception):

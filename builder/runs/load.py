@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder.core.errors import InputError, Problem
+from builder.core.errors import InputError, Problem, gather
 from builder.runs.cache import RunCache
 from builder.runs.files import run_files
 from builder.runs.reader import read_run
@@ -44,14 +44,7 @@ def read_store(runs_dir: Path, cache: RunCache | None = None) -> RunStore:
 def checked(runs: Sequence[Run], check: Callable[[Run], None]) -> list[Run]:
     """The runs, once `check` (a benchmark's validation) passes each; else every problem of
     every run at once, so one build names all the bad runs."""
-    problems: list[Problem] = []
-    for run in runs:
-        try:
-            check(run)
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
+    gather(runs, check)
     return list(runs)
 
 

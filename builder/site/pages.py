@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from builder.core.errors import InputError, Problem
+from builder.core.errors import InputError, Problem, gather
 from builder.core.textfiles import decode_utf8
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
@@ -31,16 +31,8 @@ class Page:
 
 
 def load_pages(folder: Path) -> list[Page]:
-    pages, problems = [], []
     found = folder.iterdir() if folder.is_dir() else ()
-    for path in sorted(p for p in found if p.suffix.lower() == ".md" and p.is_file()):
-        try:
-            pages.append(read_page(path))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
-    return pages
+    return gather(sorted(p for p in found if p.suffix.lower() == ".md" and p.is_file()), read_page)
 
 
 def read_page(path: Path) -> Page:

@@ -26,7 +26,7 @@ from builder.benchmarks.mcq.load import Benchmark, load_benchmark
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.run_format import ChoiceItem
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
-from builder.core.errors import InputError, Problem
+from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
 from builder.core.names import slug
 from builder.core.yamlfile import line_of, load_mapping
@@ -71,29 +71,24 @@ def spec_name_problem(path: Path, name: str) -> Problem | None:
 
 def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run]) -> list[Loaded]:
     """Every spec, its data, its audit (cached) and its runs; every problem at once."""
-    problems: list[Problem] = []
-    out = []
     by_name: dict[str, list[Run]] = {}
     for run in runs:
         by_name.setdefault(run.header.benchmark, []).append(run)
-    for path in spec_files(content_dir):
-        try:
-            spec = load_spec(path)
-            if (problem := spec_name_problem(path, spec.name)) is not None:
-                raise InputError([problem])
-            _check_data_file(spec)
-            benchmark = load_benchmark(path)
-            data = choice_set(benchmark)
-            mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
-            found = [p for run in mine for p in run_problems(run, benchmark, data)]
-            if found:
-                raise InputError(found)
-            out.append(Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine)))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
-    return out
+    return gather(spec_files(content_dir), lambda path: _load_spec(path, cache_dir, by_name))
+
+
+def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]]) -> Loaded:
+    spec = load_spec(path)
+    if (problem := spec_name_problem(path, spec.name)) is not None:
+        raise InputError([problem])
+    _check_data_file(spec)
+    benchmark = load_benchmark(path)
+    data = choice_set(benchmark)
+    mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
+    found = [p for run in mine for p in run_problems(run, benchmark, data)]
+    if found:
+        raise InputError(found)
+    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine))
 
 
 def _check_data_file(spec: Spec) -> None:
