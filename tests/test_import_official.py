@@ -120,7 +120,7 @@ def t3_path(root: Path) -> Path:
 
 
 def do_import(root: Path, dataset: Dataset, out: Path) -> list[Path]:
-    return import_official(root, dataset, model=MODEL, out_dir=out, created=CREATED)
+    return [path for path, _ in import_official(root, dataset, model=MODEL, out_dir=out, created=CREATED)]
 
 
 def rejected(root: Path, dataset: Dataset, out: Path) -> list[Problem]:

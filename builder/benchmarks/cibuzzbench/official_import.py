@@ -58,7 +58,7 @@ from builder.runs.lines import LineError, cap_response, load_line
 from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
 from builder.runs.checks import parameter_problems
 from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
-from builder.runs.writer import write_run
+from builder.runs.overwrite import write_checked
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, labels_for
 
 TASK2_DIR = "task2_equivalent_selection"
@@ -110,9 +110,10 @@ class _Config:
 
 
 def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, out_dir: str | Path,
-                    created: str) -> list[Path]:
+                    created: str, force: bool = False) -> list[tuple[Path, bool]]:
     """Convert every predictions file under `results_dir` into one run each (Task 2 seeds in
-    ascending order, then Task 3); returns the written paths. Writes nothing on any problem."""
+    ascending order, then Task 3); returns (path, written) (an identical run already there is
+    left alone). Writes nothing on any problem, nor over a different run unless `force`."""
     results_dir, out_dir = Path(results_dir), Path(out_dir)
     slug(model)  # fail on an unusable name before reading anything
     config = _read_config(results_dir)
@@ -125,13 +126,8 @@ def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, ou
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    return [_write(run, out_dir) for run in runs]
-
-
-def _write(run: Run, out_dir: Path) -> Path:
-    path = confined(out_dir, run.header.run_id, ".jsonl", str(out_dir))
-    write_run(path, run.header, run.items, run.footer)
-    return path
+    return write_checked([(confined(out_dir, run.header.run_id, ".jsonl", str(out_dir)), run) for run in runs],
+                         force=force)
 
 
 # ---------------------------------------------------------------- finding the files

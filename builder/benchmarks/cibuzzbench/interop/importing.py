@@ -26,9 +26,9 @@ from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
 from builder.core.names import confined, fill_template, slug
 from builder.probing.runner import ProbeSettings, plan_run
+from builder.runs.overwrite import write_checked
 from builder.runs.schema import Footer, Header, Item, Run, usage_totals
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
-from builder.runs.writer import write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 DEFAULT_OUT = "runs/{model_slug}"
@@ -265,9 +265,13 @@ def _header(output: HarnessOutput, task: ExportTask, dataset: Dataset, created: 
                    subject={**header.subject, "parameters": parameters})
 
 
-def write_imported(run: Run, out_template: str) -> Path:
-    """Write the run as `<out>/<run_id>.jsonl`; `{model_slug}` in the folder is filled in."""
+def imported_path(run: Run, out_template: str) -> Path:
+    """Where the run goes: `<out>/<run_id>.jsonl`, `{model_slug}` in the folder filled in."""
     folder = fill_template(out_template, "--out", model_slug=slug(run.header.subject_name))
-    path = confined(folder, run.header.run_id, ".jsonl", "--out")
-    write_run(path, run.header, run.items, run.footer)
+    return confined(folder, run.header.run_id, ".jsonl", "--out")
+
+
+def write_imported(run: Run, out_template: str, force: bool = False) -> Path:
+    """Write one run where imported_path says (refusing to replace a different run unless `force`)."""
+    ((path, _),) = write_checked([(imported_path(run, out_template), run)], force=force)
     return path
