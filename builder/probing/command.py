@@ -260,11 +260,13 @@ def _plans(args: argparse.Namespace) -> list[Any]:
 
 def read_runtime_info(path: Path) -> dict[str, Any]:
     """A flat JSON object of strings, numbers and booleans: it goes into run headers verbatim."""
-    import json
     import math
+
+    from builder.core.textfiles import read_input
+    from builder.runs.lines import LineError, load_line
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = load_line(read_input(path, 1024 * 1024))
+    except (OSError, LineError) as exc:
         raise InputError.single(path, f"cannot read runtime info: {exc}") from None
     if not isinstance(data, dict) or not data:
         raise InputError.single(path, "runtime info must be a non-empty JSON object", line=1)

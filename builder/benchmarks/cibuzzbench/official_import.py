@@ -54,7 +54,8 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
-from builder.runs.lines import LineError, cap_response, load_line
+from builder.core.textfiles import read_input
+from builder.runs.lines import LineError, cap_error, cap_response, load_line
 from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
 from builder.runs.checks import parameter_problems
 from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
@@ -182,7 +183,7 @@ def _read_config(results_dir: Path) -> _Config:
     if not path.is_file():
         return _Config(path, {}, None, None)
     try:
-        data = load_line(path.read_bytes())
+        data = load_line(read_input(path))
     except OSError as exc:
         raise InputError.single(path, f"cannot read config: {exc.strerror or exc}") from exc
     except LineError as exc:
@@ -211,7 +212,7 @@ def _read_config(results_dir: Path) -> _Config:
 def _read_rows(path: Path, required: tuple[str, ...]) -> list[_Row]:
     """Records with the CSV line each starts on (cells may span lines)."""
     try:
-        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+        text = read_input(path).decode("utf-8").removeprefix("\ufeff")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError.single(path, f"cannot read predictions: {exc}") from exc
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -365,7 +366,7 @@ class _Checker:
 def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
           extras: dict[str, Any]) -> Item:
     raw = row.cells["raw_response"]
-    error = None if success else (row.cells["error"] or "request failed (official success=False)")
+    error = None if success else cap_error(row.cells["error"] or "request failed (official success=False)")
     response, truncated = cap_response(raw) if success or raw else (None, False)
     return Item(row_id=row_id, prediction=prediction, response=response, letter_map=letter_map,
                 error=error, response_truncated=truncated or None, **extras)

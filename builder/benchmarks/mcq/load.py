@@ -72,8 +72,8 @@ def _item(spec: Spec, record: Record) -> Item:
 
     doc = record.data
     stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc), "the text"))
-    choices = run("doc_to_choice", fields.choices, spec.doc_to_choice, doc)
-    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices)
+    choices, keys = run("doc_to_choice", fields.labelled_choices, spec.doc_to_choice, doc)
+    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, keys)
     extra = {}
     for key in ("id", "split", "category"):
         name = getattr(spec, key)

@@ -8,14 +8,14 @@ locates it). The file is the user's own download; nothing here writes or copies 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.mcq.spec import Spec
 from builder.core.errors import InputError
-from builder.core.textfiles import csv_records, decode_utf8
+from builder.core.textfiles import csv_records, decode_utf8, jsonl_lines, read_input
+from builder.runs.lines import load_document
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class DataFile:
 def read_records(spec: Spec) -> DataFile:
     path = spec.dataset_path
     try:
-        raw = path.read_bytes()
+        raw = read_input(path)
     except OSError as exc:
         where = f"set by {spec.dataset_override}" if spec.dataset_override else \
             f"dataset_path in {spec.path}; {spec.env_var} can name another copy"
@@ -49,12 +49,7 @@ def read_records(spec: Spec) -> DataFile:
 
 
 def _json(path: Path, text: str, key: str | None) -> list[Record]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError.single(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-    except RecursionError:
-        raise InputError.single(path, "not valid JSON: nested too deeply") from None
+    data = load_document(path, text)
     if key is not None:
         if not isinstance(data, dict) or key not in data:
             raise InputError.single(path, f"expected an object with the key {key!r} (the spec's records)")
@@ -67,16 +62,9 @@ def _json(path: Path, text: str, key: str | None) -> list[Record]:
 
 def _jsonl(path: Path, text: str, key: str | None) -> list[Record]:
     records = []
-    for line, content in enumerate(text.splitlines(), start=1):
-        if not content.strip():
-            continue
-        try:
-            item = json.loads(content)
-        except json.JSONDecodeError as exc:
-            raise InputError.single(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=line) from None
-        except RecursionError:
-            raise InputError.single(path, "not valid JSON: nested too deeply", line=line) from None
-        records.append(_record(path, len(records) + 1, line, item))
+    for line, content in enumerate(jsonl_lines(text), start=1):
+        if content.strip():
+            records.append(_record(path, len(records) + 1, line, load_document(path, content, line)))
     return records
 
 

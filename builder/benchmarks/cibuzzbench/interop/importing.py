@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import GOLD, LETTERS, option_sets
@@ -91,6 +92,14 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
               {i.row_id: found.lines[i.row_id] or 0 for i in items})
     validate_run(run, dataset)
     return run
+
+
+def host_of(url: Any) -> str:
+    """The host of a logged endpoint URL ("" when there is none or it is no URL)."""
+    try:
+        return urlsplit(str(url or "")[:2000]).hostname or ""
+    except ValueError:  # e.g. "http://[" (an unclosed IPv6 bracket)
+        return ""
 
 
 class _Collected:
