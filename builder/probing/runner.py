@@ -248,17 +248,17 @@ async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, record
 
 
 async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
-    """Run `count` workers; a fatal error (bad key, model or URL) stops them all and is raised
-    on its own rather than wrapped in an exception group."""
+    """Run `count` workers; a fatal error (bad key, model or URL) or a failed write (disk full)
+    stops them all and is raised on its own rather than wrapped in an exception group."""
     try:
         async with asyncio.TaskGroup() as group:
             for _ in range(count):
                 group.create_task(worker())
     except ExceptionGroup as group:
-        fatal = group.subgroup(FatalError)
-        if fatal is None:
+        stop = group.subgroup(FatalError) or group.subgroup(OSError)
+        if stop is None:
             raise
-        raise _first_leaf(fatal) from None
+        raise _first_leaf(stop) from None
 
 
 def _first_leaf(group: BaseExceptionGroup) -> BaseException:
@@ -293,6 +293,24 @@ def finish(plan: RunPlan, outcome: RunOutcome) -> None:
     items = sorted(run.items, key=lambda item: item.row_id)
     write_run(plan.path, run.header, items, Footer(len(items), utc_now(), outcome.usage_totals))
     outcome.complete = True
+
+
+def check_prompts(plan: RunPlan, shown: int = 5) -> None:
+    """Make every item's prompt once before anything is written or asked: a template that fails
+    on one item would otherwise stop the run there (or leave a header-only file behind)."""
+    failures: dict[str, list[int]] = {}
+    for row_id in plan.row_ids:
+        try:
+            plan.build(row_id)
+        except Exception as exc:  # a sandboxed template over data can raise anything
+            failures.setdefault(f"{type(exc).__name__}: {str(exc)[:200]}", []).append(row_id)
+    if failures:
+        count = sum(map(len, failures.values()))
+        reasons = "; ".join(f"{why} (row_id {', '.join(map(str, ids[:shown]))}"
+                            f"{f' and {len(ids) - shown} more' if len(ids) > shown else ''})"
+                            for why, ids in list(failures.items())[:shown])
+        raise InputError.single(str(plan.path), f"the prompt cannot be made for {count} of {len(plan.row_ids)} "
+                                f"items: {reasons}; fix the template (nothing was asked or written)", field="prompt")
 
 
 def preview(plan: RunPlan, count: int) -> str:
