@@ -4,12 +4,14 @@ clean message (the run resumes from what was written)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 from builder.cli import main
+from builder.core.errors import InputError
 from builder.runs.reader import read_run
 from tests.loopback_server import LoopbackServer
 from tests.test_mcq_probe import NAME, answer, probe, project  # noqa: F401 - a fixture
@@ -48,3 +50,56 @@ def test_a_full_disk_is_a_message_and_the_run_resumes(env: None, server: Loopbac
     assert main(args) == 0
     run = read_run(out)
     assert run.footer is not None and len(run.items) == 12
+
+
+# ------------------------------------------------------------------ spec'd runs get the run checks (item 5)
+
+def _probed_sighted_run(project: Path, monkeypatch) -> Path:
+    monkeypatch.chdir(project)
+    with LoopbackServer(answer) as server:
+        assert probe(project, server, "--benchmark", NAME, "--condition", "sighted") == 0
+    (path,) = (project / "runs" / "loop-model").glob("*.jsonl")
+    return path
+
+
+def _spec_problems(project: Path, path: Path) -> list[str]:
+    from builder.benchmarks.mcq.report import load_specs
+    with pytest.raises(InputError) as caught:
+        load_specs(project / "content", project / ".cache", [read_run(path)])
+    return [str(p) for p in caught.value.problems]
+
+
+def _rewrite(path: Path, keep, edit=lambda record: record) -> None:
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    kept = [edit(r) for r in records if r["type"] != "item" or keep(r)]
+    items = [r for r in kept if r["type"] == "item"]
+    footer = kept[-1]
+    footer["items"] = len(items)
+    footer["usage_totals"] = {k: sum(i["usage"][k] for i in items) for k in footer["usage_totals"]}
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8")
+
+
+def test_a_spec_run_cut_to_its_correct_items_is_not_published_as_complete(project: Path, monkeypatch) -> None:
+    path = _probed_sighted_run(project, monkeypatch)
+    from builder.benchmarks.mcq.report import load_specs
+    assert load_specs(project / "content", project / ".cache", [read_run(path)])  # as probed: valid
+    _rewrite(path, keep=lambda item: item["row_id"] % 3 == 0)  # 10 of 30 kept, footer made to agree
+    (problem,) = _spec_problems(project, path)
+    assert "footer marks the run finished, but 20 of the 30 declared items are missing" in problem
+
+
+def test_a_spec_run_with_negative_usage_or_a_wrong_selection_is_refused(project: Path, monkeypatch) -> None:
+    path = _probed_sighted_run(project, monkeypatch)
+    original = path.read_text(encoding="utf-8")
+
+    def negative(record: dict) -> dict:
+        if record["type"] == "item" and record["row_id"] == 4:
+            record["usage"]["completion_tokens"] = -7
+        return record
+    _rewrite(path, keep=lambda item: True, edit=negative)
+    found = _spec_problems(project, path)
+    assert any("[usage.completion_tokens]: token count -7 is not an integer >= 0" in p for p in found)
+    path.write_text(original.replace('"selection":"all","n":30', '"selection":"all","n":12', 1), encoding="utf-8")
+    assert any("header declares n=12, but its selection" in p for p in _spec_problems(project, path))
+    path.write_text(original.replace('"prediction":"', '"prediction":"Z', 1), encoding="utf-8")
+    assert any("is not a letter A-D" in p for p in _spec_problems(project, path))
