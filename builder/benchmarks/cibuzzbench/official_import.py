@@ -52,6 +52,7 @@ from typing import Any
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets
+from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
 from builder.core.textfiles import read_input
@@ -280,7 +281,7 @@ class _Checker:
         letter_map = self._options(row, row_id) if self.options is not None else None
         self._harm_label(row, row_id)
         success = self._success(row)
-        prediction = self._prediction(row) if success else ""
+        prediction = self._prediction(row, row_id) if success else ""
         extras = self._extras(row)
         if len(self.problems) > before:
             return None
@@ -329,12 +330,26 @@ class _Checker:
             self.add(row, "success", f"expected True or False, found {row.cells['success']!r}")
         return value in _TRUE
 
-    def _prediction(self, row: _Row) -> str:
+    def _prediction(self, row: _Row, row_id: int) -> str:
+        """The `prediction` column, which must be what the official parser reads in the raw
+        response: a file whose row says "I am not sure." but predicts the gold is refused, not
+        imported as correct."""
         value = row.cells["prediction"]
         if value != "" and value not in self.labels:
-            self.add(row, "prediction", f"prediction {value!r} is not a label of {self.source.task} "
+            self.add(row, "prediction", f"prediction {value[:40]!r} is not a label of {self.source.task} "
                      "(nor empty for unparsed)")
+            return value
+        parsed = self._official_parse(row.cells["raw_response"], row_id)
+        if parsed != value:
+            self.add(row, "prediction", f"prediction {value!r} is not what the official parser reads in "
+                     f"raw_response ({parsed!r}, from {_short(row.cells['raw_response'])}); the outputs were "
+                     "edited or made by another parser")
         return value
+
+    def _official_parse(self, raw: str, row_id: int) -> str:
+        if self.options is None:
+            return parse_harmfulness(raw)
+        return parse_letter(raw, {o.letter: o.text for o in self.options[row_id].options})
 
     def _extras(self, row: _Row) -> dict[str, Any]:
         """Optional latency and token usage, when the official file has them."""
@@ -361,6 +376,10 @@ class _Checker:
             return None
         counts = {k: v for k, v in data.items() if type(v) is int} if isinstance(data, dict) else {}
         return counts or None
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
