@@ -103,3 +103,33 @@ def test_export_refuses_any_checkout_not_only_the_installed_one(synthetic_csv, t
     (worktree / "builder" / "cli.py").write_text("", encoding="utf-8")
     assert main(["export", "lm-eval", "--out", str(worktree), "--arms", "t3"]) == 2
     assert main(["export", "lm-eval", "--out", str(tmp_path / "elsewhere"), "--arms", "t3", "--sample", "3"]) == 0
+
+
+def test_a_run_imported_with_warnings_is_marked_and_left_out_of_aggregates(synthetic_dataset, protocols, tmp_path):
+    """Issue 25 item 5: not only its own page says so; the runs table marks it, and the model
+    summaries, model-runs table, pairs and the tracker's run measure leave it out."""
+    from dataclasses import replace
+
+    from builder.benchmarks.cibuzzbench.compute import compute
+    from builder.benchmarks.cibuzzbench.interop.importing import convert
+    from builder.benchmarks.cibuzzbench.interop.lm_eval_log import read_lm_eval
+    from builder.benchmarks.cibuzzbench.measures import run_metric_measure
+    from builder.benchmarks.cibuzzbench.views.tables import FactCells, model_runs_table, runs_table
+    task, records = _blind(synthetic_dataset, protocols)
+    clean = convert(read_lm_eval(fake_lm_eval(task, records, tmp_path / "a")), {"original": synthetic_dataset},
+                    protocols, "2026-12-01T00:00:00Z")
+    parameters = {**clean.header.subject["parameters"], "import_warnings": ["exported with protocol v0"]}
+    warned = replace(clean, header=replace(clean.header, run_id=clean.header.run_id + "-w",
+                                           subject={**clean.header.subject, "name": "Other/Model",
+                                                    "parameters": parameters}))
+    assert clean.in_aggregates and not warned.in_aggregates and warned.complete
+    computed = compute(synthetic_dataset, [clean, warned])
+    assert [m.members[0].run_id for m in computed.models] == [clean.header.run_id]
+    evidence = run_metric_measure(computed.scores.values())(task="equivalent_selection", condition="blind")
+    assert [e.detail for e in evidence] == [clean.header.run_id]
+    cells = FactCells(computed.facts)
+    shown = {row[0].text: row[1].text for row in runs_table(cells, computed.scores).rows}
+    assert shown[warned.header.run_id] == "Other/Model ⚠ imported with 1 warning"
+    assert shown[clean.header.run_id] == clean.header.subject_label
+    listed = [row[5].text for row in model_runs_table(cells, computed.scores).rows]
+    assert listed == [clean.header.run_id]

@@ -68,12 +68,12 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     selected = _selection_sizes(datasets)
     for score in scores.values():
         add_run_facts(facts, score, selected(score.run))
-    finished = [s for s in scores.values() if s.run.complete]  # headline figures: complete runs only
+    finished = [s for s in scores.values() if s.run.in_aggregates]  # headline figures: complete, no import warnings
     add_probe_facts(facts, finished)
     pairs = [p for name, ds in sorted(datasets.items())
              for p in analyse_pairs([s.run for s in finished if s.run.header.variant == name], ds, pair)]
     add_paired_facts(facts, pairs)
-    models = summarise_models(scores.values())
+    models = summarise_models(s for s in scores.values() if not s.run.header.import_warnings)
     pair_summaries = summarise_pairs(models, pairs)
     add_model_facts(facts, models)
     add_pair_summary_facts(facts, pair_summaries)

@@ -27,7 +27,7 @@ def _matches(score: RunScore, task: str | None, condition: str | None, variant: 
 
 def run_metric_measure(scores: Iterable[RunScore]) -> Callable[..., list[Evidence]]:
     """Evidence: one value per matching complete run (its accuracy or macro F1); a run still
-    in progress is no evidence yet."""
+    in progress is no evidence yet, nor is a run imported with warnings (Run.in_aggregates)."""
     frozen = list(scores)
 
     def measure(metric: str = "macro_f1", task: str | None = "equivalent_selection", condition: str | None = None,
@@ -36,7 +36,7 @@ def run_metric_measure(scores: Iterable[RunScore]) -> Callable[..., list[Evidenc
         if metric not in ("accuracy", "macro_f1"):
             raise ValueError(f"run_metric: metric must be accuracy or macro_f1, not {metric!r}")
         return [Evidence(s.run.header.subject_name, getattr(s.report, metric), s.run_id)
-                for s in frozen if s.run.complete and _matches(s, task, condition, variant, subject, kind, scope)]
+                for s in frozen if s.run.in_aggregates and _matches(s, task, condition, variant, subject, kind, scope)]
     return measure
 
 

@@ -145,12 +145,16 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
     for rid, s in scores.items():
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
-        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
-                     Cell(h.scope), f.run_items(rid), *_run_score_cells(f, rid)))
+        warned = f" ⚠ imported with {len(h.import_warnings)} warning{'s' * (len(h.import_warnings) > 1)}" \
+            if h.import_warnings else ""
+        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label + warned), Cell(h.task.replace("_", " ")),
+                     Cell(h.condition), Cell(seed), Cell(h.scope), f.run_items(rid), *_run_score_cells(f, rid)))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
                                       "Macro F1", "F1 low", "F1 high"), tuple(rows),
                  note="Intervals: 95% percentile bootstrap over items. \"n of N\": a run still in progress "
-                      "(scored as it stands, left out of every headline figure, pair and the tracker).")
+                      "(scored as it stands, left out of every headline figure, pair and the tracker). "
+                      "\"⚠ imported with warnings\": its page says what the importer could not vouch for; "
+                      "it is left out of every headline figure, pair, model table and the tracker.")
 
 
 def category_scores_table(f: FactCells, probes: list[str]) -> Table:
@@ -246,7 +250,7 @@ def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
     """Every complete model run, one row per option seed (the download behind the model
     summaries); runs still in progress are on the runs page only."""
     model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model"
-                    and f.complete(s.run_id)]
+                    and f.complete(s.run_id) and not s.run.header.import_warnings]
     if not model_scores:
         return None
     rows = []
