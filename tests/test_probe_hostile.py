@@ -103,3 +103,18 @@ def test_a_spec_run_with_negative_usage_or_a_wrong_selection_is_refused(project:
     assert any("header declares n=12, but its selection" in p for p in _spec_problems(project, path))
     path.write_text(original.replace('"prediction":"', '"prediction":"Z', 1), encoding="utf-8")
     assert any("is not a letter A-D" in p for p in _spec_problems(project, path))
+
+
+def test_a_probe_stopped_before_its_first_answer_leaves_no_header_only_run(env: None, server: LoopbackServer,
+                                                                          tmp_path: Path, capsys) -> None:
+    """A header-only file would make every later build refuse the run (issue 25, item 7)."""
+    from tests.loopback_server import status
+    out = tmp_path / "run.jsonl"
+    server.set_responder(lambda request: status(401))
+    args = ["probe", "--model", "loop-model", "--base-url", server.url, "--api-key-env", KEY_ENV, "--out", str(out),
+            "--sample", "6", "--quiet"]
+    assert main(args) == 4
+    assert not out.exists()
+    server.set_responder(lambda request: status(400))  # every item fails, but each is an answer line
+    assert main([*args, "--retries", "0"]) == 0
+    assert len(read_run(out).items) == 6

@@ -191,6 +191,7 @@ async def execute(plan: RunPlan, api_key: str | None, *, prior: Prior | None = N
 async def _execute(plan: RunPlan, api_key: str | None, prior: Prior,
                    sleep: Callable[[float], Any] | None) -> RunOutcome:
     outcome = RunOutcome(plan.path)
+    fresh = not plan.path.exists() or plan.path.stat().st_size == 0
     writer = RunWriter.open(plan.path, plan.header)
     pending = [row_id for row_id in plan.row_ids if row_id not in writer.done]
     s = plan.settings
@@ -206,6 +207,8 @@ async def _execute(plan: RunPlan, api_key: str | None, prior: Prior,
     finally:
         disk.shutdown(wait=True, cancel_futures=True)
         writer.close()
+        if fresh and not writer.done:  # stopped before a first answer (bad key, Ctrl-C): no
+            plan.path.unlink(missing_ok=True)  # header-only file left to block every build
     finish(plan, outcome)
     return outcome
 
