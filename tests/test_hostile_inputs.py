@@ -204,9 +204,11 @@ from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
 from builder.benchmarks.mcq.load import load_benchmark
 from builder.benchmarks.mouse.table import read_table
+from builder.runs.reader import read_run
 for call in (lambda: load_dataset("/dev/zero"), lambda: load_dataset({str(fifo_csv)!r}),
              lambda: load_benchmark({str(spec)!r}), lambda: load_benchmark({str(zero_spec)!r}),
-             lambda: read_table({str(fifo_jsonl)!r}), lambda: load_dataset({str(tmp_path)!r})):
+             lambda: read_table({str(fifo_jsonl)!r}), lambda: load_dataset({str(tmp_path)!r}),
+             lambda: read_run("/dev/zero"), lambda: read_run({str(fifo_jsonl)!r})):
     try:
         call()
     except InputError as exc:
@@ -216,9 +218,9 @@ for call in (lambda: load_dataset("/dev/zero"), lambda: load_dataset({str(fifo_c
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 6, done.stdout
+    assert len(lines) == 8, done.stdout
     assert [line.split("(")[1].split(")")[0] for line in lines] == ["a device", "a FIFO", "a FIFO", "a device",
-                                                                    "a FIFO", "a folder"]
+                                                                    "a FIFO", "a folder", "a device", "a FIFO"]
 
 
 def test_an_eval_zip_bomb_is_refused_before_it_inflates(synthetic_dataset, protocols, tmp_path) -> None:
