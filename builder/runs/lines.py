@@ -46,7 +46,7 @@ def load_line(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     except UnicodeDecodeError:
         raise LineError("not valid UTF-8") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise LineError(f"not readable: {_short(str(exc))}") from None
+        raise LineError(f"not readable: {shorten(str(exc))}") from None
     if _bracket_count(text) > max_depth and _depth_over(value, max_depth):
         raise LineError(f"not readable: JSON nested more than {max_depth} levels deep")
     needs_repair = _SURROGATE_ESCAPE.search(text if isinstance(text, str) else text.decode("utf-8", "replace"))
@@ -109,5 +109,6 @@ def _depth_over(value: Any, limit: int) -> bool:
     return False
 
 
-def _short(text: str, limit: int = 120) -> str:
+def shorten(text: str, limit: int = 120) -> str:
+    """At most `limit` characters of `text` for a message, an ellipsis saying it was cut."""
     return text if len(text) <= limit else text[:limit] + "…"

@@ -56,7 +56,7 @@ from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_lett
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
 from builder.core.textfiles import read_input
-from builder.runs.lines import LineError, cap_error, cap_response, load_line
+from builder.runs.lines import LineError, cap_error, cap_response, load_line, shorten
 from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
 from builder.runs.checks import parameter_problems
 from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
@@ -342,7 +342,7 @@ class _Checker:
         parsed = self._official_parse(row.cells["raw_response"], row_id)
         if parsed != value:
             self.add(row, "prediction", f"prediction {value!r} is not what the official parser reads in "
-                     f"raw_response ({parsed!r}, from {_short(row.cells['raw_response'])}); the outputs were "
+                     f"raw_response ({parsed!r}, from {shorten(row.cells['raw_response'], 60)!r}); the outputs were "
                      "edited or made by another parser")
         return value
 
@@ -376,10 +376,6 @@ class _Checker:
             return None
         counts = {k: v for k, v in data.items() if type(v) is int} if isinstance(data, dict) else {}
         return counts or None
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
 def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
