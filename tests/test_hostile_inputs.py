@@ -112,6 +112,7 @@ def test_inspect_sample_fields_of_the_wrong_type_are_read_as_absent(synthetic_da
     task, records = _blind(synthetic_dataset, protocols)
     log = fake_inspect_log(task, records)
     log["samples"][0].update(metadata=[1], output="x", attachments=[2], epoch=[3])
+    log["samples"][1]["input"] = [{"role": "user", "content": [{"text": 5}, {"text": ["x"]}, 7]}, "odd"]
     log["eval"]["packages"] = ["not", "a", "dict"]
     log["eval"]["model_base_url"] = "http://["
     path = tmp_path / "log.json"

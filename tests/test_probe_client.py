@@ -233,3 +233,8 @@ def test_the_key_is_scrubbed_from_a_stored_answer(server: LoopbackServer) -> Non
     server.set_responder(lambda request: reply(f"you sent {request.headers['Authorization']}"))
     answer = ask(server)
     assert KEY not in answer.content and answer.content == f"you sent Bearer {REDACTED}"
+
+
+def test_content_parts_of_the_wrong_type_are_skipped(server: LoopbackServer) -> None:
+    server.script(_raw(b'{"choices":[{"message":{"content":[{"text":5},{"text":"B"},{"text":["x"]},7]}}]}'))
+    assert ask(server).content == "B"

@@ -270,7 +270,8 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        return "".join(text for part in content if isinstance(part, dict)
+                       and isinstance(text := part.get("text", ""), str))  # a lying server may send any type
     return ""
 
 

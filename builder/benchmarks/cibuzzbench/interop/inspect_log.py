@@ -200,7 +200,8 @@ def _messages(value: Any, attachments: dict[str, str]) -> list[dict[str, Any]] |
 
 def _text(content: Any, attachments: dict[str, str]) -> Any:
     if isinstance(content, list):
-        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        content = "".join(text for part in content if isinstance(part, dict)
+                          and isinstance(text := part.get("text", ""), str))
     return _resolve(content, attachments) if isinstance(content, str) else content
 
 
