@@ -206,7 +206,7 @@ class ChatClient:
         if status < 300:
             return
         if status < 400:  # redirects are not followed: every item would land on the same answer
-            raise FatalError(f"HTTP {status} redirect to {self.redact(response.headers.get('location', '?'))}; "
+            raise FatalError(f"HTTP {status} redirect to {self.redact(_snippet(response.headers.get('location', '?')))}; "
                              "pass the final URL as --base-url")
         text = (payload or b"").decode("utf-8", "replace")
         message = self.redact(f"HTTP {status} {response.reason_phrase}: {_snippet(text)}".rstrip(": "))
