@@ -84,7 +84,7 @@ def test_unknown_measure_is_an_error_at_evaluation():
 
 
 def test_project_predictions_load_with_the_build_measures():
-    predictions = load_predictions(REPO / "content" / "predictions.yaml", {"run_metric", "pair_metric", "fact"})
+    predictions = load_predictions(REPO / "content" / "predictions.yaml", {"run_metric", "pair_metric", "fact", "above_chance"})
     ids = [p.id for p in predictions]
     assert ids == ["gold-pool-collapse", "frontier-blind-near-80"]
     first = predictions[0]
@@ -211,7 +211,7 @@ def test_population_yaml_is_validated(tmp_path: Path):
 
 def test_the_shipped_predictions_name_their_populations():
     predictions = {p.id: p for p in load_predictions(REPO / "content" / "predictions.yaml",
-                                                     {"run_metric", "pair_metric", "fact"})}
+                                                     {"run_metric", "pair_metric", "fact", "above_chance"})}
     assert predictions["frontier-blind-near-80"].population.subjects == ("gpt-5\\.5", "gemini-3\\.1-pro")
     # Prediction 1 is about "a blind model", any model (the article names none): no population.
     assert predictions["gold-pool-collapse"].population is None

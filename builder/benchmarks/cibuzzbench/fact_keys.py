@@ -138,6 +138,9 @@ RUN_FAILED = _p("run.{run_id}.failed", COUNT, "items whose request failed (`erro
 RUN_UNPARSED = _p("run.{run_id}.unparsed", COUNT, "items with a response that could not be parsed (failed requests "
                   "not included); scored as wrong", RUN_ID)
 RUN_SCORE = _p("run.{run_id}.{metric}", S, "the run's score", RUN_ID, METRIC, interval=True)
+RUN_CHANCE = _p("run.{run_id}.chance.{metric}", S, "a uniformly random letter (the `random` probe's rule, rng seed 0) "
+                 "scored on the run's own items and option order (Task 2 model runs): the chance line the "
+                 "tracker's premises compare the run with", RUN_ID, METRIC, interval=True)
 RUN_F1 = _p("run.{run_id}.f1.{label}", S, "F1 of one label", RUN_ID, LABEL)
 RUN_CATEGORY = _p("run.{run_id}.category.{category}.{metric}", S, "the score within the category", RUN_ID, CATEGORY,
                   METRIC)

@@ -11,20 +11,13 @@ from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
 from builder.benchmarks.cibuzzbench.views.tables import FactCells, tie_groups
+from builder.benchmarks.cibuzzbench.wording import selection_label
 from builder.site.tables import Cell, Table
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
 SEEDS_NOTE = ("Scores are means over the model's option seeds, SD the sample standard deviation over "
               "seeds (– with one seed); Low and High are the 95% bootstrap interval of the seed-1111 run "
               "(or of the only run).")
-
-
-def selection_label(items: dict) -> str:
-    """What the runs asked, in words: all items, the test split, a 400-item sample (seed 1111)."""
-    where = f" of the {items['split']} split" if items.get("split") else ""
-    if items.get("selection") == "sample":
-        return f"{items.get('n')}-item sample{where} (seed {items.get('sample_seed')})"
-    return f"the {items['split']} split" if items.get("split") else "all items"
 
 
 def model_label(name: str, seeds: int, variant: str = "original") -> str:

@@ -12,6 +12,7 @@ from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
+from builder.benchmarks.cibuzzbench.wording import OPTION_SETS
 from builder.site import tables as site_tables
 from builder.site.tables import Cell, Table
 
@@ -320,10 +321,6 @@ def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
         return None
     return Table("blind-errors", "Where the blind arm's wrong answers went, per option seed",
                  ("Model", "Seed", "Errors", "Pragmatic neighbour", "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows))
-
-
-OPTION_SETS: tuple[tuple[str, str], ...] = (
-    ("original", "Original"), ("gold_pool", "Gold pool (article)"), ("gold_pool_slot", "Gold pool, slot-matched"))
 
 
 def option_sets_table(f: FactCells, probes: list[str], scope: str) -> Table:
