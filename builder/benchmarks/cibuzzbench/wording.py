@@ -26,3 +26,16 @@ def option_set_label(variant: str) -> str:
 def option_seed_label(seed: int | None) -> str:
     """The seed of the letter order (never to be confused with a sample's seed)."""
     return "no option order" if seed is None else f"option order seed {seed}"
+
+
+# On a gold pool every wrong option is another item's gold: its slot keeps the name of the
+# distractor it replaced, but that name says nothing about the option, so no breakdown by it.
+GOLD_POOL_ERRORS_NOTE = ("Gold-pool pairs are left out: there every wrong option is another item's gold, so the "
+                         "slot a wrong answer chose (named after the distractor it replaced) is not a distractor type.")
+
+
+def has_distractor_types(variant: str) -> bool:
+    """Whether a run's wrong options are the literal / cultural / pragmatic distractors (not on a
+    gold pool, dataset.gold_pool.CONSTRUCTIONS)."""
+    from builder.benchmarks.cibuzzbench.dataset.gold_pool import CONSTRUCTIONS
+    return variant not in CONSTRUCTIONS
