@@ -6,7 +6,6 @@ table, so each displayed number can point back to its provenance.
 
 from __future__ import annotations
 
-
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
