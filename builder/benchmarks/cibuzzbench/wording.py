@@ -13,8 +13,11 @@ OPTION_SETS: tuple[tuple[str, str], ...] = (
 def selection_label(items: Mapping[str, Any]) -> str:
     """What the runs asked, in words: all items, the test split, a 400-item sample drawn with seed 0."""
     where = f" of the {items['split']} split" if items.get("split") else ""
+    n = f"{items['n']:,}" if isinstance(items.get("n"), int) else str(items.get("n"))
     if items.get("selection") == "sample":
-        return f"{items.get('n')}-item sample{where} drawn with seed {items.get('sample_seed')}"
+        return f"{n}-item sample{where} drawn with seed {items.get('sample_seed')}"
+    if items.get("selection") == "first":
+        return f"the first {n} rows of {'the ' + items['split'] + ' split' if items.get('split') else 'the dataset'}"
     return f"the {items['split']} split" if items.get("split") else "all items"
 
 

@@ -18,6 +18,7 @@ from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import GOLD, SOURCES
 from builder.benchmarks.cibuzzbench.views import tables as v
+from builder.benchmarks.cibuzzbench.wording import selection_label
 from builder.runs.cache import datasets_key
 from builder.site.incremental import context_key, fill, reusable_context
 from builder.site.scriptjson import script_json
@@ -91,6 +92,7 @@ def render_run_pages(env: Environment, computed: "Computed", datasets: Mapping[s
                 **reusable_context(common, f"run.{rid}."), root="../", slug="runs", title=f"Run {rid}",
                 description=f"Scores, confusion matrix, categories and items of run {rid}.",
                 header=score.run.header, footer=score.run.footer, score=score, tables=tables,
+                items_label=selection_label(score.run.header.items),
                 selected=computed.facts[K.RUN_SELECTED.key(run_id=rid)],
                 header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
                 items_json=script_json({"task": score.run.header.task, "slots": SLOT_LABELS,
