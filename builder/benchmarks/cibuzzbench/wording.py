@@ -26,6 +26,12 @@ def option_set_label(variant: str) -> str:
     return dict(OPTION_SETS).get(variant, variant.replace("_", " "))
 
 
+def option_set_rank(variant: str) -> int:
+    """Tables list the original options first, then the article's gold pool, then the ablation."""
+    names = [name for name, _ in OPTION_SETS]
+    return names.index(variant) if variant in names else len(names)
+
+
 def option_seed_label(seed: int | None) -> str:
     """The seed of the letter order (never to be confused with a sample's seed)."""
     return "no option order" if seed is None else f"option order seed {seed}"

@@ -11,7 +11,7 @@ from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
 from builder.benchmarks.cibuzzbench.views.tables import FactCells, tie_groups_within
-from builder.benchmarks.cibuzzbench.wording import option_seed_label, option_set_label, selection_label
+from builder.benchmarks.cibuzzbench.wording import option_seed_label, option_set_label, option_set_rank, selection_label
 from builder.site.tables import Cell, Table
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
@@ -70,7 +70,8 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
     def mean_f1(m: ModelSummary) -> float:
         return f.facts[K.MODEL_SPREAD.key(id=m.id, metric="macro_f1", stat="mean")]
 
-    for m in sorted(members, key=lambda m: (_setting(m), groups[m.id], -mean_f1(m), m.id)):
+    for m in sorted(members, key=lambda m: (m.condition, option_set_rank(m.variant), _setting(m), groups[m.id],
+                                            -mean_f1(m), m.id)):
         on = {"id": m.id}
         condition, variant, lang, items = _setting(m)
         row = [Cell(str(groups[m.id])), Cell(m.model), Cell(condition), Cell(variant), Cell(lang), Cell(items),
@@ -104,7 +105,8 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
                                  f.facts[K.MODEL_INTERVAL.low(id=s.sighted.id, metric="macro_f1")],
                                  f.facts[K.MODEL_INTERVAL.high(id=s.sighted.id, metric="macro_f1")]) for s in summaries])
     rows, unlike = [], []
-    for s in sorted(summaries, key=lambda s: (_pair_setting(s), groups[s.id], -sighted_f1(s), s.id)):
+    for s in sorted(summaries, key=lambda s: (option_set_rank(s.blind.variant), _pair_setting(s), groups[s.id],
+                                              -sighted_f1(s), s.id)):
         on, f1 = {"id": s.id}, {"id": s.id, "metric": "macro_f1"}
         notes = [f"{s.model} ({option_seed_label(p.option_seed)}): {note} (a = blind, b = sighted)."
                  for p in s.pairs if (note := f.settings_note(pair_id(p.run_a, p.run_b)))]
