@@ -311,3 +311,32 @@ def test_chart_labels_name_the_option_set_and_never_repeat() -> None:
     assert labels[0] == f"{short} · Original · 400-item sample drawn with seed 0"
     assert labels[2] == f"{short} · Original · the test split"
     assert labels[3] == "gpt-x · Original" and len(set(labels)) == len(labels)
+
+
+def test_the_committed_local_model_rows_name_their_option_set(real_dataset, tmp_path) -> None:
+    """The local model answered the original options and the gold pool: every summary row says
+    which, and the two are never ranked against each other."""
+    from builder.benchmarks.cibuzzbench.compute import compute
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.run_checks import validate_runs
+    from builder.benchmarks.cibuzzbench.views import model_views as mv
+    from builder.benchmarks.cibuzzbench.views.tables import FactCells
+    from builder.runs.reader import read_run
+    variants = derive_variants(real_dataset, ["gold_pool"])
+    folder = REPO / "runs" / "qwen2_5-coder-1_5b-instruct-q4_k_m"
+    runs = validate_runs([read_run(p) for p in sorted(folder.glob("*-t2-*.jsonl"))],
+                         {"original": real_dataset, **variants})
+    computed = compute(real_dataset, runs, variants)
+    cells = FactCells(computed.facts)
+    for table in (mv.pair_summary_table(cells, computed.pair_summaries),
+                  mv.pair_category_summary_table(cells, computed.pair_summaries)):
+        column = table.columns.index("Option set")
+        assert {row[column].text for row in table.rows} == {"Original", "Gold pool (article)"}
+        assert all(row[table.columns.index("Items asked")].text == "400-item sample drawn with seed 0"
+                   for row in table.rows)
+    summary = mv.pair_summary_table(cells, computed.pair_summaries)
+    assert [row[0].text for row in summary.rows] == ["1", "1"]  # each leads its own option set
+    assert [row[2].text for row in summary.rows] == ["Original", "Gold pool (article)"]
+    labels = mv.chart_labels(computed.pair_summaries)
+    assert sorted(labels.values()) == ["Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M · Gold pool (article)",
+                                       "Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M · Original"]
