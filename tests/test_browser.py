@@ -19,7 +19,7 @@ import re
 import urllib.error
 import urllib.request
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as dc_replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -28,6 +28,7 @@ import pytest
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, derive_variants
 from builder.benchmarks.cibuzzbench.probes.generate import CONSTANT_PROBES, OPTION_PROBES, SCOPES, run_id
 from builder.runs.schema import Item
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
@@ -76,7 +77,8 @@ PROBE_RUNS = sorted(
     + [run_id(p.name, HARMFULNESS_DETECTION, scope, None) for p in CONSTANT_PROBES for scope in SCOPES])
 SIGHTED, BLIND, HARM = "toy-sighted-t2-s1111-all", "toy-blind-t2-s1111-all", "toy-sighted-t3-test"
 EVIL_SIGHTED, EVIL_BLIND, EVIL_HARM = "evil-sighted-t2-s1111-all", "evil-blind-t2-s1111-all", "evil-t3-all"
-MODEL_RUNS = [SIGHTED, BLIND, HARM, EVIL_SIGHTED, EVIL_BLIND, EVIL_HARM]
+POOL_BLIND = "toy-blind-t2-s1111-all-gold_pool"  # the same model on the article's gold-pool options
+MODEL_RUNS = [SIGHTED, BLIND, HARM, EVIL_SIGHTED, EVIL_BLIND, EVIL_HARM, POOL_BLIND]
 UNPARSED = (5, 17, 33, 250)
 ERRORS = {41: "timeout after 60 s", 201: "HTTP 500 from the endpoint"}
 
@@ -143,6 +145,11 @@ def _write_model_runs(dataset: Dataset, runs_dir: Path) -> dict[str, list[Item]]
                        tool={"name": P_IMG, "version": P_ATTR}), evil, {P_IMG: 7, P_SCRIPT: 1})
     evil_blind = model_items(dataset, SEED, 0.5, 5, evil_response)
     write(model_header(dataset, EVIL_BLIND, EVIL_SUBJECT, "blind", SEED, len(evil_blind)), evil_blind)
+    pool = derive_variants(dataset, [GOLD_POOL])[GOLD_POOL]
+    pool_blind = model_items(dataset, SEED, 0.3, 6)
+    header = model_header(dataset, POOL_BLIND, "toy-model", "blind", SEED, len(pool_blind))
+    write(dc_replace(header, dataset={**header.dataset, "variant": GOLD_POOL, "content_sha256": pool.content_sha256}),
+          pool_blind)
     evil_harm = [Item(row_id=r, prediction="harmful" if r % 3 else "", response=PAYLOADS[r % 4])
                  for r in dataset.row_ids()]
     write(model_header(dataset, EVIL_HARM, P_ATTR, "sighted", None, len(evil_harm), task=HARMFULNESS_DETECTION),
@@ -526,6 +533,23 @@ def test_item_browser_shows_rows_and_more(run_page, site):
     b.page.click("#browser-more")
     assert len(b.rows()) == ROWS and b.count() == f"{ROWS} of {ROWS} items shown"
     assert not b.more_visible()
+
+
+def test_item_browser_names_other_items_golds_on_a_gold_pool_run(run_page, site):
+    """On the gold pool the slots keep the distractors' names, but hold other items' golds: the
+    browser says so, and still says "[literal]" on the original options."""
+    from builder.benchmarks.cibuzzbench.views.run_pages import replaced_slots
+    pool = derive_variants(site.dataset, [GOLD_POOL])[GOLD_POOL]
+    replaced = replaced_slots(pool, site.dataset)
+    rows = run_page(POOL_BLIND).rows()
+    assert len(rows) == 200
+    for r in rows:
+        assert r["Options"].count("[another item's gold]") == len(replaced.get(int(r["Row"]), ()))
+        assert r["Options"].count("[gold]") == 1
+        assert pool.frame.loc[int(r["Row"]), "distractor_literal_en"] in r["Options"]
+    assert sum(r["Options"].count("[another item's gold]") for r in rows) > 0
+    original = run_page(BLIND).rows()
+    assert all("[literal]" in r["Options"] and "another item's gold" not in r["Options"] for r in original)
 
 
 def test_item_browser_has_no_more_button_for_200_items_or_fewer(run_page):

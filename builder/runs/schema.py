@@ -74,6 +74,22 @@ class Header:
         return tuple(str(w) for w in found) if isinstance(found, list) else ()
 
     @property
+    def display_name(self) -> str:
+        """A short name for chart legends: "Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M" (the
+        quantisation moves from the name's tail to the "local" note; remote models keep their name)."""
+        runtime = self.subject.get("runtime")
+        if not isinstance(runtime, dict) or runtime.get("local") is not True:
+            return self.subject_name
+        quant = str(runtime.get("quantisation") or "")
+        name = self.subject_name
+        if quant == "unknown":
+            quant = ""
+        cut = len(quant) + 1
+        if quant and len(name) > cut and name.lower().endswith(quant.lower()) and name[-cut] in "-_.":
+            name = name[:-cut]
+        return f"{name}, local{' ' + quant if quant else ''}"
+
+    @property
     def variant(self) -> str:
         """The dataset variant the run was made on ("original" when the header names none)."""
         return str(self.dataset.get("variant", "original"))

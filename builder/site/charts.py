@@ -286,7 +286,7 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
 
 
 def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
-                         title: str = "Heuristic scores by seed", value_title: str = "Macro-F1",
+                         title: str = "Heuristic scores by option seed", value_title: str = "Macro-F1",
                          means: Mapping[str, float] | None = None,
                          description: str | None = None,
     renderer: SvgRenderer | None = None) -> Chart:
@@ -318,7 +318,7 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     x_scale = alt.Scale(zero=False, nice=True)
     dots = alt.Chart().mark_point(filled=True, size=70, opacity=0.75, color=PALETTE[0]).encode(
         x=alt.X("v:Q", title=value_title, scale=x_scale), y=y,
-        tooltip=[alt.Tooltip("h:N", title="Heuristic"), alt.Tooltip("seed:Q", title="Seed", format="d"),
+        tooltip=[alt.Tooltip("h:N", title="Heuristic"), alt.Tooltip("seed:Q", title="Option seed", format="d"),
                  alt.Tooltip("v:Q", title=value_title, format=fmt)],
     )
     tick = {"color": INK, "thickness": 2, "size": 22}
@@ -337,10 +337,10 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
         )
         chart = alt.layer(dots.properties(data=alt.Data(values=values)), ticks)
     chart = chart.properties(width=WIDTH, height=_band_height(len(order), 30))
-    desc = description or (f"{value_title} of each heuristic for every seed (dots); the vertical tick "
-                           "marks each heuristic's mean over seeds.")
+    desc = description or (f"{value_title} of each heuristic for every option seed (the letter order; dots); the "
+                           "vertical tick marks each heuristic's mean over seeds.")
     return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=("Heuristic", "Seed", value_title), rows=tuple(table))
+                   columns=("Heuristic", "Option seed", value_title), rows=tuple(table))
 
 
 def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores",

@@ -20,8 +20,8 @@
       if (t2) {
         for (var i = 0; i < 4; i++) {
           var code = r[1].charAt(i);
-          var text = { L: item[4], C: item[5], P: item[6], G: item[7] }[code];
-          options.push("ABCD".charAt(i) + ". " + (text || "") + " [" + SOURCES[code] + "]");
+          var text = { L: item[4], C: item[5], P: item[6], G: item[7] }[code.toUpperCase()];
+          options.push("ABCD".charAt(i) + ". " + (text || "") + " [" + (data.slots || SOURCES)[code] + "]");
         }
       }
       var status = r[5] ? "failed" : (r[2] === "" ? "unparsed" : (r[2] === r[3] ? "right" : "wrong"));

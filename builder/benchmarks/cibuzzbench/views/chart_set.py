@@ -8,6 +8,7 @@ from builder.benchmarks.cibuzzbench.compute import Computed
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.views.tables import PROBE_LABELS
+from builder.benchmarks.cibuzzbench.wording import has_distractor_types
 
 if TYPE_CHECKING:
     from builder.site.charts import SvgRenderer
@@ -34,25 +35,26 @@ def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dic
 def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, Any]:
     """One point (and one set of bars) per model: means over its per-seed pairs."""
     from builder.site import charts as c
-    from builder.benchmarks.cibuzzbench.views.model_views import model_label
+    from builder.benchmarks.cibuzzbench.views.model_views import chart_labels
     facts = computed.facts
     if not computed.pair_summaries:
         return {}
     scatter, errors = [], []
+    labels = chart_labels(computed.pair_summaries)
     for s in computed.pair_summaries:
-        name = model_label(s.model, len(s.pairs), s.blind.variant)
+        name = labels[s.id]
         blind, sighted = {"id": s.blind.id, "metric": "macro_f1"}, {"id": s.sighted.id, "metric": "macro_f1"}
         arm = {"id": s.id, "metric": "macro_f1", "stat": "mean"}
         scatter.append((name, facts[K.PAIRED_ARM.key(**arm, arm="a")], facts[K.PAIRED_ARM.key(**arm, arm="b")],
                         facts[K.MODEL_INTERVAL.low(**blind)], facts[K.MODEL_INTERVAL.high(**blind)],
                         facts[K.MODEL_INTERVAL.low(**sighted)], facts[K.MODEL_INTERVAL.high(**sighted)]))
-        if K.PAIRED_ERRORS_COUNT.key(id=s.id, source="pragmatic") in facts:
+        if K.PAIRED_ERRORS_COUNT.key(id=s.id, source="pragmatic") in facts and has_distractor_types(s.blind.variant):
             errors += [(kind, facts[K.PAIRED_ERRORS_COUNT.key(id=s.id, source=kind)], name)
                        for kind in ("pragmatic", "cultural", "literal", "unparsed")]
     out = {"sighted-blind": c.sighted_blind_scatter(
         scatter, id="sighted-blind", value_title="Macro F1", label_title="Model", renderer=renderer,
         description="Mean sighted macro F1 over a model's option seeds against its mean blind macro F1, with the "
-                    "95% bootstrap intervals of the seed-1111 runs; the dashed diagonal is y = x.")}
+                    "95% bootstrap intervals of the runs at option order seed 1111; the dashed diagonal is y = x.")}
     if errors:
         out["blind-errors"] = c.blind_error_chart(
             errors, id="blind-errors", source_title="Model", renderer=renderer,

@@ -16,8 +16,9 @@ from jinja2 import Environment
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
-from builder.benchmarks.cibuzzbench.dataset.options import SOURCES
+from builder.benchmarks.cibuzzbench.dataset.options import GOLD, SOURCES
 from builder.benchmarks.cibuzzbench.views import tables as v
+from builder.benchmarks.cibuzzbench.wording import selection_label
 from builder.runs.cache import datasets_key
 from builder.site.incremental import context_key, fill, reusable_context
 from builder.site.scriptjson import script_json
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
     from builder.benchmarks.cibuzzbench.compute import Computed
 
 SOURCE_CODES = {"literal": "L", "cultural": "C", "pragmatic": "P", "correct": "G"}
+OTHER_GOLD = "another item's gold"
+# What the item browser writes after each option: a lower-case code is a slot whose distractor a
+# gold-pool variant replaced with another item's gold (its text is still read from that slot).
+SLOT_LABELS = {"L": "literal", "C": "cultural", "P": "pragmatic", "G": "gold",
+               "l": OTHER_GOLD, "c": OTHER_GOLD, "p": OTHER_GOLD}
 
 
 def items_asset(variant: str) -> str:
@@ -43,11 +49,27 @@ def dataset_items_js(dataset: Dataset) -> bytes:
     return b"window.BUZZ_ITEMS=" + str(script_json(items, strict=False)).encode("utf-8") + b";\n"
 
 
-def run_items(score: RunScore) -> list[list[Any]]:
-    """Compact rows: [row_id, option codes in letter order, prediction, gold, response, error]."""
+def replaced_slots(variant: Dataset, original: Dataset) -> dict[int, frozenset[str]]:
+    """row_id -> the distractor slots whose text the variant changed (on a gold pool: every slot
+    that holds another item's gold; a slot kept at the tolerance cap keeps its distractor)."""
+    changed: dict[int, set[str]] = {}
+    for kind, column in SOURCES:
+        if kind == GOLD:
+            continue
+        ours, theirs = variant.frame[column], original.frame[column].reindex(variant.frame.index)
+        for row_id in variant.frame.index[ours != theirs]:
+            changed.setdefault(int(row_id), set()).add(kind)
+    return {row_id: frozenset(kinds) for row_id, kinds in changed.items()}
+
+
+def run_items(score: RunScore, replaced: Mapping[int, frozenset[str]] | None = None) -> list[list[Any]]:
+    """Compact rows: [row_id, option codes in letter order, prediction, gold, response, error];
+    a slot in `replaced` gets its code in lower case (SLOT_LABELS)."""
     rows = []
     for item, gold in zip(score.run.items, score.gold):
-        order = "".join(SOURCE_CODES[item.letter_map[letter]] for letter in "ABCD") if item.letter_map else ""
+        swapped = (replaced or {}).get(item.row_id, frozenset())
+        order = "".join(SOURCE_CODES[source].lower() if source in swapped else SOURCE_CODES[source]
+                        for source in (item.letter_map[letter] for letter in "ABCD")) if item.letter_map else ""
         rows.append([item.row_id, order, item.prediction, gold, item.response, item.error])
     return rows
 
@@ -61,6 +83,7 @@ def render_run_pages(env: Environment, computed: "Computed", datasets: Mapping[s
     files = {items_asset(v): dataset_items_js(datasets[v]) for v in sorted(used)}
     template = env.get_template("run.html")
     name = f"page:{datasets_key(datasets)}:{context_key(common, env)}"
+    replaced = {v: replaced_slots(datasets[v], datasets["original"]) for v in sorted(used) if v != "original"}
     for rid, score in computed.scores.items():
         def render(rid: str = rid, score: RunScore = score) -> dict[str, bytes]:
             tables = [v.run_metrics_table(cells, score), v.run_labels_table(score), v.run_confusion_table(score),
@@ -69,9 +92,12 @@ def render_run_pages(env: Environment, computed: "Computed", datasets: Mapping[s
                 **reusable_context(common, f"run.{rid}."), root="../", slug="runs", title=f"Run {rid}",
                 description=f"Scores, confusion matrix, categories and items of run {rid}.",
                 header=score.run.header, footer=score.run.footer, score=score, tables=tables,
+                items_label=selection_label(score.run.header.items),
                 selected=computed.facts[K.RUN_SELECTED.key(run_id=rid)],
                 header_json=json.dumps(score.run.header.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
-                items_json=script_json({"task": score.run.header.task, "items": run_items(score)}, strict=False),
+                items_json=script_json({"task": score.run.header.task, "slots": SLOT_LABELS,
+                                        "items": run_items(score, replaced.get(score.run.header.variant))},
+                                       strict=False),
                 items_asset=items_asset(score.run.header.variant))
             return {f"runs/{rid}.html": html.encode("utf-8"), **tables_as_csv(tables)}
         page = cache.derived(score.run, name, render) if cache is not None else render()
