@@ -49,16 +49,27 @@ def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, 
         if K.PAIRED_ERRORS_COUNT.key(id=s.id, source="pragmatic") in facts:
             errors += [(kind, facts[K.PAIRED_ERRORS_COUNT.key(id=s.id, source=kind)], name)
                        for kind in ("pragmatic", "cultural", "literal", "unparsed")]
+    one_seed, seeds = _seed_words(computed.pair_summaries)
     out = {"sighted-blind": c.sighted_blind_scatter(
         scatter, id="sighted-blind", value_title="Macro F1", label_title="Model", renderer=renderer,
-        description="Mean sighted macro F1 over a model's option seeds against its mean blind macro F1, with the "
-                    "95% bootstrap intervals of the seed-1111 runs; the dashed diagonal is y = x.")}
+        description=(f"Sighted macro F1 against blind macro F1 {seeds}, with the 95% bootstrap intervals of "
+                     f"{'those runs' if one_seed else 'the seed-' + str(DEFAULT_SEED) + ' runs'}; "
+                     "the dashed diagonal is y = x."))}
     if errors:
         out["blind-errors"] = c.blind_error_chart(
             errors, id="blind-errors", source_title="Model", renderer=renderer,
-            description="The blind arm's wrong answers by the type of distractor chosen, summed over each "
-                        "model's option seeds.")
+            description=f"The blind arm's wrong answers by the type of distractor chosen, {seeds}.")
     return out
+
+
+def _seed_words(summaries: list[Any]) -> tuple[bool, str]:
+    """How the charts' captions name the option seeds behind each point: the one seed when every
+    model was run at a single seed, otherwise the mean (or sum) over each model's seeds."""
+    seeds = {pair.option_seed for s in summaries for pair in s.pairs}
+    if all(len(s.pairs) == 1 for s in summaries):
+        listed = ", ".join(str(x) for x in sorted(seeds))
+        return True, f"per model at option seed{'s' if len(seeds) > 1 else ''} {listed} (one run per arm)"
+    return False, "per model over its option seeds (means for scores, sums for counts)"
 
 
 def _category_rows(facts, probes: list[str]) -> list[tuple]:

@@ -10,13 +10,17 @@ from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
-from builder.benchmarks.cibuzzbench.views.tables import FactCells, tie_groups
+from builder.benchmarks.cibuzzbench.views.tables import FactCells, run_page, tie_groups
 from builder.site.tables import Cell, Table
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
 SEEDS_NOTE = ("Scores are means over the model's option seeds, SD the sample standard deviation over "
               "seeds (– with one seed); Low and High are the 95% bootstrap interval of the seed-1111 run "
-              "(or of the only run).")
+              "(or of the only run). The model's name links to that run's page.")
+# Task 3 has no options, so no option seed: a model's rows differ only when it was run more than once.
+RUNS_NOTE = ("Scores are means over the model's runs, SD the sample standard deviation over runs (– with "
+             "one run); Low and High are the 95% bootstrap interval of the first run. The model's name "
+             "links to that run's page.")
 
 
 def selection_label(items: dict) -> str:
@@ -71,7 +75,7 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
     for m in sorted(members, key=lambda m: (_setting(m), groups[m.id], -mean_f1(m), m.id)):
         on = {"id": m.id}
         condition, variant, lang, items = _setting(m)
-        row = [Cell(str(groups[m.id])), Cell(m.model), Cell(condition), Cell(variant), Cell(lang), Cell(items),
+        row = [Cell(str(groups[m.id])), Cell(m.model, href=run_page(m.representative.run_id)), Cell(condition), Cell(variant), Cell(lang), Cell(items),
                f(K.MODEL_ITEMS.key(**on), "count"), _completeness(f, m.id), f(K.MODEL_SEEDS.key(**on), "count"),
                f(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="mean")),
                f.optional(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="sd")),
@@ -86,7 +90,7 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
                "Accuracy", "SD", "Macro F1", "SD", "F1 low", "F1 high") + (("F1 harmful",) if harm else ())
     tag = "t3" if harm else "t2"
     return Table(f"models-{tag}", f"{TASK_NAMES.get(task, task)}: every model, in tie groups", columns, tuple(rows),
-                 note=SEEDS_NOTE + " Groups are formed within one condition, variant, prompt language and item "
+                 note=(RUNS_NOTE if harm else SEEDS_NOTE) + " Groups are formed within one condition, variant, prompt language and item "
                  "selection: a model shares a group while its interval reaches the group leader's. Complete: "
                  "yes, or items answered of items declared.")
 

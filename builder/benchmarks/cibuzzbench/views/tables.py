@@ -45,6 +45,11 @@ class FactCells(site_tables.FactCells):
         return self.facts.provenance[key].computation if self.facts[key] else None
 
 
+def run_page(run_id: str) -> str:
+    """The site-relative address of a run's own page (CIBuzzBench writes one per run)."""
+    return f"runs/{run_id}.html"
+
+
 def composition_table(f: FactCells) -> Table:
     rows = [
         (Cell("Items"), f(K.DATASET_ROWS.key(), "count")),
@@ -145,7 +150,7 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
     for rid, s in scores.items():
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
-        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
+        rows.append((Cell(rid, href=run_page(rid)), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
                      Cell(h.scope), f.run_items(rid), *_run_score_cells(f, rid)))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
                                       "Macro F1", "F1 low", "F1 high"), tuple(rows),
@@ -254,7 +259,7 @@ def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
                                                  s.run.header.option_seed or 0, s.run_id)):
         rid, h = s.run_id, s.run.header
         rows.append((Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(h.variant),
-                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=f"runs/{rid}.html"),
+                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=run_page(rid)),
                      f(K.RUN_N.key(run_id=rid), "count"), *_run_score_cells(f, rid)))
     return Table("model-runs", "Model runs, one row per option seed",
                  ("Model", "Task", "Condition", "Variant", "Seed", "Run", "n", "Accuracy", "Macro F1", "F1 low", "F1 high"),
