@@ -8,10 +8,15 @@ page is checked for sentences the data can contradict or leave dangling:
   same page has;
 * prose that names "the <name> page" when the site has no such page;
 * a figure glued to its "reported by" marker ("3,001reported by the paper").
+
+And what a reader needs to cite and verify it: the footer (data at its pinned commit, a BibTeX
+block), the front page's schema.org Dataset, "What's new" (every run once, by its own date) and
+the Mouse page's quoted figures marked as reported.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -154,3 +159,53 @@ def test_the_checks_catch_what_they_look_for(tmp_path: Path) -> None:
     assert [m.group(1) for m in COLUMN_REF.finditer(text.prose())] == ["Largest gap on"]
     assert text.headers == {"Gap"} and GLUED.search(text.prose())
     assert text.links == ["nowhere.html"]
+
+
+def test_every_page_can_be_cited_and_names_its_data_at_the_pinned_commit(site: Path) -> None:
+    from builder.benchmarks.cibuzzbench.dataset.fetch import PINNED_COMMIT, UPSTREAM_REPO
+    pinned = f'href="https://github.com/{UPSTREAM_REPO}/tree/{PINNED_COMMIT}" rel="external"'
+    for path in [site / "index.html", site / "faq.html", *sorted((site / "runs").glob("*.html"))[:3]]:
+        html = path.read_text(encoding="utf-8")
+        footer = html[html.index('<footer class="site">'):]
+        assert pinned in footer, path.name
+        assert "Cite this report" in footer and "@misc{buzzprobe," in footer, path.name
+        assert 'href="' + ("../" if path.parent.name == "runs" else "") + 'changelog.html"' in footer, path.name
+    assert (REPO / "CITATION.cff").is_file()
+
+
+def test_front_page_describes_the_report_as_a_schema_org_dataset(site: Path) -> None:
+    html = (site / "index.html").read_text(encoding="utf-8")
+    blocks = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    data = [json.loads(b) for b in blocks]
+    dataset = next(d for d in data if d.get("@type") == "Dataset")
+    assert dataset["@context"] == "https://schema.org"
+    from builder.benchmarks.cibuzzbench.dataset.fetch import PINNED_COMMIT
+    assert any(PINNED_COMMIT in source.get("url", "") for source in dataset["isBasedOn"])
+    facts = [d["contentUrl"] for d in dataset["distribution"]]
+    assert "facts.json" in facts and all((site / url).is_file() for url in facts)
+
+
+def test_whats_new_lists_every_run_once_by_its_own_date(site: Path, pages: dict[str, PageText]) -> None:
+    from builder.runs.reader import read_run
+    created = {read_run(p).header.run_id: read_run(p).header.created[:10] for p in (REPO / "runs").rglob("*.jsonl")}
+    html = (site / "changelog.html").read_text(encoding="utf-8")
+    sections = re.split(r'<h2 id="added-', html)[1:]
+    listed = {}
+    for section in sections:
+        day = section[:10]
+        for rid in re.findall(r'<a href="runs/([^"]+)\.html">', section):
+            assert rid not in listed, rid
+            listed[rid] = day
+    assert listed == created
+    days = [s[:10] for s in sections]
+    assert days == sorted(days, reverse=True)
+
+
+def test_mouse_figures_quoted_from_the_paper_look_reported(site: Path) -> None:
+    html = (site / "mouse.html").read_text(encoding="utf-8")
+    quoted = re.findall(r'<a class="fact" href="provenance.html#f-(mouse\.reported\.text\.[a-z_]+)"', html)
+    assert quoted
+    for key in quoted:
+        at = html.index(f'href="provenance.html#f-{key}"')
+        assert html.rfind('<span class="reported"', 0, at) > html.rfind("</span>", 0, at), key
+    assert 'id="source-mouse"' in html

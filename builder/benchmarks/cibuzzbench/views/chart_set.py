@@ -82,3 +82,34 @@ def _category_rows(facts, probes: list[str]) -> list[tuple]:
                 rows.append((category, PROBE_LABELS[p], facts[K.PROBE_CATEGORY_SEED.key(**at)],
                              facts[K.PROBE_CATEGORY_SEED.low(**at)], facts[K.PROBE_CATEGORY_SEED.high(**at)]))
     return rows
+
+
+MEASURED = "measured here"
+FINDING_MEASURED = (  # (label, fact key): what the options give away, before any model reads the Chinese
+    ("Random letter (all items, 5 option seeds)", "leak.random.macro_f1.mean"),
+    ("Pick the longest option (all items, 5 option seeds)", "leak.longest_chars.macro_f1.mean"),
+    ("Learned option-only probe (test split, 5 option seeds)", "leak.learned_options.test.macro_f1.mean"),
+)
+FINDING_REPORTED = (  # (label, reported figure): what the published probe and the paper state
+    ("Published blind probe, Gemini Flash blind (400 items)", "probe.blind.macro_f1"),
+    ("Paper: six frontier models sighted, lowest", "paper.task2.macro_f1.min"),
+    ("Paper: six frontier models sighted, highest", "paper.task2.macro_f1.max"),
+)
+
+
+def finding_chart(computed: Computed, reported: Any, renderer: SvgRenderer | None = None) -> dict[str, Any]:
+    """The front page's one chart: Task 2 macro F1 without the Chinese (measured from the data and
+    the probe runs) beside the sighted and blind figures the sources report (not re-run here)."""
+    from builder.site import charts as c
+    facts = computed.facts
+    rows = [(label, facts[key], MEASURED) for label, key in FINDING_MEASURED if key in facts]
+    rows += [(label, reported[key].value, f"reported by {reported[key].source.short}")
+             for label, key in FINDING_REPORTED if key in reported]
+    if not rows:
+        return {}
+    return {"finding": c.measured_reported_chart(
+        rows, id="finding", title="Equivalent Selection without the Chinese, and what the sources report",
+        renderer=renderer,
+        description="Macro F1 on Task 2. Measured here: model-free rules and a learned reader of the options "
+                    "alone, from the data and the runs in this repository. Reported: quoted from the published "
+                    "blind probe and the paper, not re-run here.")}

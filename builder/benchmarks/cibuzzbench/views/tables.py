@@ -150,12 +150,13 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
     for rid, s in scores.items():
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
-        rows.append((Cell(rid, href=run_page(rid)), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
-                     Cell(h.scope), f.run_items(rid), *_run_score_cells(f, rid)))
-    return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
-                                      "Macro F1", "F1 low", "F1 high"), tuple(rows),
+        rows.append((Cell(rid, href=run_page(rid)), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition),
+                     Cell(h.variant.replace("_", " ")), Cell(seed), Cell(h.scope), f.run_items(rid), *_run_score_cells(f, rid)))
+    return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Option set", "Seed", "Items", "n",
+                                      "Accuracy", "Macro F1", "F1 low", "F1 high"), tuple(rows),
                  note="Intervals: 95% percentile bootstrap over items. \"n of N\": a run still in progress "
-                      "(scored as it stands, left out of every headline figure, pair and the tracker).")
+                      "(scored as it stands, left out of every headline figure, pair and the tracker).",
+                 filters=("Subject", "Task", "Condition", "Option set"))
 
 
 def category_scores_table(f: FactCells, probes: list[str]) -> Table:
