@@ -262,6 +262,7 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     html = env.get_template(page.meta.get("template", "page.html")).render(
         **common, root=root, slug=page.slug, title=page.title, description=page.meta["description"],
         body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=bool(charts_used),
+        has_filters="data-filter-columns=" in body,
         base_href=_not_found_base(page, common["site"]))
     files = {f"{page.slug}.html": html.encode("utf-8")}
     for table_def, split, bounds in split_tables:
@@ -282,7 +283,7 @@ def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def
         html = env.get_template("page.html").render(
             **common, root="", slug=name[:-len(".html")], title=f"{page.title}: {table_def.caption}, part {number}",
             description=f"{table_def.caption}, rows {start + 1:,} to {stop:,} of {bounds[-1][1]:,}.",
-            body=body, sources=Markup(""), jsonld=Markup(""), has_charts=False, base_href="")
+            body=body, sources=Markup(""), jsonld=Markup(""), has_charts=False, has_filters=False, base_href="")
         files[name] = html.encode("utf-8")
     return files
 
