@@ -5,8 +5,6 @@
   "use strict";
 
   function setUp(figure) {
-    if (figure.hasAttribute("data-filter-ready")) return;  // the script may be included twice
-    figure.setAttribute("data-filter-ready", "");
     var table = figure.querySelector("table");
     if (!table || !table.tHead) return;
     var wanted = figure.getAttribute("data-filter-columns").split("|");
