@@ -110,7 +110,8 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
         notes = [f"{s.model} (seed {p.option_seed}): {note} (a = blind, b = sighted)."
                  for p in s.pairs if (note := f.settings_note(pair_id(p.run_a, p.run_b)))]
         unlike += notes
-        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model),
+        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model,
+                                                    href=run_page(s.sighted.representative.run_id)),
                      Cell(selection_label(s.blind.selection)),
                      f(K.PAIRED_N.key(**on), "count"), f(K.PAIRED_SEEDS.key(**on), "count"),
                      f(K.PAIRED_ARM.key(**f1, arm="b", stat="mean")), f(K.PAIRED_ARM.key(**f1, arm="a", stat="mean")),
@@ -127,7 +128,8 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
                  "summarised: Sighted, Blind and Gap (sighted - blind) are means over seeds, Gap low/high the 95% "
                  "paired-bootstrap interval of the seed-1111 pair. Above chance kept: of the sighted arm's accuracy "
                  "points above a random letter, the share the blind arm also reaches. McNemar p: the range over "
-                 "seeds. Groups come from overlapping 95% intervals of the sighted score."
+                 "seeds. Groups come from overlapping 95% intervals of the sighted score. The model's name links "
+                 "to that sighted run, whose page links its blind pair."
                  + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
 
 
