@@ -97,6 +97,16 @@ def make_run_id(model: str, protocol: Protocol, seed: int | None, selection: Sel
             f"{seed_tag}-{selection.tag}")
 
 
+def probe_run_id(model: str, protocol: Protocol, seed: int | None, selection: Selection,
+                 variant: str = "original") -> str:
+    """The one id rule of a probed run: `make_run_id`, then the protocol's id when it is not the
+    task's default prompt, then the option set when it is not the original."""
+    rid = make_run_id(model, protocol, seed, selection)
+    if not protocol.default:
+        rid = f"{rid}-{protocol.id}"
+    return rid if variant == "original" else f"{rid}-{variant}"
+
+
 def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed: int | None,
              out_template: str = DEFAULT_OUT, run_id: str | None = None, variant: str = "original",
              runtime: dict[str, Any] | None = None) -> RunPlan:
@@ -105,11 +115,7 @@ def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed
     `runtime` (what served the model: file hash, quantisation, runtime version...) is recorded
     in the header's subject as given."""
     row_ids = settings.selection.row_ids(dataset)
-    rid = run_id or make_run_id(settings.model, protocol, seed, settings.selection)
-    if run_id is None and not protocol.default:
-        rid = f"{rid}-{protocol.id}"
-    if variant != "original" and run_id is None:
-        rid = f"{rid}-{variant}"
+    rid = run_id or probe_run_id(settings.model, protocol, seed, settings.selection, variant)
     subject: dict[str, Any] = {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}
     if runtime:
         subject["runtime"] = runtime

@@ -437,6 +437,44 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
                    columns=("Chosen option", source_title, "Wrong answers"), rows=tuple(table))
 
 
+def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
+                            title: str = "Measured here and reported", value_title: str = "Macro F1",
+                            description: str | None = None, renderer: SvgRenderer | None = None) -> Chart:
+    """One bar per figure, coloured by where it comes from (measured by this site, or reported by
+    a cited source), so a reader never takes a quoted figure for a recomputed one.
+
+    ``rows``: ``(label, value, origin)``; bars keep the order given.
+    """
+    values, table, order, origins = [], [], [], []
+    for row in rows:
+        label, value, origin = _unpack(row, 3, "figure")
+        label, value, origin = _label(label, "figure"), _score(value, "value"), _label(origin, "origin")
+        _once((label,), table, "figure")
+        order.append(label)
+        if origin not in origins:
+            origins.append(origin)
+        values.append({"f": label, "v": value, "o": origin})
+        table.append((label, origin, value))
+    if not values:
+        raise ValueError("measured/reported chart needs at least one row")
+    fmt = _value_format([v["v"] for v in values])
+    y = alt.Y("f:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    tooltip = [alt.Tooltip("f:N", title="Figure"), alt.Tooltip("o:N", title="Origin"),
+               alt.Tooltip("v:Q", title=value_title, format=fmt)]
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("v:Q", title=value_title, scale=alt.Scale(domain=[0, 100])), y=y,
+        color=alt.Color("o:N", sort=origins, title=None, legend=alt.Legend(orient="bottom", labelLimit=400),
+                        scale=alt.Scale(domain=origins, range=_colours(len(origins)))),
+        tooltip=tooltip)
+    labels = alt.Chart().mark_text(align="left", baseline="middle", dx=4, fontSize=11, color=INK).encode(
+        x="v:Q", y=y, text=alt.Text("v:Q", format=".1f"), tooltip=tooltip)
+    chart = alt.layer(bars, labels, data=alt.Data(values=values)).properties(
+        width=WIDTH - 200, height=_band_height(len(order), 30))
+    desc = description or f"{value_title} of each figure, coloured by where it comes from."
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
+                   columns=("Figure", "Origin", value_title), rows=tuple(table))
+
+
 def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
                           title: str = "Sighted against blind", value_title: str = "Score",
                           label_title: str = "Run", description: str | None = None,

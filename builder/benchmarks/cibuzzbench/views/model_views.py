@@ -10,14 +10,18 @@ from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
-from builder.benchmarks.cibuzzbench.views.tables import FactCells, tie_groups_within
+from builder.benchmarks.cibuzzbench.views.tables import FactCells, run_page, tie_groups_within
 from builder.benchmarks.cibuzzbench.wording import option_seed_label, option_set_label, option_set_rank, selection_label
 from builder.site.tables import Cell, Table
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
 SEEDS_NOTE = ("Scores are means over the model's option seeds, SD the sample standard deviation over "
               "seeds (– with one seed); Low and High are the 95% bootstrap interval of the run at option order seed 1111 "
-              "(or of the only run).")
+              "(or of the only run). The model's name links to that run's page.")
+# Task 3 has no options, so no option seed: a model's rows differ only when it was run more than once.
+RUNS_NOTE = ("Scores are means over the model's runs, SD the sample standard deviation over runs (– with "
+             "one run); Low and High are the 95% bootstrap interval of the first run. The model's name "
+             "links to that run's page.")
 
 
 def chart_labels(summaries: list[PairSummary]) -> dict[str, str]:
@@ -74,7 +78,7 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
                                             -mean_f1(m), m.id)):
         on = {"id": m.id}
         condition, variant, lang, items = _setting(m)
-        row = [Cell(str(groups[m.id])), Cell(m.model), Cell(condition), Cell(variant), Cell(lang), Cell(items),
+        row = [Cell(str(groups[m.id])), Cell(m.model, href=run_page(m.representative.run_id)), Cell(condition), Cell(variant), Cell(lang), Cell(items),
                f(K.MODEL_ITEMS.key(**on), "count"), _completeness(f, m.id), f(K.MODEL_SEEDS.key(**on), "count"),
                f(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="mean")),
                f.optional(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="sd")),
@@ -89,7 +93,7 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
                "Accuracy", "SD", "Macro F1", "SD", "F1 low", "F1 high") + (("F1 harmful",) if harm else ())
     tag = "t3" if harm else "t2"
     return Table(f"models-{tag}", f"{TASK_NAMES.get(task, task)}: every model, in tie groups", columns, tuple(rows),
-                 note=SEEDS_NOTE + " Groups are formed within one condition, option set, prompt language and item "
+                 note=(RUNS_NOTE if harm else SEEDS_NOTE) + " Groups are formed within one condition, option set, prompt language and item "
                  "selection: a model shares a group while its interval reaches the group leader's. Complete: "
                  "yes, or items answered of items declared.")
 
@@ -111,7 +115,8 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
         notes = [f"{s.model} ({option_seed_label(p.option_seed)}): {note} (a = blind, b = sighted)."
                  for p in s.pairs if (note := f.settings_note(pair_id(p.run_a, p.run_b)))]
         unlike += notes
-        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model),
+        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model,
+                                                    href=run_page(s.sighted.representative.run_id)),
                      *map(Cell, _pair_setting(s)),
                      f(K.PAIRED_N.key(**on), "count"), f(K.PAIRED_SEEDS.key(**on), "count"),
                      f(K.PAIRED_ARM.key(**f1, arm="b", stat="mean")), f(K.PAIRED_ARM.key(**f1, arm="a", stat="mean")),
@@ -131,7 +136,8 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
                  "points above a random letter, the share the blind arm also reaches. McNemar p: the range over "
                  "seeds. Groups come from overlapping 95% intervals of the sighted score, formed only among pairs on the "
                  "same option set, prompt language and items: a model on the gold pool is never ranked against "
-                 "one on the original options."
+                 "one on the original options. The model's name links "
+                 "to that sighted run, whose page links its blind pair."
                  + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
 
 

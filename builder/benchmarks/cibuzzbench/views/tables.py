@@ -48,6 +48,11 @@ class FactCells(site_tables.FactCells):
         return self.facts.provenance[key].computation if self.facts[key] else None
 
 
+def run_page(run_id: str) -> str:
+    """The site-relative address of a run's own page (CIBuzzBench writes one per run)."""
+    return f"runs/{run_id}.html"
+
+
 def composition_table(f: FactCells) -> Table:
     rows = [
         (Cell("Items"), f(K.DATASET_ROWS.key(), "count")),
@@ -152,7 +157,7 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
         warned = f" ⚠ imported with {len(h.import_warnings)} warning{'s' * (len(h.import_warnings) > 1)}" \
             if h.import_warnings else ""
         task, condition, option_set, items = run_setting(h)
-        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label + warned), Cell(task), Cell(condition),
+        rows.append((Cell(rid, href=run_page(rid)), Cell(h.subject_label + warned), Cell(task), Cell(condition),
                      Cell(option_set if h.option_seed is not None else "–"), Cell(seed), Cell(items), f.run_items(rid),
                      *_run_score_cells(f, rid)))
     return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Option set", "Option seed", "Items asked",
@@ -161,7 +166,8 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
                       "(an item sample's own seed is in Items asked). \"n of N\": a run still in progress "
                       "(scored as it stands, left out of every headline figure, pair and the tracker). "
                       "\"⚠ imported with warnings\": its page says what the importer could not vouch for; "
-                      "it is left out of every headline figure, pair, model table and the tracker.")
+                      "it is left out of every headline figure, pair, model table and the tracker.",
+                 filters=("Subject", "Task", "Condition", "Option set"))
 
 
 def category_scores_table(f: FactCells, probes: list[str]) -> Table:
@@ -279,7 +285,7 @@ def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
                                                  s.run.header.option_seed or 0, s.run_id)):
         rid, h = s.run_id, s.run.header
         rows.append((Cell(h.subject_label), *map(Cell, run_setting(h)),
-                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=f"runs/{rid}.html"),
+                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=run_page(rid)),
                      f(K.RUN_N.key(run_id=rid), "count"), *_run_score_cells(f, rid)))
     return Table("model-runs", "Model runs, one row per option seed",
                  ("Model", "Task", "Condition", "Option set", "Items asked", "Option seed", "Run", "n", "Accuracy",
