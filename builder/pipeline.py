@@ -169,11 +169,11 @@ def _cached_bundle(cache_dir: Path) -> bytes:
     import hashlib
 
     from builder.site.chart_bundle import bundle_version, vega_bundle
-    from builder.core.fileio import atomic_write
+    from builder.core.cachefile import read_sealed, write_sealed
     key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
     path = cache_dir / f"vega-bundle-{key}.js"
-    if path.exists():
-        return path.read_bytes()
-    data = vega_bundle()
-    atomic_write(path, data)
+    data = read_sealed(path)  # sealed: a planted file cannot become the site's script
+    if data is None:
+        data = vega_bundle()
+        write_sealed(path, data)
     return data
