@@ -171,7 +171,7 @@ def _cached_bundle(cache_dir: Path) -> bytes:
     from builder.site.chart_bundle import bundle_version, vega_bundle
     from builder.core.cachefile import read_sealed, write_sealed
     key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
-    path = cache_dir / f"vega-bundle-{key}.js"
+    path = cache_dir / f"vega-bundle-{key}.js.sealed"
     data = read_sealed(path)  # sealed: a planted file cannot become the site's script
     if data is None:
         data = vega_bundle()

@@ -29,17 +29,22 @@ _TAG = 32
 _SECRET_BYTES = 32
 
 
-def secret_path() -> Path:
+def secret_path() -> Path | None:
     if os.environ.get(SECRET_ENV):
         return Path(os.environ[SECRET_ENV])
-    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    try:
+        config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    except RuntimeError:  # no home directory at all: no secret, no caches
+        return None
     return config / "buzzprobe" / "cache-secret"
 
 
 @lru_cache(maxsize=4)
-def _secret(path: Path) -> bytes | None:
+def _secret(path: Path | None) -> bytes | None:
     """The secret at `path`, created when missing; None when it cannot be had or sits inside
     the checkout (where it could be committed, and so known to anyone)."""
+    if path is None:
+        return None
     try:
         if path.resolve().is_relative_to(REPO_DIR):
             return None

@@ -202,7 +202,7 @@ class SvgRenderer:
             return self._draw(spec)
         key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
                                         separators=(",", ":")).encode("utf-8")).hexdigest()
-        path = self.cache / f"{key}.svg"
+        path = self.cache / f"{key}.svg.sealed"  # not .svg: older builds read those unchecked
         data = read_sealed(path)  # sealed: a planted file cannot put markup on a page
         if data is not None:
             return data.decode("utf-8")

@@ -28,7 +28,7 @@ LEARNED_SOURCE = Path(__file__).resolve().parents[1] / "probes" / "learned.py"
 def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[str, float]]:
     code = LEARNED_SOURCE.read_bytes()  # not imported unless needed: scikit-learn takes seconds to load
     key = hashlib.sha256(dataset.content_sha256.encode() + environment_key().encode() + code).hexdigest()[:24]
-    path = cache_dir / f"feature-importance-{key}.json" if cache_dir else None
+    path = cache_dir / f"feature-importance-{key}.json.sealed" if cache_dir else None
     data = read_sealed(path) if path is not None else None
     if data is not None:
         return [(name, float(value)) for name, value in json.loads(data)]
