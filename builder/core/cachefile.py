@@ -73,9 +73,11 @@ def _reread(path: Path) -> bytes | None:
     return data if len(data) >= _SECRET_BYTES else None
 
 
-def _tag(key: bytes, path: Path, data: bytes) -> bytes:
+def _tag(key: bytes, path: Path, data: bytes | memoryview) -> bytes:
     """Bound to the file name (which carries the entry's key), so entries cannot be swapped."""
-    return hmac.new(key, path.name.encode("utf-8", "surrogatepass") + b"\0" + data, hashlib.sha256).digest()
+    mac = hmac.new(key, path.name.encode("utf-8", "surrogatepass") + b"\0", hashlib.sha256)
+    mac.update(data)  # a view: a 40 MB entry is hashed, not copied
+    return mac.digest()
 
 
 @lru_cache(maxsize=64)
@@ -110,10 +112,9 @@ def read_sealed(path: Path) -> bytes | None:
     head = len(MAGIC) + _TAG
     if not raw.startswith(MAGIC) or len(raw) < head or tracked(path):
         return None
-    data = raw[head:]
-    if not hmac.compare_digest(raw[len(MAGIC):head], _tag(key, path, data)):
+    if not hmac.compare_digest(raw[len(MAGIC):head], _tag(key, path, memoryview(raw)[head:])):
         return None
-    return data
+    return raw[head:]
 
 
 def write_sealed(path: Path, data: bytes) -> None:

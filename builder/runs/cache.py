@@ -198,7 +198,7 @@ def read_entry(path: Path, key: str) -> Any | None:
     if not data.startswith(head):
         return None  # another key's entry, another format, or not ours at all: rebuilt
     try:
-        return pickle.loads(data[len(head):])
+        return pickle.loads(memoryview(data)[len(head):])
     except Exception:  # any damage at all: the entry is rebuilt, never trusted
         return None
 
