@@ -15,7 +15,7 @@ from typing import Any
 from builder.benchmarks.base import BuildSettings, PageSettings
 from builder.core.fingerprint import build_fingerprint
 from builder.core.errors import InputError, Problem
-from builder.site.write import STAMP, read_stamp
+from builder.site.write import STAMP, is_current, read_stamp
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def build(config: BuildConfig) -> BuildResult:
     extra = [path for b in registered() for path in b.inputs(settings)]
     check_out_folder(config, extra)
     fingerprint = build_fingerprint(config.runs_dir, config.content_dir, extra)
-    if not config.force and read_stamp(config.out) == fingerprint:
+    if not config.force and is_current(config.out, fingerprint):
         return BuildResult(skipped=True, files=0, facts=0, runs=0)
     # Heavy imports only once we know there is work to do.
     from builder.core.facts import FactTable

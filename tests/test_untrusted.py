@@ -345,3 +345,26 @@ def test_legitimate_markup_and_shortcodes_keep_their_bytes() -> None:
     assert "<script>ours()</script>" in restore(sanitise(text), kept)
     forged = '<div class="shortcode"><!--bp-0-0000000000000000--><script>x</script><!--/bp-0-0000000000000000--></div>'
     assert "<script>" not in restore(*(lambda t, k: (sanitise(t), k))(*protect(forged)))
+
+
+def test_a_planted_or_tracked_stamp_cannot_make_a_build_skip(small: Path) -> None:
+    """The no-change check trusts only a stamp sealed here: a site/ with a stamp for the
+    right fingerprint (computable from public inputs), shipped in a tarball or force-added to
+    a pull request, is rebuilt, not published as it is."""
+    from builder.pipeline import BuildConfig, build
+    from builder.site.write import STAMP
+    from tests.test_hardening import SMALL_SPEC
+    config = BuildConfig(small / "data.csv", small / "runs", small / "content", small / "site", spec=SMALL_SPEC,
+                         charts=False)
+    assert not build(config).skipped
+    assert build(config).skipped  # sealed here: a no-change build stops early
+    stamp = small / "site" / STAMP
+    fingerprint = stamp.read_text().split("\n")[0]
+    (small / "site" / "index.html").write_text("<script>planted()</script>")
+    stamp.write_text(fingerprint + "\n" + "0" * 64 + "\n")
+    assert not build(config).skipped
+    assert "planted" not in (small / "site" / "index.html").read_text()
+    subprocess.run(["git", "init", "-q", str(small)], check=True)
+    subprocess.run(["git", "-C", str(small), "add", "-f", f"site/{STAMP}"], check=True)
+    cachefile._tracked_in.cache_clear()
+    assert not build(config).skipped  # a stamp git tracks is never trusted

@@ -117,6 +117,18 @@ def read_sealed(path: Path) -> bytes | None:
     return raw[head:]
 
 
+def seal_hex(path: Path, data: bytes) -> str | None:
+    """The tag of `data` for a file named like `path`, in hex (None without a secret)."""
+    key = _secret(secret_path())
+    return None if key is None else _tag(key, path, data).hex()
+
+
+def sealed_text_matches(path: Path, data: bytes, tag: str) -> bool:
+    """Whether `tag` is `data`'s seal_hex here, for a file git does not track."""
+    expected = seal_hex(path, data)
+    return expected is not None and hmac.compare_digest(expected, tag) and not tracked(path)
+
+
 def write_sealed(path: Path, data: bytes) -> None:
     """Keep `data` at `path`; a cache that cannot be written (or has no secret) costs only time."""
     key = _secret(secret_path())
