@@ -321,6 +321,8 @@ def test_front_matter_and_protocols_use_the_same_yaml_reader(small: Path, tmp_pa
     ('<iframe src="https://evil.example/"></iframe>', "<iframe"),
     ('<a href="data:text/html,<script>x</script>">x</a>', "data:text"),
     ("<style>body{display:none}</style>", "<style"),
+    ('<img src="https://tracker.example/pixel.gif" alt="x">', "tracker.example"),
+    ('<img src="//tracker.example/pixel.gif" alt="x">', "tracker.example"),
     ('<form action="https://evil.example/"><input name=p></form>', "<form"),
 ])
 def test_active_content_in_a_page_is_stripped(small: Path, body: str, gone: str) -> None:

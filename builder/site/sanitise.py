@@ -69,12 +69,19 @@ def unmark(html: str) -> str:
 def sanitise(html: str) -> str:
     """`html` when the allowlist removes nothing from it, else the cleaned HTML."""
     clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, generic_attribute_prefixes=_PREFIXES,
-                      url_schemes=SCHEMES, link_rel=None, strip_comments=False)
+                      url_schemes=SCHEMES, link_rel=None, strip_comments=False, attribute_filter=_local_sources)
     tags, attributes, schemes = _present(html)  # the allowlist widened to all `html` holds
     same = nh3.clean(html, tags=TAGS | tags, clean_content_tags=set(),
                      attributes={**ATTRIBUTES, "*": _EVERYWHERE | attributes}, generic_attribute_prefixes=_PREFIXES,
                      url_schemes=SCHEMES | schemes, link_rel=None, strip_comments=False)
     return html if clean == same else clean
+
+
+def _local_sources(tag: str, attribute: str, value: str) -> str | None:
+    """No page loads anything from the network: an image (or any `src`) must be relative."""
+    if attribute == "src" and (value.lstrip().startswith(("//", "\\")) or re.match(r"\s*[A-Za-z][A-Za-z0-9+.\-]*:", value)):
+        return None
+    return value
 
 
 class _Inventory(HTMLParser):
