@@ -215,7 +215,6 @@ def test_a_harness_log_with_a_control_character_in_its_model_is_refused(syntheti
 
 
 def test_bidi_and_zero_width_characters_are_written_out_where_names_are_shown(small: Path) -> None:
-    edit_run_lines(small, lambda lines: None)
     def rename(lines: list[str]) -> None:
         header = json.loads(lines[0])
         header["subject"]["name"] = "longest\u202e_chars\u200b"
@@ -225,6 +224,9 @@ def test_bidi_and_zero_width_characters_are_written_out_where_names_are_shown(sm
     pages = [p.read_text(encoding="utf-8") for p in (small / "site").rglob("*.html")]
     assert any("longest&lt;U+202E&gt;_chars&lt;U+200B&gt;" in page for page in pages)
     assert not any("\u202e" in page or "\u200b" in page for page in pages)
+    tables = [p.read_text(encoding="utf-8") for p in (small / "site" / "tables").rglob("*.csv")]
+    assert any("longest<U+202E>_chars<U+200B>" in table for table in tables)
+    assert not any("\u202e" in table for table in tables)
 
 
 def test_model_ids_that_slug_alike_do_not_depend_on_run_order(synthetic_dataset) -> None:
