@@ -15,7 +15,7 @@ from typing import Any
 from builder.benchmarks.base import BuildSettings, PageSettings
 from builder.core.fingerprint import build_fingerprint
 from builder.core.errors import InputError, Problem
-from builder.site.write import STAMP, read_stamp
+from builder.site.write import STAMP, is_current, read_stamp
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def build(config: BuildConfig) -> BuildResult:
     extra = [path for b in registered() for path in b.inputs(settings)]
     check_out_folder(config, extra)
     fingerprint = build_fingerprint(config.runs_dir, config.content_dir, extra)
-    if not config.force and read_stamp(config.out) == fingerprint:
+    if not config.force and is_current(config.out, fingerprint):
         return BuildResult(skipped=True, files=0, facts=0, runs=0)
     # Heavy imports only once we know there is work to do.
     from builder.core.facts import FactTable
@@ -169,11 +169,11 @@ def _cached_bundle(cache_dir: Path) -> bytes:
     import hashlib
 
     from builder.site.chart_bundle import bundle_version, vega_bundle
-    from builder.core.fileio import atomic_write
+    from builder.core.cachefile import read_sealed, write_sealed
     key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
-    path = cache_dir / f"vega-bundle-{key}.js"
-    if path.exists():
-        return path.read_bytes()
-    data = vega_bundle()
-    atomic_write(path, data)
+    path = cache_dir / f"vega-bundle-{key}.js.sealed"
+    data = read_sealed(path)  # sealed: a planted file cannot become the site's script
+    if data is None:
+        data = vega_bundle()
+        write_sealed(path, data)
     return data

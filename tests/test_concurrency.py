@@ -23,7 +23,7 @@ from builder.core.fileio import exclusive, lock_path
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, Item
 from builder.runs.writer import write_run
-from builder.site.write import STAMP, exchange, leftovers, write_site
+from builder.site.write import STAMP, exchange, leftovers, read_stamp, write_site
 from tests.loopback_server import LoopbackServer
 from tests.test_build import built_project, cli, every_run, project  # noqa: F401 (fixtures used by name)
 from tests.test_mouse_probe import execute as mouse_execute
@@ -156,7 +156,7 @@ def test_next_build_removes_what_a_killed_build_left(tmp_path: Path, stage: str)
     assert result.returncode == -signal.SIGKILL, result.stderr
     left = leftovers(out)
     assert left and all(p.name.startswith(".site.new-") for p in left)
-    assert (out / STAMP).read_text().strip() == ("old" if stage == "staging" else "new")  # one intact site
+    assert read_stamp(out) == ("old" if stage == "staging" else "new")  # one intact site
     write_site({"index.html": b"next"}, out, "next")
     assert leftovers(out) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
     assert (out / "index.html").read_bytes() == b"next"
@@ -197,7 +197,7 @@ def test_site_never_disappears_during_the_swap(tmp_path: Path) -> None:
     missing, checks = result.get(timeout=30)
     watcher.join(30)
     assert checks > 1000 and missing == 0
-    assert (out / STAMP).read_text().strip() == "40" and leftovers(out) == []
+    assert read_stamp(out) == "40" and leftovers(out) == []
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 is Linux-only")

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+from builder.core.cachefile import read_sealed, write_sealed
 from builder.pipeline import BuildConfig, build
 from builder.runs.cache import MAGIC, LazyItems, RunCache, datasets_key
 from builder.runs.reader import read_run
@@ -66,12 +67,13 @@ def test_damaged_and_foreign_entries_are_ignored_and_rebuilt(small_inputs, tmp_p
     paths[0].write_bytes(originals[paths[0]][: len(originals[paths[0]]) // 2])  # torn pickle
     paths[1].write_bytes(originals[paths[2]])  # another run's entry under this key
     head = MAGIC + key_of(paths[2]) + b"\n"
-    paths[2].write_bytes(head + pickle.dumps({"run": "not a run", "derived": {}}))  # right key, wrong shape
+    write_sealed(paths[2], head + pickle.dumps({"run": "not a run", "derived": {}}))  # right key and seal, wrong shape
     cached_build(small_inputs, tmp_path / "second", cache)
     assert tree(tmp_path / "second") == tree(tmp_path / "first")
     for path in paths[:3]:  # rebuilt: each holds its own entry again
-        assert path.read_bytes().startswith(MAGIC + key_of(path) + b"\n")
-        assert pickle.loads(path.read_bytes()[len(MAGIC) + len(key_of(path)) + 1:])["run"].header.run_id
+        data = read_sealed(path)
+        assert data is not None and data.startswith(MAGIC + key_of(path) + b"\n")
+        assert pickle.loads(data[len(MAGIC) + len(key_of(path)) + 1:])["run"].header.run_id
 
 
 def test_incremental_build_equals_forced_build(small_inputs, tmp_path):

@@ -35,6 +35,8 @@ def build_fingerprint(runs_dir: Path, content_dir: Path, inputs: Iterable[Path] 
             name = f"input{i}" if root is None else path.relative_to(root).as_posix()
             digest.update(f"{group}\0{name}\0".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
+    from builder.core.cachefile import environment_key  # a changed dependency is a changed input
+    digest.update(f"deps\0{environment_key()}\0".encode())
     for name in ENV_INPUTS:
         digest.update(f"env\0{name}={os.environ.get(name, '')}\0".encode())
     from builder.core.build_date import build_epoch

@@ -15,6 +15,7 @@ import hashlib
 import re
 import string
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from builder.core.errors import InputError
@@ -26,6 +27,11 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _OUTSIDE_NAME = re.compile(r"[^a-z0-9_]+")  # a run of characters a name part cannot hold
 _OUTSIDE_ANCHOR = re.compile(r"[^A-Za-z0-9_.-]")
 _HASH_CHARS = 8
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: nothing a name shows
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+# Characters that reorder or hide text: bidi embeddings, overrides, isolates and marks, and the
+# zero-width and invisible ones (two names that look the same, or a name that flips what follows).
+_HIDDEN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def slug(name: str) -> str:
@@ -37,8 +43,7 @@ def slug(name: str) -> str:
     the full name is appended, so different names never share a slug; the display name is
     kept apart, in the run's header. An empty name is refused.
     """
-    if not name.strip():
-        raise InputError.single("name", "a model name cannot be empty")
+    check_display_name(name, "name")  # empty, or control characters
     folded = unicodedata.normalize("NFKD", name)
     ascii_only = "".join(ch for ch in folded if not unicodedata.combining(ch))
     lossy = any(ord(ch) > 127 for ch in ascii_only)
@@ -47,6 +52,45 @@ def slug(name: str) -> str:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
         base = f"{base[:MAX_SLUG - _HASH_CHARS - 1].rstrip('-_')}-{digest}" if base else f"m-{digest}"
     return base
+
+
+def display_name_problem(name: object, what: str = "model name") -> str | None:
+    """Why `name` cannot be shown as a model (or probe) name, or None. Control characters are
+    refused at every entrance: no page or chart can show them, and one in a chart label made
+    the renderer abort the whole build."""
+    if not isinstance(name, str):
+        return f"a {what} must be text"
+    if not name.strip():
+        return f"a {what} cannot be empty"
+    bad = sorted(set(_CONTROL.findall(name)))
+    if bad:
+        return f"a {what} cannot contain control characters (found {', '.join(repr(ch) for ch in bad)})"
+    return None
+
+
+def check_display_name(name: str, where: str, what: str = "model name") -> str:
+    """`name` unchanged, or an InputError located at `where` (an option or a file)."""
+    return check_name(name, where, what, display_name_problem)
+
+
+def visible(text: str) -> str:
+    """`text` with each bidi control and zero-width character written out as <U+XXXX>: where a
+    name is shown it can neither reorder the text around it nor pass for another name."""
+    if _HIDDEN.search(text) is None:
+        return text
+    return _HIDDEN.sub(lambda m: f"<U+{ord(m.group(0)):04X}>", text)
+
+
+def xml_safe(value: object) -> object:
+    """`value` (nested dicts, lists and strings) with each character XML 1.0 cannot hold
+    replaced by U+FFFD, and bidi and zero-width characters made visible (see `visible`)."""
+    if isinstance(value, str):
+        return visible(_NOT_XML.sub("\ufffd", value))
+    if isinstance(value, dict):
+        return {xml_safe(k): xml_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [xml_safe(v) for v in value]
+    return value
 
 
 def identifier(text: str) -> str:
@@ -77,9 +121,10 @@ def name_problem(name: object, what: str = "run id") -> str | None:
     return None
 
 
-def check_name(name: str, where: str, what: str = "run id") -> str:
+def check_name(name: str, where: str, what: str = "run id",
+               rule: Callable[[object, str], str | None] = name_problem) -> str:
     """`name` unchanged, or an InputError located at `where` (an option or a file)."""
-    problem = name_problem(name, what)
+    problem = rule(name, what)
     if problem is not None:
         raise InputError.single(where, problem)
     return name

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from builder.core.errors import InputError, Problem
-from builder.core.yamlfile import line_of, load_mapping, web_link_problem
+from builder.core.yamlfile import line_of, load_mapping, load_yaml_node, web_link_problem
 
 FIELDS = ("value", "unit", "what", "source")
 
@@ -61,8 +61,10 @@ class ReportedTable:
 
 def load_reported(path: Path) -> ReportedTable:
     """Every problem of every entry, each with its line, in one error."""
-    data, lines = load_mapping(path)
-    quoted = _quoted_values(path.read_text(encoding="utf-8"))
+    data, lines, root = load_yaml_node(path)
+    if not isinstance(data, dict):
+        data, lines = load_mapping(path)  # the located "expected a mapping" error, or {} for an empty file
+    quoted = _quoted_values(root)
     problems: list[Problem] = []
 
     def bad(message: str, *key: str | int) -> None:
@@ -118,9 +120,8 @@ def _sources(raw: dict, bad: Callable[..., None]) -> dict[str, Source]:
     return out
 
 
-def _quoted_values(text: str) -> dict[str, str]:
+def _quoted_values(root: yaml.Node | None) -> dict[str, str]:
     """figure key -> its `value` exactly as written (YAML parsing would drop "76.50"'s zero)."""
-    root = yaml.compose(text)
     out: dict[str, str] = {}
     figures = _child(root, "figures")
     for key, entry in figures.value if isinstance(figures, yaml.MappingNode) else []:

@@ -71,7 +71,7 @@ def add_client_arguments(p: argparse.ArgumentParser, *, max_tokens_help: str, ou
                          run_id_help: str, retry_errors_help: str) -> None:
     """The endpoint and client options shared by every command that asks a model."""
     model = p.add_argument_group("model and sampling")
-    model.add_argument("--model", required=True, help="model name sent to the endpoint")
+    model.add_argument("--model", required=True, type=model_name, help="model name sent to the endpoint")
     model.add_argument("--base-url", help="e.g. http://127.0.0.1:8000/v1 (required unless --dry-run)")
     model.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
                        help="environment variable holding the API key (default %(default)s; "
@@ -137,6 +137,15 @@ def unit_float(text: str) -> float:
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError("must be between 0 and 1")
     return value
+
+
+def model_name(text: str) -> str:
+    """A --model value: control characters are refused here, before anything is asked."""
+    from builder.core.names import display_name_problem
+    problem = display_name_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def positive_int(text: str) -> int:

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, TASK_LABELS
 from builder.core.paths import REPO_DIR
+from builder.core.yamlfile import load_yaml
 
 DEFAULT_PROTOCOLS = REPO_DIR / "content" / "protocols" / "cibuzzbench.yaml"
 SCHEMA = "buzzprobe.protocols/1"
@@ -69,10 +68,7 @@ def _fill(template: str, values: dict[str, str]) -> str:
 def load_protocols(path: str | Path = DEFAULT_PROTOCOLS) -> dict[str, Protocol]:
     """All protocols in a file by id; raises InputError naming every bad entry."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError.single(path, f"cannot read protocols: {exc}") from exc
+    data, _ = load_yaml(path)  # the one YAML reader: located errors, alias limits, duplicate keys
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("protocols"), list):
         raise InputError.single(path, f"expected a mapping with schema {SCHEMA!r} and a list 'protocols'")
     problems: list[Problem] = []

@@ -8,8 +8,10 @@ Cross-run work (pairs, models, categories, pages) is always recomputed from thes
 
 It is a cache and nothing more: a missing, unreadable, corrupt or foreign entry is ignored and
 rebuilt, and deleting the folder changes only the time a build takes. Format: one pickle file per
-run (chosen by measurement, see docs/performance.md). Pickle runs code on load, so the folder must
-be as trusted as the project itself; it lives in the project's own `.cache/` by default.
+run (chosen by measurement, see docs/performance.md), sealed by builder.core.cachefile: an entry
+is unpickled only when its HMAC tag, made with a per-machine secret kept outside the checkout,
+is right, so a planted entry is ignored and rebuilt, never run. The key also covers the
+installed distributions' versions (cachefile.environment_key).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from builder.core.fileio import atomic_file
+from builder.core.cachefile import environment_key, read_sealed, write_sealed
 from builder.core.paths import PACKAGE_DIR
 from builder.runs.schema import Item, Run
 
@@ -33,8 +35,9 @@ _FOLDER = "runs"
 
 @lru_cache(maxsize=1)
 def code_hash() -> str:
-    """sha256 of every module of the builder package (names and bytes)."""
-    digest = hashlib.sha256()
+    """sha256 of every module of the builder package (names and bytes) and of the installed
+    distributions' versions."""
+    digest = hashlib.sha256(environment_key().encode())
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
@@ -188,26 +191,20 @@ class RunCache:
 
 def read_entry(path: Path, key: str) -> Any | None:
     """The value kept at `path` under `key`; None when missing, foreign or damaged."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+    data = read_sealed(path)
+    if data is None:
         return None
     head = MAGIC + key.encode() + b"\n"
     if not data.startswith(head):
         return None  # another key's entry, another format, or not ours at all: rebuilt
     try:
-        return pickle.loads(data[len(head):])
+        return pickle.loads(memoryview(data)[len(head):])
     except Exception:  # any damage at all: the entry is rebuilt, never trusted
         return None
 
 
 def write_entry(path: Path, key: str, value: Any) -> None:
-    try:
-        with atomic_file(path, fsync=False) as handle:
-            handle.write(MAGIC + key.encode() + b"\n")
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    except OSError:
-        pass  # a cache that cannot be written only costs time next build
+    write_sealed(path, MAGIC + key.encode() + b"\n" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T], kind: type) -> T:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.core.names import name_problem
+from builder.core.names import display_name_problem, name_problem
 from builder.core.fileio import being_written
 from builder.runs import schema as s
 from builder.runs.formats import RunFormat, format_for, known_benchmarks
@@ -159,6 +159,8 @@ def _check_header_values(c: Collector, line: int, data: dict[str, Any], fmt: Run
     for key in ("kind", "name"):
         if not isinstance(data["subject"].get(key), str):
             c.add("missing or not a string", line, f"subject.{key}")
+    if isinstance(data["subject"].get("name"), str) and (problem := display_name_problem(data["subject"]["name"])):
+        c.add(problem, line, "subject.name")
     if data["subject"].get("kind") not in s.SUBJECT_KINDS:
         c.add(f"expected one of: {', '.join(s.SUBJECT_KINDS)}", line, "subject.kind")
     if fmt is not None:

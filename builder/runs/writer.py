@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from builder.core.errors import InputError
+from builder.core.names import check_display_name
 from builder.runs.lines import LineError, load_line
 from builder.core.fileio import atomic_file
 from builder.runs.schema import Footer, Header, Item
@@ -35,6 +36,7 @@ def dump_line(record: dict[str, Any]) -> str:
 
 def write_run(path: str | Path, header: Header, items: Iterable[Item], footer: Footer | None) -> None:
     """Write a whole run at once, replacing any previous file atomically (user's umask mode)."""
+    check_display_name(header.subject_name, str(path), "subject.name")
     with atomic_file(path, text=True) as handle:
         handle.write(dump_line(header.to_json()))
         for item in items:
@@ -56,6 +58,7 @@ class RunWriter:
     def open(cls, path: str | Path, header: Header, *, fsync: bool = True) -> "RunWriter":
         """Start a run, or continue the one already at `path` if its header matches."""
         path = Path(path)
+        check_display_name(header.subject_name, str(path), "subject.name")  # every probe and importer writes here
         path.parent.mkdir(parents=True, exist_ok=True)
         done: set[int] = set()
         if path.exists() and path.stat().st_size > 0:

@@ -54,7 +54,8 @@ import altair as alt
 import vl_convert
 from markupsafe import Markup
 
-from builder.core.fileio import atomic_write
+from builder.core.cachefile import read_sealed, write_sealed
+from builder.core.names import xml_safe
 from builder.site.chart_bundle import VL_VERSION
 from builder.site.scriptjson import script_json
 
@@ -201,16 +202,19 @@ class SvgRenderer:
             return self._draw(spec)
         key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
                                         separators=(",", ":")).encode("utf-8")).hexdigest()
-        path = self.cache / f"{key}.svg"
-        if path.exists():
-            return path.read_text(encoding="utf-8")
+        path = self.cache / f"{key}.svg.sealed"  # not .svg: older builds read those unchecked
+        data = read_sealed(path)  # sealed: a planted file cannot put markup on a page
+        if data is not None:
+            return data.decode("utf-8")
         svg = self._draw(spec)
-        atomic_write(path, svg.encode("utf-8"))
+        write_sealed(path, svg.encode("utf-8"))
         return svg
 
     @staticmethod
     def _draw(spec: Mapping[str, Any]) -> str:
-        return vl_convert.vegalite_to_svg(dict(spec), vl_version=VL_VERSION, allowed_base_urls=[])
+        # vl-convert aborts the whole process (a Rust panic, SIGABRT) on a character XML cannot
+        # hold, e.g. a C0 control in a model name: whatever entrance let one through, none reaches it.
+        return vl_convert.vegalite_to_svg(xml_safe(dict(spec)), vl_version=VL_VERSION, allowed_base_urls=[])
 
 
 def _tidy_tag(match: re.Match) -> str:

@@ -15,16 +15,19 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from jinja2.exceptions import TemplateSyntaxError
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.sandbox import SecurityError
 
 from builder.core.errors import InputError
+from builder.core.names import visible
 from builder.core.textfiles import decode_utf8
+from builder.site.limits import LimitedSandbox
 
 PAGE_SOURCE = "<template>"  # the file name Jinja gives a template made from a string (a page body)
 
 
-class _Sandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, its attribute verdicts remembered per (type, attribute name):
+class _Sandbox(LimitedSandbox):
+    """Jinja's immutable sandbox (with render limits, builder/site/limits.py), its attribute
+    verdicts remembered per (type, attribute name):
     the sandbox decides from those alone, and a 1,000-run site asks about 200,000 times."""
 
     def __init__(self, **options: object):
@@ -49,9 +52,16 @@ def make_environment(template_dir: Path) -> Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, cell=fmt_cell, datum=fmt_datum)
     return env
+
+
+def _shown(value: object) -> object:
+    """Every plain text a template prints (model names, dataset text, run fields): bidi controls
+    and zero-width characters written out, so a name cannot reorder the page or pass for another."""
+    return visible(value) if type(value) is str else value
 
 
 def template_line(exc: BaseException, filename: str) -> int | None:

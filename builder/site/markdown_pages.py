@@ -21,6 +21,7 @@ from builder.core.reported import ReportedTable, Source
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor
+from builder.site.sanitise import protect, restore, sanitise
 from builder.site.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_p, fmt_pct, template_line
 
 _KEY_CALL = re.compile(r"""\b(fact|value)\(\s*["']([^"']+)["']""")
@@ -149,8 +150,9 @@ def render_page_body(env: Environment, page: Page, context: dict[str, Any]) -> M
         line = template_line(exc, PAGE_SOURCE)
         raise InputError.single(page.path, f"cannot render: {describe(exc)}",
                                 line=None if line is None else page.body_line + line - 1) from exc
+    text, kept = protect(text)  # the build's own shortcodes are not the author's markup
     html = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
-    return Markup(html)
+    return Markup(restore(sanitise(html), kept))
 
 
 

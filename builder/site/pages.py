@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from builder.core.errors import InputError, Problem, gather
 from builder.core.textfiles import decode_utf8
+from builder.core.yamlfile import parse_yaml
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 REQUIRED = ("title", "description")
@@ -44,14 +43,7 @@ def read_page(path: Path) -> Page:
     match = _FRONT.match(text)
     if match is None:
         raise InputError.single(path, "a page starts with YAML front matter between '---' lines", line=1)
-    try:
-        meta = yaml.safe_load(match.group(1)) or {}
-    except RecursionError:
-        raise InputError.single(path, "front matter is nested too deeply", line=2) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
-        raise InputError.single(path, f"front matter is not valid YAML: {exc}", line=line) from exc
+    meta = parse_yaml(match.group(1), path, first_line=2)[0] or {}  # the one YAML reader (limits, duplicate keys)
     _check_meta(path, meta)
     body_line = match.group(0).count("\n") + 1
     return Page(path, path.stem, meta, text[match.end():], body_line)

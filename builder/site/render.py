@@ -30,6 +30,7 @@ from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
 from builder.site.markdown_pages import FactUse, page_functions, render_page_body, source_notes
 from builder.site.pages import Page, load_pages
+from builder.site.sanitise import shortcode, unmark
 from builder.site.tables import tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 from builder.site.structured import dataset_jsonld, faq_jsonld, sitemap
@@ -279,7 +280,7 @@ def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def
         pager = paging.pager(page.slug, table_def.id, bounds, number)
         back = Markup('<p>Part {n} of the table on <a href="{slug}.html#{id}">{title}</a>.</p>').format(
             n=number, slug=page.slug, id=table_def.id, title=page.title)
-        body = back + _block_html(pager + Markup(split.part(start, stop)) + pager)
+        body = back + Markup(unmark(_block_html(pager + Markup(split.part(start, stop)) + pager)))
         html = env.get_template("page.html").render(
             **common, root="", slug=name[:-len(".html")], title=f"{page.title}: {table_def.caption}, part {number}",
             description=f"{table_def.caption}, rows {start + 1:,} to {stop:,} of {bounds[-1][1]:,}.",
@@ -299,8 +300,9 @@ def _not_found_base(page: Page, config: dict[str, Any]) -> str:
 
 
 def _block_html(html: str) -> Markup:
-    """Wrap shortcode output so Markdown passes it through as one raw HTML block."""
-    return Markup('<div class="shortcode">{}</div>').format(Markup(html.strip()))
+    """Wrap shortcode output so Markdown passes it through as one raw HTML block, marked as
+    the build's own so the page's sanitiser leaves it as it is (builder/site/sanitise.py)."""
+    return shortcode(html)
 
 
 def _provenance_pages(env: Environment, inputs: SiteInputs, common: dict[str, Any],

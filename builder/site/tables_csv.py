@@ -10,6 +10,8 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 
+from builder.core.names import visible
+
 FULL_PRECISION = "tables/full/"  # where the unrounded twin of every CSV goes
 
 
@@ -33,6 +35,7 @@ def _cell(value: object) -> str:
     text = str(value)
     if isinstance(value, (int, bool)) or _is_number(text):
         return text
+    text = visible(text)  # as on the pages: a name cannot reorder a row or pass for another
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 

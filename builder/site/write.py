@@ -20,6 +20,7 @@ import stat
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from builder.core.cachefile import seal_hex, sealed_text_matches
 from builder.core.fileio import exclusive
 
 STAMP = ".buzzprobe-fingerprint"
@@ -37,7 +38,7 @@ def write_site(files: dict[str, bytes], out: Path, fingerprint: str) -> None:
             for name in sorted(files):
                 if previous is None or not _link_unchanged(previous, staging, name, files[name]):
                     _write_file(staging, name, files[name])
-            _write_file(staging, STAMP, (fingerprint + "\n").encode())
+            _write_file(staging, STAMP, _stamp(out, fingerprint))
             os.chmod(staging, 0o755)
             _swap(staging, out)
         except BaseException:
@@ -117,7 +118,25 @@ def exchange(a: Path, b: Path) -> bool:
 
 
 def read_stamp(out: Path) -> str | None:
+    """The fingerprint a build of ours left in `out` (that it is ours, not that it is current)."""
     try:
-        return (out / STAMP).read_text().strip()
-    except OSError:
+        return (out / STAMP).read_text().split("\n", 1)[0].strip()
+    except (OSError, UnicodeDecodeError):
         return None
+
+
+def _stamp(out: Path, fingerprint: str) -> bytes:
+    """The fingerprint and its seal (builder/core/cachefile.py): a stamp planted with a site
+    (a force-added site/, a tarball) cannot make `build` skip and publish what it holds."""
+    tag = seal_hex(out / STAMP, fingerprint.encode()) or ""
+    return f"{fingerprint}\n{tag}\n".encode()
+
+
+def is_current(out: Path, fingerprint: str) -> bool:
+    """Whether `out` holds the site of exactly these inputs, built here (sealed, not tracked)."""
+    try:
+        lines = (out / STAMP).read_text().split("\n")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return (len(lines) >= 2 and lines[0] == fingerprint
+            and sealed_text_matches(out.resolve() / STAMP, fingerprint.encode(), lines[1].strip()))

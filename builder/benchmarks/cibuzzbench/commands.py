@@ -10,7 +10,7 @@ from pathlib import Path
 from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
-from builder.probing.command import add_probe_parser
+from builder.probing.command import add_probe_parser, model_name
 from builder.runs.schema import VARIANTS
 
 GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
@@ -40,7 +40,7 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
                          "or `lm-eval` / `inspect` followed by PATH (docs/lm-eval.md, docs/inspect.md)")
     imports.add_argument("path", type=Path, nargs="?", help="lm-eval: a samples_*.jsonl file or its output folder; "
                          "inspect: a .eval or .json log")
-    imports.add_argument("--model", help="the model's name, as it should appear on the site "
+    imports.add_argument("--model", type=model_name, help="the model's name, as it should appear on the site "
                          "(required for official outputs; harness imports default to the logged name)")
     imports.add_argument("--out", default=None, help="folder for the runs (default runs/official; harness imports "
                          "runs/{model_slug})")

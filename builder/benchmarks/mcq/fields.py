@@ -21,9 +21,8 @@ from typing import Any
 
 from jinja2 import StrictUndefined, Template
 from jinja2.exceptions import TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
-
 from builder.site.environment import describe
+from builder.site.limits import LimitedSandbox
 
 LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
 MAX_CHOICES = len(LETTERS)
@@ -35,9 +34,10 @@ class RecordProblem(Exception):
 
 
 @lru_cache(maxsize=1)
-def environment() -> ImmutableSandboxedEnvironment:
-    """No autoescape: the output is data (a stem, a list literal, an answer), not HTML."""
-    return ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+def environment() -> LimitedSandbox:
+    """No autoescape: the output is data (a stem, a list literal, an answer), not HTML. Limited
+    (time, output, `*`): a spec is input, and one record must not hang or fill the machine."""
+    return LimitedSandbox(undefined=StrictUndefined, autoescape=False)
 
 
 def is_template(value: str) -> bool:

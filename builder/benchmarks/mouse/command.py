@@ -19,7 +19,7 @@ from builder.core.build_date import utc_now
 from builder.benchmarks.mouse.labels import TASKS
 from builder.core.errors import InputError
 from builder.core.names import check_name, confined, fill_template
-from builder.probing.command import add_client_arguments, guarded, non_negative_float, positive_int
+from builder.probing.command import add_client_arguments, guarded, model_name, non_negative_float, positive_int
 
 OUT_HELP = "output file; {run_id} and {model_slug} are filled in"
 
@@ -83,7 +83,7 @@ def _add_import(actions: Any) -> None:
                                        "icc outputs, the judge sheet exported to CSV) into run files (benchmark "
                                        "mouse). Each file is recognised by its columns.")
     p.add_argument("outputs", nargs="+", type=Path, help="official output files (.csv or .jsonl)")
-    p.add_argument("--model", required=True, help="the model's name, as it should appear on the site")
+    p.add_argument("--model", required=True, type=model_name, help="the model's name, as it should appear on the site")
     p.add_argument("--data", type=Path, action="append", default=[],
                    help="a data file to check the outputs against, row by row (repeatable)")
     p.add_argument("--temperature", type=non_negative_float, default=None, help="recorded in the runs when given")

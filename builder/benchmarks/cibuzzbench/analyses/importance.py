@@ -1,7 +1,9 @@
 """Which option features carry the learned probe's signal, cached by content hash.
 
 Refitting the probe and shuffling each feature takes about two seconds; the result
-depends only on the dataset's content and the probe's code, so both form the cache key.
+depends only on the dataset's content, the probe's code and the installed libraries
+(scikit-learn, numpy), so those form the cache key. The entry is sealed (builder.core.cachefile):
+a planted file cannot put other figures on the site.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.facts import FactTable
-from builder.core.fileio import atomic_write
+from builder.core.cachefile import environment_key, read_sealed, write_sealed
 
 COEF = "coefficient of the standardised feature in the learned probe trained on the train split"
 PERMUTATION = ("drop in test-split accuracy (points) when the feature is shuffled across test options, "
@@ -25,14 +27,15 @@ LEARNED_SOURCE = Path(__file__).resolve().parents[1] / "probes" / "learned.py"
 
 def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[str, float]]:
     code = LEARNED_SOURCE.read_bytes()  # not imported unless needed: scikit-learn takes seconds to load
-    key = hashlib.sha256(dataset.content_sha256.encode() + code).hexdigest()[:24]
-    path = cache_dir / f"feature-importance-{key}.json" if cache_dir else None
-    if path is not None and path.exists():
-        return [(name, float(value)) for name, value in json.loads(path.read_text())]
+    key = hashlib.sha256(dataset.content_sha256.encode() + environment_key().encode() + code).hexdigest()[:24]
+    path = cache_dir / f"feature-importance-{key}.json.sealed" if cache_dir else None
+    data = read_sealed(path) if path is not None else None
+    if data is not None:
+        return [(name, float(value)) for name, value in json.loads(data)]
     from builder.benchmarks.cibuzzbench.probes import learned
     result = learned.feature_importance(dataset)
     if path is not None:
-        atomic_write(path, json.dumps(result).encode("utf-8"), fsync=False)  # a cache: losing it costs a recompute
+        write_sealed(path, json.dumps(result).encode("utf-8"))  # a cache: losing it costs a recompute
     return result
 
 

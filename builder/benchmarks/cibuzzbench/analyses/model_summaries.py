@@ -8,6 +8,7 @@ order only within a seed) and then summarised the same way.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable
@@ -97,16 +98,24 @@ def summarise_models(scores: Iterable[RunScore]) -> list[ModelSummary]:
     for s in scores:
         if s.run.header.subject.get("kind") == "model":
             groups[summary_key(s.run.header)].append(s)
+    by_id: dict[str, list[tuple]] = defaultdict(list)
+    for key in groups:
+        by_id[summary_id(groups[key][0].run.header)].append(key)
     out: dict[str, ModelSummary] = {}
-    for members in groups.values():
-        members.sort(key=lambda m: (m.run.header.option_seed or 0, m.run_id))
-        h = members[0].run.header
-        sid = summary_id(h)
-        while sid in out:  # same name and selection, other content hash: keep both apart
-            sid += "-x"
-        out[sid] = ModelSummary(sid, h.subject_label, h.task, h.condition, h.variant, run_lang(h),
-                                dict(h.items), tuple(members))
+    for sid, keys in by_id.items():
+        for key in keys:
+            members = sorted(groups[key], key=lambda m: (m.run.header.option_seed or 0, m.run_id))
+            h = members[0].run.header
+            # Names that slug alike (or one name over two datasets): each id gets a hash of its
+            # own group's key, so which group reads which id never depends on the runs' order.
+            own = sid if len(keys) == 1 else f"{sid}-{_key_hash(key)}"
+            out[own] = ModelSummary(own, h.subject_label, h.task, h.condition, h.variant, run_lang(h),
+                                    dict(h.items), tuple(members))
     return [out[k] for k in sorted(out)]
+
+
+def _key_hash(key: tuple) -> str:
+    return hashlib.sha256(json.dumps(key, ensure_ascii=True).encode()).hexdigest()[:8]
 
 
 def summarise_pairs(models: list[ModelSummary], pairs: Iterable[PairedAnalysis]) -> list[PairSummary]:
@@ -117,12 +126,15 @@ def summarise_pairs(models: list[ModelSummary], pairs: Iterable[PairedAnalysis])
         if p.run_a in owner and p.run_b in owner:
             groups[(owner[p.run_a].id, owner[p.run_b].id)].append(p)
     by_id = {m.id: m for m in models}
+    plain = {ids: summary_id(by_id[ids[0]].representative.run.header, with_condition=False) for ids in groups}
+    taken = defaultdict(int)
+    for pid in plain.values():
+        taken[pid] += 1
     out: dict[str, PairSummary] = {}
     for (blind_id, sighted_id), members in sorted(groups.items()):
         members.sort(key=lambda p: (p.option_seed or 0, p.run_a, p.run_b))
-        blind = by_id[blind_id]
-        pid = summary_id(blind.representative.run.header, with_condition=False)
-        while pid in out:
-            pid += "-x"
-        out[pid] = PairSummary(pid, blind, by_id[sighted_id], tuple(members))
+        pid = plain[blind_id, sighted_id]
+        if taken[pid] > 1:  # as for models: an id of its own, whatever else is there
+            pid = f"{pid}-{_key_hash((blind_id, sighted_id))}"
+        out[pid] = PairSummary(pid, by_id[blind_id], by_id[sighted_id], tuple(members))
     return [out[k] for k in sorted(out)]
