@@ -17,7 +17,8 @@ from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
-from builder.stats.classification import TASK2_LABELS, classification_report
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, TASK_LABELS
+from builder.stats.classification import classification_report
 from builder.benchmarks.cibuzzbench.probes import learned as lp
 from builder.runs import schema
 from builder.runs.reader import read_run
@@ -73,7 +74,7 @@ def run_bytes(runs: list[tuple[Header, list[Item]]]) -> bytes:
 def accuracy(dataset: Dataset, header: Header, items: list[Item]) -> float:
     sets = option_sets(dataset, header.option_seed)
     gold = [sets[i.row_id].gold_letter for i in items]
-    return classification_report(gold, [i.prediction for i in items], TASK2_LABELS).accuracy
+    return classification_report(gold, [i.prediction for i in items], TASK_LABELS[EQUIVALENT_SELECTION]).accuracy
 
 
 @pytest.fixture(scope="module")

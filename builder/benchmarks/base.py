@@ -22,9 +22,11 @@ generated from them, and a test checks every key a build produces against them.
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
     from jinja2 import Environment
 
+    from builder.runs.formats import RunFormat
     from builder.runs.schema import Run
     from builder.site.charts import SvgRenderer
 
@@ -101,6 +104,13 @@ class Benchmark(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    # The module whose `FORMAT` (a builder.runs.formats.RunFormat) reads this plug-in's runs;
+    # None: it reads none. Imported on first use, so the registry stays cheap to load.
+    run_format_module: ClassVar[str | None] = None
+
+    def run_format(self) -> "RunFormat":
+        """This plug-in's run format (only when `run_format_module` is set)."""
+        return _format(self.run_format_module)
 
     def run_names(self, settings: BuildSettings) -> set[str]:
         """The `benchmark` values of the run headers this plug-in reads (a plug-in that serves
@@ -136,4 +146,11 @@ class Benchmark(ABC):
         return ()
 
     def add_commands(self, subcommands: "argparse._SubParsersAction") -> None:
-        """Register CLI subcommands; each sets `func` (args -> exit code)."""
+        """Register CLI subcommands; each sets `handler` (args -> exit code)."""
+
+
+@cache
+def _format(module: str | None) -> "RunFormat":
+    if module is None:
+        raise TypeError("this benchmark declares no run format")
+    return importlib.import_module(module).FORMAT

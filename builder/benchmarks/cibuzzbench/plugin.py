@@ -35,6 +35,7 @@ class State:
 class CIBuzzBench(Benchmark):
     name = "cibuzzbench"
     title = "CIBuzzBench"
+    run_format_module = "builder.benchmarks.cibuzzbench.run_format"
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         return [_dataset(settings)]

@@ -27,6 +27,7 @@ TEMPLATE = "benchmark.html"
 class SpecBenchmarks(Benchmark):
     name = "mcq"
     title = "Multiple-choice benchmarks from spec files"
+    run_format_module = "builder.benchmarks.mcq.run_format"
 
     def run_names(self, settings: BuildSettings) -> set[str]:
         return {name for _, name in _named_specs(settings.content_dir)}
