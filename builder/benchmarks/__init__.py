@@ -58,3 +58,14 @@ def run_owner(name: str, task: object = None) -> "Benchmark | None":
         found = [b for b in registered() if b.run_format_module is not None and b.run_format().any_name
                  and task in b.run_format().tasks]
     return found[0] if found else None
+
+
+def probe_owner(name: str) -> "Benchmark | None":
+    """Who plans `buzzprobe probe --benchmark NAME`: the probing plug-in called `name`, else the
+    probing plug-in that serves any name (the spec'd benchmarks; it checks the name itself)."""
+    probing = [b for b in registered() if b.probes]
+    named = [b for b in probing if b.name == name]
+    if named:
+        return named[0]
+    any_name = [b for b in probing if b.run_format_module is not None and b.run_format().any_name]
+    return any_name[0] if any_name else None

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from builder import __version__
 from builder.benchmarks.cibuzzbench.tasks import TASKS
 
 SCHEMA = "buzzprobe.run/1"
@@ -75,6 +76,11 @@ class Header:
     def scope(self) -> str:
         """Where the items come from: a split name (also for a sample drawn within one) or "all"."""
         return str(self.items.get("split") or self.items.get("selection"))
+
+
+def new_header(**fields: Any) -> Header:
+    """A header this tool writes now: the envelope's fields as given, this tool's name and version."""
+    return Header(**fields, tool={"name": "buzzprobe", "version": __version__})
 
 
 @dataclass(frozen=True)

@@ -49,13 +49,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
 from builder.runs.lines import LineError, cap_response, load_line
-from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
+from builder.runs.schema import Footer, Header, Item, Run, SPLITS, new_header, usage_totals
 from builder.runs.checks import parameter_problems
 from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
 from builder.runs.writer import write_run
@@ -443,13 +442,13 @@ def _first_selection(source: _Source, dataset: Dataset, lines: dict[int, int], c
 
 def _header(source: _Source, dataset: Dataset, model: str, config: dict[str, Any], created: str,
             items: dict[str, Any]) -> Header:
-    return Header(
+    return new_header(
         run_id=run_id(model, source.task, source.seed, items, config.get("lang")),
         benchmark="cibuzzbench", task=source.task, condition="sighted",
         subject={"kind": "model", "name": model, "parameters": {"source": SOURCE_NOTE, **config}},
         option_seed=source.seed, items=items,
         dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
-        created=created, tool={"name": "buzzprobe", "version": __version__},
+        created=created,
     )
 
 

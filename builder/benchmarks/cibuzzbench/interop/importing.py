@@ -25,7 +25,8 @@ from builder.benchmarks.cibuzzbench.interop.spec import METADATA_SCHEMA, ExportT
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
 from builder.core.names import confined, fill_template, slug
-from builder.probing.runner import ProbeSettings, plan_run
+from builder.benchmarks.cibuzzbench.probes.plan import plan_run
+from builder.probing.runner import ProbeSettings
 from builder.runs.schema import Footer, Header, Item, Run, usage_totals
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import write_run
