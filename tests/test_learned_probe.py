@@ -20,9 +20,9 @@ from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, TASK_LABELS
 from builder.stats.classification import classification_report
 from builder.benchmarks.cibuzzbench.probes import learned as lp
-from builder.runs import schema
 from builder.runs.reader import read_run
-from builder.runs.schema import Footer, Header, Item
+from builder.benchmarks.cibuzzbench.run_format import VARIANTS, Item
+from builder.runs.schema import Footer, Header
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import dump_line, write_run
 from tests.synthetic import synthetic_rows, write_synthetic_csv
@@ -226,7 +226,7 @@ def test_beats_random_on_the_synthetic_leak(synthetic_dataset: Dataset, syntheti
 
 @pytest.mark.parametrize("name", ["gold_pool", "gold_pool_slot"])
 def test_gold_pool_runs_record_the_variant(tmp_path: Path, synthetic_dataset: Dataset, name: str) -> None:
-    assert name in schema.VARIANTS
+    assert name in VARIANTS
     variant = gp.ensure_gold_pool(synthetic_dataset, tmp_path / "variant", variant=name)
     runs = lp.learned_probe_runs(variant, seeds=(1111,), created=CREATED, variant=name)
     assert [h.run_id for h, _ in runs] == [f"probe-learned_options-t2-s1111-test-{name}",

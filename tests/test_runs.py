@@ -20,7 +20,8 @@ from builder.core.errors import InputError, Problem
 from builder.probing.selection import Selection
 from builder.benchmarks.cibuzzbench.run_checks import load_runs
 from builder.runs.reader import read_run
-from builder.runs.schema import SCHEMA, Footer, Header, Item
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import SCHEMA, Footer, Header
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import RunWriter, write_run
 
@@ -815,7 +816,8 @@ def test_resume_refuses_file_without_header(tmp_path: Path, synthetic_dataset: D
 
 _CHILD = textwrap.dedent("""
     import json, os, signal, sys
-    from builder.runs.schema import Header, Item
+    from builder.benchmarks.cibuzzbench.run_format import Item
+    from builder.runs.schema import Header
     from builder.runs.writer import RunWriter
     path, header_json, items_json, n, tear = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
     header = Header(**{k: v for k, v in json.loads(header_json).items() if k != "type"})

@@ -11,7 +11,7 @@ from pathlib import Path
 from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
-from builder.runs.schema import VARIANTS
+from builder.benchmarks.cibuzzbench.run_format import VARIANTS
 
 GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
 

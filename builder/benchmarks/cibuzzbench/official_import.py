@@ -54,7 +54,8 @@ from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
 from builder.runs.lines import LineError, cap_response, load_line
-from builder.runs.schema import Footer, Header, Item, Run, SPLITS, new_header, usage_totals
+from builder.benchmarks.cibuzzbench.run_format import Item, SPLITS
+from builder.runs.schema import Footer, Header, Run, new_header, usage_totals
 from builder.runs.checks import parameter_problems
 from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
 from builder.runs.writer import write_run

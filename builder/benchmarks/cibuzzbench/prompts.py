@@ -15,7 +15,7 @@ from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNE
 from builder.core.paths import REPO_DIR
 from builder.probing import protocols
 from builder.probing.protocols import Protocol, ProtocolRules
-from builder.runs.schema import Item
+from builder.benchmarks.cibuzzbench.run_format import Item
 
 DEFAULT_PROTOCOLS = REPO_DIR / "content" / "protocols" / "cibuzzbench.yaml"
 # Which placeholders each (task, condition) must use: the blind prompt must never see the term.

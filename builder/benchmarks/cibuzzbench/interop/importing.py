@@ -27,7 +27,8 @@ from builder.probing.protocols import Protocol
 from builder.core.names import confined, fill_template, slug
 from builder.benchmarks.cibuzzbench.probes.plan import plan_run
 from builder.probing.runner import ProbeSettings
-from builder.runs.schema import Footer, Header, Item, Run, usage_totals
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Footer, Header, Run, usage_totals
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION

@@ -12,7 +12,7 @@ from typing import Any
 
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, HARMFULNESS_DETECTION, TASKS
 from builder.core.errors import InputError
-from builder.runs.schema import VARIANTS
+from builder.benchmarks.cibuzzbench.run_format import VARIANTS
 
 
 def add_probe_options(group: Any) -> None:

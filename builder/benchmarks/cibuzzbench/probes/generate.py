@@ -16,7 +16,8 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.probes import heuristics as h
-from builder.runs.schema import Footer, Header, Item, new_header
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Footer, Header, new_header
 from builder.runs.writer import write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
