@@ -18,7 +18,7 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError, Problem
 from builder.probing.selection import Selection
-from builder.benchmarks.cibuzzbench.run_checks import load_runs
+from tests.synthetic import load_runs
 from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.run_format import Item
 from builder.runs.schema import SCHEMA, Footer, Header

@@ -11,7 +11,7 @@ from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, GOLD_POOL_SLOT, derive_variants
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-from builder.benchmarks.cibuzzbench.run_checks import load_runs
+from tests.synthetic import load_runs
 from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 

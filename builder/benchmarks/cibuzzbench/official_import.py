@@ -85,7 +85,7 @@ _SEED_DIR = re.compile(r"seed_(-?\d+)")
 
 
 @dataclass(frozen=True)
-class _Source:
+class PredictionsFile:
     """One predictions file and what it claims to be."""
 
     path: Path
@@ -94,7 +94,7 @@ class _Source:
 
 
 @dataclass(frozen=True)
-class _Row:
+class SourceRow:
     line: int
     cells: dict[str, str]
 
@@ -137,13 +137,13 @@ def _write(run: Run, out_dir: Path) -> Path:
 # ---------------------------------------------------------------- finding the files
 
 
-def _find_sources(results_dir: Path) -> list[_Source]:
+def _find_sources(results_dir: Path) -> list[PredictionsFile]:
     if not results_dir.is_dir():
         raise InputError.single(results_dir, "results folder does not exist")
     sources = _task2_sources(results_dir / TASK2_DIR)
     task3 = results_dir / TASK3_DIR / PREDICTIONS
     if task3.is_file():
-        sources.append(_Source(task3, HARMFULNESS_DETECTION, None))
+        sources.append(PredictionsFile(task3, HARMFULNESS_DETECTION, None))
     if not sources:
         raise InputError.single(results_dir, f"no {TASK2_DIR}/seed_<n>/{PREDICTIONS} or "
                                 f"{TASK3_DIR}/{PREDICTIONS} found{_language_hint(results_dir)}")
@@ -161,7 +161,7 @@ def _language_hint(results_dir: Path) -> str:
             + ", ".join(str(results_dir / name) for name in languages))
 
 
-def _task2_sources(task_dir: Path) -> list[_Source]:
+def _task2_sources(task_dir: Path) -> list[PredictionsFile]:
     if not task_dir.is_dir():
         return []
     found: list[tuple[int, Path]] = []
@@ -176,7 +176,7 @@ def _task2_sources(task_dir: Path) -> list[_Source]:
             found.append((int(match.group(1)), child / PREDICTIONS))
     if problems:
         raise InputError(problems)
-    return [_Source(path, EQUIVALENT_SELECTION, seed) for seed, path in sorted(found)]
+    return [PredictionsFile(path, EQUIVALENT_SELECTION, seed) for seed, path in sorted(found)]
 
 
 def _read_config(results_dir: Path) -> _Config:
@@ -212,7 +212,7 @@ def _read_config(results_dir: Path) -> _Config:
 # ---------------------------------------------------------------- reading one file
 
 
-def _read_rows(path: Path, required: tuple[str, ...]) -> list[_Row]:
+def _read_rows(path: Path, required: tuple[str, ...]) -> list[SourceRow]:
     """Records with the CSV line each starts on (cells may span lines)."""
     try:
         text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
@@ -241,7 +241,7 @@ def _check_columns(path: Path, header: list[str], required: tuple[str, ...]) -> 
         raise InputError(problems)
 
 
-def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]) -> list[_Row]:
+def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]) -> list[SourceRow]:
     records, problems = [], []
     for line, cells in rows:
         if not cells:
@@ -249,7 +249,7 @@ def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]
         if len(cells) != len(header):
             problems.append(Problem(str(path), f"expected {len(header)} fields, found {len(cells)}", line))
         else:
-            records.append(_Row(line, dict(zip(header, cells))))
+            records.append(SourceRow(line, dict(zip(header, cells))))
     if problems:
         raise InputError(problems)
     if not records:
@@ -260,10 +260,10 @@ def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]
 # ---------------------------------------------------------------- converting rows
 
 
-class _Checker:
+class RowChecker:
     """Row-level checks for one file; collects every problem with its line and field."""
 
-    def __init__(self, source: _Source, dataset: Dataset):
+    def __init__(self, source: PredictionsFile, dataset: Dataset):
         self.source, self.dataset = source, dataset
         self.problems: list[Problem] = []
         self.labels = set(labels_for(source.task))
@@ -271,10 +271,10 @@ class _Checker:
         self.harm = dataset.column("harmful_label")
         self.options = option_sets(dataset, source.seed) if source.seed is not None else None
 
-    def add(self, row: _Row, field: str, message: str) -> None:
+    def add(self, row: SourceRow, field: str, message: str) -> None:
         self.problems.append(Problem(str(self.source.path), message, row.line, field))
 
-    def item(self, row: _Row) -> Item | None:
+    def item(self, row: SourceRow) -> Item | None:
         row_id = self._row_id(row)
         if row_id is None:
             return None
@@ -289,20 +289,20 @@ class _Checker:
             return None
         return _item(row, row_id, success, prediction, letter_map, extras)
 
-    def _row_id(self, row: _Row) -> int | None:
+    def _row_id(self, row: SourceRow) -> int | None:
         raw = row.cells["row_id"].strip()
         if not re.fullmatch(r"\d+", raw) or int(raw) >= self.dataset.rows:
             self.add(row, "row_id", f"unknown row_id {raw!r} (dataset has 0..{self.dataset.rows - 1})")
             return None
         return int(raw)
 
-    def _same_text(self, row: _Row, row_id: int) -> None:
+    def _same_text(self, row: SourceRow, row_id: int) -> None:
         term = row.cells.get("term_zh")
         if term is not None and term != self.terms[row_id]:
             self.add(row, "term_zh", f"term {term!r} differs from the dataset's {self.terms[row_id]!r} "
                      f"for row_id {row_id} (outputs made on other data?)")
 
-    def _options(self, row: _Row, row_id: int) -> dict[str, str]:
+    def _options(self, row: SourceRow, row_id: int) -> dict[str, str]:
         official = self.options[row_id]  # type: ignore[index]
         if row.cells["gold_letter"].strip() != official.gold_letter:
             self.add(row, "gold_letter", f"gold letter {row.cells['gold_letter']!r} differs from the official "
@@ -318,7 +318,7 @@ class _Checker:
                          f"for seed {self.source.seed}: {official.letter_map[letter]!r}")
         return dict(official.letter_map)
 
-    def _harm_label(self, row: _Row, row_id: int) -> None:
+    def _harm_label(self, row: SourceRow, row_id: int) -> None:
         if self.source.task != HARMFULNESS_DETECTION:
             return
         for field in ("gold_label", "harmful_label"):
@@ -326,20 +326,20 @@ class _Checker:
             if value is not None and value.strip() != self.harm[row_id]:
                 self.add(row, field, f"gold label {value!r} differs from the dataset's {self.harm[row_id]!r}")
 
-    def _success(self, row: _Row) -> bool:
+    def _success(self, row: SourceRow) -> bool:
         value = row.cells["success"].strip().lower()
         if value not in _TRUE | _FALSE:
             self.add(row, "success", f"expected True or False, found {row.cells['success']!r}")
         return value in _TRUE
 
-    def _prediction(self, row: _Row) -> str:
+    def _prediction(self, row: SourceRow) -> str:
         value = row.cells["prediction"]
         if value != "" and value not in self.labels:
             self.add(row, "prediction", f"prediction {value!r} is not a label of {self.source.task} "
                      "(nor empty for unparsed)")
         return value
 
-    def _extras(self, row: _Row) -> dict[str, Any]:
+    def _extras(self, row: SourceRow) -> dict[str, Any]:
         """Optional latency and token usage, when the official file has them."""
         extras: dict[str, Any] = {}
         latency = row.cells.get("latency_sec", "").strip()
@@ -356,7 +356,7 @@ class _Checker:
             extras["usage"] = self._usage(row, usage)
         return {k: v for k, v in extras.items() if v is not None}
 
-    def _usage(self, row: _Row, raw: str) -> dict[str, int] | None:
+    def _usage(self, row: SourceRow, raw: str) -> dict[str, int] | None:
         try:
             data = load_line(raw)
         except LineError as exc:
@@ -366,7 +366,7 @@ class _Checker:
         return counts or None
 
 
-def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
+def _item(row: SourceRow, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
           extras: dict[str, Any]) -> Item:
     raw = row.cells["raw_response"]
     error = None if success else (row.cells["error"] or "request failed (official success=False)")
@@ -375,14 +375,14 @@ def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: di
                 error=error, response_truncated=truncated or None, **extras)
 
 
-def _convert(source: _Source, dataset: Dataset, model: str, config: _Config, created: str) -> Run:
+def _convert(source: PredictionsFile, dataset: Dataset, model: str, config: _Config, created: str) -> Run:
     required = TASK2_COLUMNS if source.task == EQUIVALENT_SELECTION else BASE_COLUMNS
     rows = _read_rows(source.path, required)
-    checker = _Checker(source, dataset)
+    checker = RowChecker(source, dataset)
     items, lines = [], {}
     for row in rows:
         item = checker.item(row)
-        if item is not None and _first_time(checker, row, item.row_id, lines):
+        if item is not None and first_time(checker, row, item.row_id, lines):
             items.append(item)
             lines[item.row_id] = row.line
     if checker.problems:
@@ -393,14 +393,15 @@ def _convert(source: _Source, dataset: Dataset, model: str, config: _Config, cre
     return run
 
 
-def _first_time(checker: _Checker, row: _Row, row_id: int, lines: dict[int, int]) -> bool:
+def first_time(checker: RowChecker, row: SourceRow, row_id: int, lines: dict[int, int]) -> bool:
+    """True the first time `row_id` is seen in a file; else the duplicate is a located problem."""
     if row_id in lines:
         checker.add(row, "row_id", f"duplicate row_id {row_id} (first on line {lines[row_id]})")
         return False
     return True
 
 
-def _selection(source: _Source, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
+def _selection(source: PredictionsFile, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
     """From config.json when it says how rows were chosen (checked against the rows), else
     from the rows themselves: every row, or exactly one split."""
     ids = set(lines)
@@ -420,7 +421,7 @@ def _selection(source: _Source, dataset: Dataset, lines: dict[int, int], config:
         "they were chosen (the official --max_samples N takes the first N rows of the split)", field="row_id")
 
 
-def _first_selection(source: _Source, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
+def _first_selection(source: PredictionsFile, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
     """`--split S --max_samples N`: the rows must be exactly the first N of split S (the row
     count already equals N); all of S is recorded as `all` or `split`, fewer as `first`."""
     split = None if config.split == "all" else config.split
@@ -441,7 +442,7 @@ def _first_selection(source: _Source, dataset: Dataset, lines: dict[int, int], c
     return {**items, "split": split} if split else items
 
 
-def _header(source: _Source, dataset: Dataset, model: str, config: dict[str, Any], created: str,
+def _header(source: PredictionsFile, dataset: Dataset, model: str, config: dict[str, Any], created: str,
             items: dict[str, Any]) -> Header:
     return new_header(
         run_id=run_id(model, source.task, source.seed, items, config.get("lang")),
