@@ -32,12 +32,14 @@ sys.path.insert(0, str(REPO))
 from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp  # noqa: E402
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets  # noqa: E402
-from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS  # noqa: E402
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, EQUIVALENT_SELECTION, OFFICIAL_SEEDS, TASK_LABELS  # noqa: E402
 from builder.stats.bootstrap import bootstrap_intervals, paired_bootstrap_difference  # noqa: E402
-from builder.stats.classification import TASK2_LABELS, classification_report  # noqa: E402
+from builder.stats.classification import classification_report  # noqa: E402
 from builder.stats.seeds import summarise_seeds  # noqa: E402
 from builder.benchmarks.cibuzzbench.probes import heuristics as h  # noqa: E402
 from builder.benchmarks.cibuzzbench.probes import learned as lp  # noqa: E402
+
+TASK2_LABELS = TASK_LABELS[EQUIVALENT_SELECTION]
 
 SHARED = REPO.parent / "shared" / "data" / "cibuzzbench" / "cibuzzbench.csv"
 SEED = DEFAULT_SEED

@@ -1,5 +1,6 @@
-"""Command line: `buzzprobe build`, plus each benchmark's subcommands (its plug-in adds them:
-CIBuzzBench `data | runs | import | export | probe`, Mouse `mouse …`).
+"""Command line: `buzzprobe build` and `buzzprobe probe` (any benchmark a plug-in probes), plus
+each benchmark's subcommands (its plug-in adds them: CIBuzzBench `data | runs | import | export`,
+Mouse `mouse …`, the spec'd benchmarks `audit`).
 
 Heavy libraries are imported inside commands so that `build` can answer
 "nothing changed" in a fraction of a second.
@@ -43,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     build.set_defaults(handler=_cmd_build)
 
     from builder.benchmarks import registered
+    from builder.probing.command import add_probe_parser
+    add_probe_parser(sub)
     for benchmark in registered():
         benchmark.add_commands(sub)
     return parser

@@ -14,6 +14,7 @@ from typing import Any
 
 from builder.benchmarks.base import BuildSettings, PageSettings
 from builder.core.fingerprint import build_fingerprint
+from builder.runs.files import run_files
 from builder.core.errors import InputError, Problem
 from builder.site.write import STAMP, is_current, read_stamp
 
@@ -48,7 +49,7 @@ def build(config: BuildConfig) -> BuildResult:
     settings = _settings(config)
     extra = [path for b in registered() for path in b.inputs(settings)]
     check_out_folder(config, extra)
-    fingerprint = build_fingerprint(config.runs_dir, config.content_dir, extra)
+    fingerprint = build_fingerprint(config.runs_dir, run_files(config.runs_dir), config.content_dir, extra)
     if not config.force and is_current(config.out, fingerprint):
         return BuildResult(skipped=True, files=0, facts=0, runs=0)
     # Heavy imports only once we know there is work to do.
@@ -78,11 +79,12 @@ def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
     from builder.runs.load import read_store
     store = read_store(runs_dir, settings.run_cache)
     problems = list(store.problems)
-    owners = _run_owners(settings)
+    owners = _run_owners(settings, store.runs)
     for name, runs in sorted(store.runs.items()):
         if name not in owners:
+            known = sorted(n for b in registered() for n in b.run_names(settings))
             problems += [Problem(run.path, f"no benchmark {name!r} in this build (known: "
-                                 f"{', '.join(sorted(owners))})", 1, "benchmark") for run in runs]
+                                 f"{', '.join(known)})", 1, "benchmark") for run in runs]
     loaded: dict[str, Any] = {}
     for benchmark in registered():
         mine = [run for name, runs in sorted(store.runs.items()) if owners.get(name) == benchmark.name for run in runs]
@@ -95,16 +97,23 @@ def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
     return loaded
 
 
-def _run_owners(settings: BuildSettings) -> dict[str, str]:
-    """Which plug-in reads the runs of each benchmark name."""
-    from builder.benchmarks import registered
-    owners: dict[str, str] = {}
+def _run_owners(settings: BuildSettings, runs: dict[str, list[Any]]) -> dict[str, str]:
+    """Which plug-in reads the runs of each benchmark name: the registry's one rule
+    (`run_owner`, which also chose the format that read them), when the owner serves that
+    name in this build (a spec'd benchmark's name needs its spec)."""
+    from builder.benchmarks import registered, run_owner
+    served: dict[str, str] = {}
     for benchmark in registered():
         for name in benchmark.run_names(settings):
-            if name in owners:
+            if name in served:
                 raise InputError.single(settings.content_dir, f"benchmark name {name!r} is claimed by both "
-                                        f"{owners[name]} and {benchmark.name}")
-            owners[name] = benchmark.name
+                                        f"{served[name]} and {benchmark.name}")
+            served[name] = benchmark.name
+    owners = {}
+    for name, named in runs.items():
+        owner = run_owner(name, named[0].header.task) if named else None
+        if owner is not None and served.get(name) == owner.name:
+            owners[name] = owner.name
     return owners
 
 

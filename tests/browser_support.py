@@ -37,7 +37,8 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, DatasetS
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
 from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-from builder.runs.schema import Footer, Header, Item, usage_totals
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Footer, Header, usage_totals
 from builder.runs.writer import write_run
 from tests.synthetic import write_synthetic_csv
 

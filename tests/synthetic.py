@@ -54,3 +54,21 @@ def csv_text(rows: list[dict[str, str]], columns: tuple[str, ...] = COLUMNS, new
 def write_synthetic_csv(path: Path, rows: list[dict[str, str]] | None = None, **kwargs) -> Path:
     path.write_text(csv_text(rows if rows is not None else synthetic_rows(), **kwargs), encoding="utf-8", newline="")
     return path
+
+
+def load_runs(runs_dir: Path, datasets):
+    """Every run under `runs_dir` read by the run store and checked as the CIBuzzBench plug-in
+    checks them (read problems and check problems reported together, as a build does)."""
+    from builder.benchmarks.cibuzzbench.run_checks import validate_runs
+    from builder.core.errors import InputError
+    from builder.runs.load import read_store
+    store = read_store(runs_dir)
+    runs = [run for named in store.runs.values() for run in named]
+    problems = list(store.problems)
+    try:
+        runs = validate_runs(runs, datasets)
+    except InputError as exc:
+        problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return runs

@@ -30,8 +30,8 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, derive_variants
 from builder.benchmarks.cibuzzbench.probes.generate import CONSTANT_PROBES, OPTION_PROBES, SCOPES, run_id
+from builder.benchmarks.cibuzzbench.run_format import Item
 from builder.runs.reader import read_run
-from builder.runs.schema import Item
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 from tests.browser_support import (
     CONTENT,

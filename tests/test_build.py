@@ -19,7 +19,8 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
 from builder.benchmarks.cibuzzbench.probes.heuristics import longest_chars
-from builder.runs.schema import Footer, Header, Item
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Footer, Header
 from builder.runs.writer import write_run
 from builder.site.write import STAMP
 from tests.synthetic import synthetic_rows, write_synthetic_csv

@@ -21,7 +21,8 @@ import pytest
 from builder.core.errors import InputError
 from builder.core.fileio import exclusive, lock_path
 from builder.runs.reader import read_run
-from builder.runs.schema import Footer, Header, Item
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Footer, Header
 from builder.runs.writer import write_run
 from builder.site.write import STAMP, exchange, leftovers, read_stamp, write_site
 from tests.loopback_server import LoopbackServer

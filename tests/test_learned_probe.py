@@ -17,11 +17,12 @@ from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
-from builder.stats.classification import TASK2_LABELS, classification_report
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, TASK_LABELS
+from builder.stats.classification import classification_report
 from builder.benchmarks.cibuzzbench.probes import learned as lp
-from builder.runs import schema
 from builder.runs.reader import read_run
-from builder.runs.schema import Footer, Header, Item
+from builder.benchmarks.cibuzzbench.run_format import VARIANTS, Item
+from builder.runs.schema import Footer, Header
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import dump_line, write_run
 from tests.synthetic import synthetic_rows, write_synthetic_csv
@@ -73,7 +74,7 @@ def run_bytes(runs: list[tuple[Header, list[Item]]]) -> bytes:
 def accuracy(dataset: Dataset, header: Header, items: list[Item]) -> float:
     sets = option_sets(dataset, header.option_seed)
     gold = [sets[i.row_id].gold_letter for i in items]
-    return classification_report(gold, [i.prediction for i in items], TASK2_LABELS).accuracy
+    return classification_report(gold, [i.prediction for i in items], TASK_LABELS[EQUIVALENT_SELECTION]).accuracy
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +226,7 @@ def test_beats_random_on_the_synthetic_leak(synthetic_dataset: Dataset, syntheti
 
 @pytest.mark.parametrize("name", ["gold_pool", "gold_pool_slot"])
 def test_gold_pool_runs_record_the_variant(tmp_path: Path, synthetic_dataset: Dataset, name: str) -> None:
-    assert name in schema.VARIANTS
+    assert name in VARIANTS
     variant = gp.ensure_gold_pool(synthetic_dataset, tmp_path / "variant", variant=name)
     runs = lp.learned_probe_runs(variant, seeds=(1111,), created=CREATED, variant=name)
     assert [h.run_id for h, _ in runs] == [f"probe-learned_options-t2-s1111-test-{name}",

@@ -203,4 +203,18 @@ def test_cibuzzbench_options_are_refused_for_a_spec(project: Path, monkeypatch: 
     assert main(["probe", "--benchmark", "no-such-spec", "--model", "m", "--dry-run"]) == 2
     assert main(["probe", "--benchmark", NAME, "--model", "m", "--split", "dev", "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert "--lang" in err and "no spec content/benchmarks/no-such-spec.yaml" in err
+    assert "--lang: an option of cibuzzbench's probe; " + NAME + " does not read it" in err
+    assert "no spec content/benchmarks/no-such-spec.yaml" in err
+
+
+def test_probe_dispatches_through_the_registry(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`--spec` alone picks the plug-in whose option it is; a spec'd benchmark's option is
+    refused for CIBuzzBench as CIBuzzBench's are for a spec (no list of either's options)."""
+    monkeypatch.chdir(project)
+    spec = project / "content" / "benchmarks" / f"{NAME}.yaml"
+    assert main(["probe", "--spec", str(spec), "--model", "m", "--dry-run", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"m-{NAME}-sighted-s" in out and "POST body" in out
+    assert main(["probe", "--benchmark", "cibuzzbench", "--spec", str(spec), "--model", "m", "--dry-run"]) == 2
+    assert "--spec: an option of mcq's probe; cibuzzbench does not read it" in capsys.readouterr().err

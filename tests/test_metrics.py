@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
 
 import builder.stats.bootstrap as bootstrap_module
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, TASK_LABELS, harmful_f1
 from builder.stats import (
-    TASK2_LABELS,
-    TASK3_LABELS,
     UNPARSED,
     ClassificationReport,
     Interval,
@@ -26,13 +25,12 @@ from builder.stats import (
     bootstrap_intervals,
     classification_report,
     encode,
-    harmful_f1,
     metric_on_resamples,
     paired_bootstrap_difference,
     summarise_seeds,
 )
 
-T2, T3 = TASK2_LABELS, TASK3_LABELS
+T2, T3 = TASK_LABELS[EQUIVALENT_SELECTION], TASK_LABELS[HARMFULNESS_DETECTION]
 APPROX = {"rel": 1e-12, "abs": 1e-12}
 
 

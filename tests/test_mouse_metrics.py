@@ -17,8 +17,8 @@ from sklearn.metrics import (accuracy_score, balanced_accuracy_score, cohen_kapp
 from builder.stats.bootstrap import _CHUNK_CELLS, _index_chunks
 from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
 from builder.benchmarks.mouse.labels import IR_LABELS, MS_LABELS, RC_COMPONENTS, TD_LABELS
-from builder.benchmarks.mouse.metrics import (BootstrapOptions, judge_agreement, score_cc, score_classification, score_ir,
-                                   score_ms, score_rc, score_td, score_tr, tr_from_scores, translation_scores)
+from builder.benchmarks.mouse.metrics import (BootstrapOptions, judge_agreement, score_classification, score_ir,
+                                   score_rc, score_td, score_tr, tr_from_scores, translation_scores)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"
 APPROX = {"rel": 1e-12, "abs": 1e-12}
@@ -184,7 +184,7 @@ def test_td_matches_sklearn(data):
 @settings(max_examples=30, deadline=None)
 def test_ms_matches_sklearn(data):
     gold, pred = data
-    assert_matches_sklearn(score_ms(gold, pred, boot=None), gold, pred, MS_LABELS)
+    assert_matches_sklearn(score_classification(gold, pred, MS_LABELS, boot=None), gold, pred, MS_LABELS)
 
 
 @given(st.integers(1, 30).flatmap(lambda n: st.tuples(
@@ -300,8 +300,8 @@ def test_invalid_inputs_are_rejected():
         judge_agreement([None], [1], boot=None)
 
 
-def test_cc_labels_default_to_letters_seen():
-    s = score_cc(["A", "D", "B"], ["A", None, "C"], boot=None)
+def test_classification_scores_only_the_given_labels():
+    s = score_classification(["A", "D", "B"], ["A", None, "C"], ("A", "B", "C", "D"), boot=None)
     assert s.labels == ("A", "B", "C", "D")
     assert s.accuracy == pytest.approx(1 / 3)
     assert score_classification(["A"], ["A"], ("A", "B"), boot=None).accuracy == 1.0

@@ -31,6 +31,37 @@ def test_builder_has_no_import_cycle() -> None:
     assert script.cycles(script.import_graph(REPO)) == []
 
 
+SHARED_LAYERS = ("core", "stats", "runs", "probing", "site", "claims")
+# The shared layers may name the plug-in contract and the registry, never a benchmark.
+CONTRACT = {"builder.benchmarks", "builder.benchmarks.base"}
+
+
+def benchmark_imports(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """{shared-layer module: the benchmark modules it imports}, typing-only imports included."""
+    shared = [m for m in graph if m.split(".")[1:2] and m.split(".")[1] in SHARED_LAYERS]
+    found = {m: sorted(i for i in graph[m] if i.startswith("builder.benchmarks") and i not in CONTRACT)
+             for m in shared}
+    return {m: imports for m, imports in found.items() if imports}
+
+
+def test_shared_layers_import_no_benchmark() -> None:
+    script = _cycles_script()
+    assert benchmark_imports(script.import_graph(REPO, typing=True)) == {}
+
+
+def test_the_layer_check_sees_a_benchmark_import(tmp_path: Path) -> None:
+    for folder in ("builder", "builder/runs", "builder/benchmarks", "builder/benchmarks/toy"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "builder/benchmarks/base.py").write_text("")
+    (tmp_path / "builder/benchmarks/toy/tasks.py").write_text("")
+    (tmp_path / "builder/runs/ok.py").write_text("from builder.benchmarks import base\n")
+    (tmp_path / "builder/runs/bad.py").write_text("def f():\n    from builder.benchmarks.toy.tasks import X\n")
+    script = _cycles_script()
+    assert benchmark_imports(script.import_graph(tmp_path, typing=True)) == {
+        "builder.runs.bad": ["builder.benchmarks.toy.tasks"]}
+
+
 def test_cycle_finder_sees_deferred_imports(tmp_path: Path) -> None:
     """A function-level import closes a cycle too; an `if TYPE_CHECKING:` one only with typing."""
     package = tmp_path / "builder"

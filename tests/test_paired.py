@@ -29,7 +29,8 @@ from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.facts import FactTable
 from builder.stats import paired_bootstrap_difference
 from builder.runs.reader import read_run
-from builder.runs.schema import Footer, Header, Item, Run
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Footer, Header, Run
 from builder.runs.writer import write_run
 
 REPO = Path(__file__).resolve().parents[1]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import textwrap
@@ -68,11 +69,83 @@ def toy_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (folder / "__init__.py").write_text("")
     (folder / "plugin.py").write_text(TOY_PLUGIN)
     monkeypatch.setattr(benchmarks, "__path__", [*benchmarks.__path__, str(tmp_path / "plugins")])
-    registered.cache_clear()
-    yield
-    registered.cache_clear()
+    _clear_registry()
+    yield folder
+    _clear_registry()
     for name in [m for m in sys.modules if m.startswith("builder.benchmarks.toybench")]:
         del sys.modules[name]
+
+
+def _clear_registry() -> None:
+    for cached in (registered, benchmarks.run_owner, benchmarks.run_format_names):
+        cached.cache_clear()
+
+
+TOY_FORMAT = '''
+"""The toy benchmark's run format (tests/test_plugins.py)."""
+from types import SimpleNamespace
+
+from builder.runs.formats import RunFormat
+
+
+def check_header(c, line, header):
+    if header["subject"].get("name") == "rejected":
+        c.add("the toy format refuses this subject", line, "subject.name")
+
+
+def read_item(c, line, item, header):
+    return SimpleNamespace(row_id=item["row_id"], words=item["words"])
+
+
+FORMAT = RunFormat("toybench", ("count",), ("plain",), check_header, read_item)
+'''
+
+
+def _toy_run(subject: str = "toy-model") -> str:
+    header = {"type": "header", "schema": "buzzprobe.run/1", "run_id": "toy-run", "benchmark": "toybench",
+              "task": "count", "condition": "plain", "subject": {"kind": "model", "name": subject},
+              "option_seed": None, "items": {"selection": "all", "n": 1}, "dataset": {"content_sha256": "0" * 64},
+              "created": "2026-01-01T00:00:00Z", "tool": {"name": "buzzprobe", "version": "0.1.0"}}
+    return json.dumps(header) + "\n" + json.dumps({"type": "item", "row_id": 1, "words": 3}) + "\n"
+
+
+def test_a_plugin_declares_its_run_format_and_the_reader_takes_it_from_the_registry(toy_benchmark, tmp_path: Path):
+    from builder.runs.formats import format_for, known_benchmarks
+    from builder.runs.reader import read_run
+    (toy_benchmark / "run_format.py").write_text(TOY_FORMAT)
+    path = tmp_path / "toy-run.jsonl"
+    path.write_text(_toy_run(), encoding="utf-8")
+    with pytest.raises(InputError, match="unknown value 'toybench'"):  # no declaration: not readable
+        read_run(path)
+    toy = next(b for b in registered() if b.name == "toybench")
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(type(toy), "run_format_module", "builder.benchmarks.toybench.run_format", raising=False)
+    _clear_registry()
+    try:
+        assert "toybench" in known_benchmarks() and format_for("toybench", "count").benchmark == "toybench"
+        item = read_run(path).items[0]
+        assert (item.row_id, item.words) == (1, 3)
+        path.write_text(_toy_run("rejected"), encoding="utf-8")
+        with pytest.raises(InputError, match=r"\[subject.name\]: the toy format refuses this subject"):
+            read_run(path)
+    finally:
+        monkeypatch.undo()
+        _clear_registry()
+
+
+def test_one_rule_decides_a_runs_owner():
+    from builder.benchmarks import run_owner
+    assert run_owner("cibuzzbench", "equivalent_selection").name == "cibuzzbench"
+    assert run_owner("mouse", "tr").name == "mouse"
+    mcq_task = next(b for b in registered() if b.name == "mcq").run_format().tasks[0]
+    assert run_owner("any-spec-name", mcq_task).name == "mcq"  # the plug-in that serves any name
+    assert run_owner("any-spec-name", "equivalent_selection") is None
+    assert run_owner("cibuzzbench", mcq_task).name == "cibuzzbench"  # a plug-in's own name comes first
+
+
+def test_no_convention_finds_run_formats_behind_the_registry():
+    source = (REPO / "builder" / "runs" / "formats.py").read_text(encoding="utf-8")
+    assert "glob(" not in source and "import_module" not in source
 
 
 def test_the_registry_finds_each_benchmark_folder_in_name_order():
@@ -117,6 +190,7 @@ def test_a_run_of_no_known_benchmark_is_a_located_error(tmp_path: Path, monkeypa
 
     class FakeRun:
         path = str(tmp_path / "runs" / "x.jsonl")
+        header = type("Header", (), {"task": "equivalent_selection"})()
 
     monkeypatch.setattr(run_load, "read_store", lambda *_: RunStore(runs={"nobench": [FakeRun()]}))
     config = BuildConfig(dataset=tmp_path / "missing.csv", runs_dir=tmp_path / "runs", content_dir=REPO / "content")

@@ -14,9 +14,10 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
-from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
+from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
+from builder.probing.protocols import find_protocol
 from builder.core.names import slug
-from builder.probing.runner import make_run_id
+from builder.benchmarks.cibuzzbench.probes.plan import make_run_id
 from builder.probing.selection import Selection, make_selection
 
 # CONTEXT §1, quoted protocol (CIBuzzBench, arXiv:2609.21722).

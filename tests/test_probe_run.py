@@ -14,7 +14,8 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError
 from builder.probing.client import RetryPolicy
-from builder.probing.protocols import find_protocol, load_protocols
+from builder.benchmarks.cibuzzbench.prompts import load_protocols
+from builder.probing.protocols import find_protocol
 from builder.probing.runner import (
     ProbeSettings,
     RunOutcome,
@@ -22,8 +23,8 @@ from builder.probing.runner import (
     drop_errored_items,
     execute,
     is_complete,
-    plan_run,
 )
+from builder.benchmarks.cibuzzbench.probes.plan import plan_run
 from builder.probing.selection import make_selection
 from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.run_checks import validate_run

@@ -18,9 +18,10 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError, Problem
 from builder.probing.selection import Selection
-from builder.benchmarks.cibuzzbench.run_checks import load_runs
+from tests.synthetic import load_runs
 from builder.runs.reader import read_run
-from builder.runs.schema import SCHEMA, Footer, Header, Item
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import SCHEMA, Footer, Header
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.runs.writer import RunWriter, write_run
 
@@ -815,7 +816,8 @@ def test_resume_refuses_file_without_header(tmp_path: Path, synthetic_dataset: D
 
 _CHILD = textwrap.dedent("""
     import json, os, signal, sys
-    from builder.runs.schema import Header, Item
+    from builder.benchmarks.cibuzzbench.run_format import Item
+    from builder.runs.schema import Header
     from builder.runs.writer import RunWriter
     path, header_json, items_json, n, tear = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
     header = Header(**{k: v for k, v in json.loads(header_json).items() if k != "type"})
@@ -873,11 +875,11 @@ def test_a_local_model_is_labelled_with_its_size_wherever_pages_name_it() -> Non
 
 
 def test_committed_model_runs_follow_the_one_run_id_rule() -> None:
-    """Every run buzzprobe probe wrote is named by builder.probing.runner.probe_run_id (the model's
+    """Every run buzzprobe probe wrote is named by cibuzzbench.probes.plan.probe_run_id (the model's
     slug, task, condition, language, seed, items, then protocol and option set), and its file by
     its id: one spelling of a model per site, never `qwen2-5-…` beside `qwen2_5-…`."""
-    from builder.probing.protocols import load_protocols
-    from builder.probing.runner import probe_run_id
+    from builder.benchmarks.cibuzzbench.probes.plan import probe_run_id
+    from builder.benchmarks.cibuzzbench.prompts import load_protocols
     protocols = load_protocols()
     runs = [p for p in (Path(__file__).resolve().parents[1] / "runs").rglob("*.jsonl") if "probes" not in p.parts]
     checked = 0

@@ -200,7 +200,7 @@ def test_model_options_refuse_control_characters(tmp_path: Path, command: list[s
 def test_a_harness_log_with_a_control_character_in_its_model_is_refused(synthetic_csv: Path, synthetic_dataset,
                                                                        tmp_path: Path, monkeypatch, capsys) -> None:
     from builder.cli import main
-    from builder.probing.protocols import load_protocols
+    from builder.benchmarks.cibuzzbench.prompts import load_protocols
     from tests.test_interop import _blind, fake_lm_eval
     monkeypatch.setenv("CIBUZZBENCH_CSV", str(synthetic_csv))
     task, records = _blind(synthetic_dataset, load_protocols())
@@ -300,7 +300,7 @@ def test_yaml_alias_bombs_and_duplicate_keys_are_located(small: Path, file: str,
 
 def test_front_matter_and_protocols_use_the_same_yaml_reader(small: Path, tmp_path: Path) -> None:
     from builder.core.errors import InputError
-    from builder.probing.protocols import load_protocols
+    from builder.benchmarks.cibuzzbench.prompts import load_protocols
     from tests.test_hardening import add_page
     add_page(small, "twice", "x")
     page = small / "content" / "pages" / "twice.md"

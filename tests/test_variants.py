@@ -11,7 +11,7 @@ from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, GOLD_POOL_SLOT, derive_variants
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-from builder.benchmarks.cibuzzbench.run_checks import load_runs
+from tests.synthetic import load_runs
 from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 
@@ -69,8 +69,10 @@ def test_load_runs_picks_each_runs_variant(variant_runs, synthetic_dataset, vari
 
 def test_probe_runner_plans_variant_runs(synthetic_dataset, variant):
     from builder.probing.client import RetryPolicy
-    from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
-    from builder.probing.runner import ProbeSettings, plan_run
+    from builder.benchmarks.cibuzzbench.probes.plan import plan_run
+    from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
+    from builder.probing.protocols import find_protocol
+    from builder.probing.runner import ProbeSettings
     from builder.probing.selection import make_selection
     protocol = find_protocol(load_protocols(DEFAULT_PROTOCOLS), "equivalent_selection", "blind", "en")
     settings = ProbeSettings(model="demo", base_url="http://127.0.0.1:9/v1", temperature=0.0, top_p=None,

@@ -2,7 +2,9 @@
 
 A benchmark is a sub-package with a `plugin` module defining `BENCHMARK` (a
 `builder.benchmarks.base.Benchmark`). Adding one means adding a folder: the registry finds
-it here, and the pipeline and the CLI take it from the registry.
+it here, and the pipeline, the CLI and the run reader take it from the registry. A plugin
+module imports only the contract at its top (its stages import their own modules), so reading
+runs, which asks the registry for run formats, stays cheap.
 """
 
 from __future__ import annotations
@@ -40,5 +42,30 @@ def registered() -> tuple["Benchmark", ...]:
     return tuple(sorted(found, key=lambda b: b.name))
 
 
-def benchmark_names() -> tuple[str, ...]:
-    return tuple(b.name for b in registered())
+@cache
+def run_format_names() -> tuple[str, ...]:
+    """The plug-ins that declare a run format, in name order."""
+    return tuple(b.name for b in registered() if b.run_format_module is not None)
+
+
+@cache
+def run_owner(name: str, task: object = None) -> "Benchmark | None":
+    """The one rule for who reads a run: the plug-in called `name`, if it declares a run format;
+    else the plug-in whose format serves any name and lists the run's `task`; else None. The
+    reader takes the run format from this owner and the pipeline hands the run to it."""
+    found = [b for b in registered() if b.name == name and b.run_format_module is not None]
+    if not found:
+        found = [b for b in registered() if b.run_format_module is not None and b.run_format().any_name
+                 and task in b.run_format().tasks]
+    return found[0] if found else None
+
+
+def probe_owner(name: str) -> "Benchmark | None":
+    """Who plans `buzzprobe probe --benchmark NAME`: the probing plug-in called `name`, else the
+    probing plug-in that serves any name (the spec'd benchmarks; it checks the name itself)."""
+    probing = [b for b in registered() if b.probes]
+    named = [b for b in probing if b.name == name]
+    if named:
+        return named[0]
+    any_name = [b for b in probing if b.run_format_module is not None and b.run_format().any_name]
+    return any_name[0] if any_name else None

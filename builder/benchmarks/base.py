@@ -14,7 +14,8 @@ defines `BENCHMARK`, an instance of a `Benchmark` subclass. The stages, in order
 6. `pages`    whole generated files (e.g. one page per run), rendered with the shared
               template environment.
 
-Plus `add_commands`, which registers the benchmark's CLI subcommands, and `fact_sections`,
+Plus `add_commands`, which registers the benchmark's CLI subcommands, `add_probe_options` and
+`probe_plans` for a benchmark that `buzzprobe probe --benchmark NAME` asks, and `fact_sections`,
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
 generated from them, and a test checks every key a build produces against them.
 """
@@ -22,9 +23,11 @@ generated from them, and a test checks every key a build produces against them.
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
 
     from jinja2 import Environment
 
+    from builder.runs.formats import RunFormat
     from builder.runs.schema import Run
     from builder.site.charts import SvgRenderer
 
@@ -104,6 +108,15 @@ class Benchmark(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    # The module whose `FORMAT` (a builder.runs.formats.RunFormat) reads this plug-in's runs;
+    # None: it reads none. Imported on first use, so the registry stays cheap to load.
+    run_format_module: ClassVar[str | None] = None
+    probes: ClassVar[bool] = False  # `buzzprobe probe --benchmark NAME` asks it (probe_plans)
+    probe_default: ClassVar[bool] = False  # asked by `probe` without --benchmark (one plug-in)
+
+    def run_format(self) -> "RunFormat":
+        """This plug-in's run format (only when `run_format_module` is set)."""
+        return _format(self.run_format_module)
 
     def run_names(self, settings: BuildSettings) -> set[str]:
         """The `benchmark` values of the run headers this plug-in reads (a plug-in that serves
@@ -138,5 +151,21 @@ class Benchmark(ABC):
         """The patterns of every fact key `compute` adds, under docs/facts.md headings."""
         return ()
 
+    def add_probe_options(self, group: Any) -> None:
+        """Options of `buzzprobe probe` that only this benchmark reads, added to its own group
+        (`group.add_argument`); the shared ones (benchmark, condition, items, seeds, model and
+        client) are the command's. Another benchmark's probe refuses them."""
+
+    def probe_plans(self, args: "argparse.Namespace") -> list[Any]:
+        """One builder.probing.runner.RunPlan per run to ask, from `buzzprobe probe`'s options."""
+        raise NotImplementedError(f"{self.name} is not probed by `buzzprobe probe`")
+
     def add_commands(self, subcommands: "argparse._SubParsersAction") -> None:
-        """Register CLI subcommands; each sets `func` (args -> exit code)."""
+        """Register CLI subcommands; each sets `handler` (args -> exit code)."""
+
+
+@cache
+def _format(module: str | None) -> "RunFormat":
+    if module is None:
+        raise TypeError("this benchmark declares no run format")
+    return importlib.import_module(module).FORMAT

@@ -7,7 +7,6 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from builder.runs.files import run_files
 from builder.core.paths import PACKAGE_DIR
 
 ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL")
@@ -20,14 +19,15 @@ def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
     return sorted(found)
 
 
-def build_fingerprint(runs_dir: Path, content_dir: Path, inputs: Iterable[Path] = ()) -> str:
-    """`inputs`: data files the benchmarks read besides content/ and runs/. Names are taken
-    relative to their folder (data files by position) so moving the project keeps the hash."""
+def build_fingerprint(runs_dir: Path, runs: Iterable[Path], content_dir: Path, inputs: Iterable[Path] = ()) -> str:
+    """`runs`: the run files under `runs_dir` (the run store lists them; core knows no run
+    layout); `inputs`: data files the benchmarks read besides content/ and runs/. Names are
+    taken relative to their folder (data files by position) so moving the project keeps the hash."""
     digest = hashlib.sha256()
     groups = {
         "code": (PACKAGE_DIR, _files(PACKAGE_DIR, ["*.py"])),
         "content": (content_dir, _files(content_dir, ["*"])),
-        "runs": (runs_dir, run_files(runs_dir)),
+        "runs": (runs_dir, list(runs)),
         "data": (None, list(inputs)),
     }
     for group, (root, paths) in groups.items():

@@ -1,7 +1,13 @@
-"""`buzzprobe probe`: ask a model on an OpenAI-compatible endpoint and write one run per seed.
+"""`buzzprobe probe`: ask a model on an OpenAI-compatible endpoint and write one run per seed,
+for whichever benchmark `--benchmark NAME` names (the registry finds the plug-in that probes
+it), plus what every command that asks a model shares: the client options, their number checks,
+the guarded handler and the run loop.
 
-Only argparse is imported at module level, so registering the command costs nothing for the
-other subcommands; the HTTP stack loads when a probe actually runs.
+The command's own options are the ones every probing plug-in reads (benchmark, condition,
+items, seeds, model and client); each plug-in adds its own in a group of its own, and a value
+given for another plug-in's option is refused rather than ignored. Only argparse is imported at
+module level, so registering the command costs nothing for the other subcommands; the HTTP
+stack loads when a probe actually runs.
 """
 
 from __future__ import annotations
@@ -15,56 +21,72 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, TASKS
 from builder.core.errors import InputError
-from builder.runs.schema import VARIANTS
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
 EXIT_INTERRUPTED = 130
 
 
+class OptionGroup:
+    """A plug-in's argument group on `buzzprobe probe` that remembers what it added, so the
+    command can refuse those options when another benchmark is asked."""
+
+    def __init__(self, group: argparse._ArgumentGroup):
+        self._group, self.actions = group, []
+
+    def add_argument(self, *flags: str, **kwargs: Any) -> argparse.Action:
+        action = self._group.add_argument(*flags, **kwargs)
+        self.actions.append(action)
+        return action
+
+
 def add_probe_parser(sub: Any) -> None:
-    """Register the subcommand on the CLI's subparsers."""
+    """Register `probe` on the CLI's subparsers, with every probing plug-in's options."""
+    from builder.benchmarks import registered
     p = sub.add_parser("probe", help="ask a model (OpenAI-compatible endpoint) and write runs",
                        description="Ask a model on an OpenAI-compatible /v1/chat/completions endpoint "
                                    "and write one run per option seed. See docs/probing.md.")
     what = p.add_argument_group("what to ask")
-    what.add_argument("--benchmark", default="cibuzzbench", metavar="NAME",
-                      help="cibuzzbench (default), or a spec'd multiple-choice benchmark: content/benchmarks/NAME.yaml "
-                           "(docs/audit.md)")
-    what.add_argument("--spec", type=Path, default=None, metavar="PATH",
-                      help="a multiple-choice benchmark's spec file (instead of content/benchmarks/NAME.yaml)")
-    what.add_argument("--task", choices=TASKS, default="equivalent_selection", help="(default %(default)s)")
+    names = ", ".join(b.name for b in registered() if b.probes)
+    what.add_argument("--benchmark", default=None, metavar="NAME",
+                      help=f"the benchmark to ask: {names}, or a spec'd multiple-choice benchmark's name "
+                           "(default: the benchmark whose options are given, else the default one)")
     what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",
-                      help="blind: Task 2 without the Chinese term, or a spec'd benchmark without its question "
-                           "(default %(default)s)")
-    what.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
-    what.add_argument("--variant", choices=VARIANTS, default="original",
-                      help="option set: the official distractors, the article's length-matched gold pool, or "
-                           "the gold_pool_slot ablation (docs/gold-pool.md; default %(default)s)")
-    what.add_argument("--items", choices=("all",), default=None, help="every item (the default)")
-    what.add_argument("--split", help="only this split (or sample within it): CIBuzzBench train or test; a spec'd "
-                                      "benchmark's split values")
+                      help="blind: without what the benchmark hides (CIBuzzBench's term, a spec'd "
+                           "benchmark's question); default %(default)s")
+    what.add_argument("--split", help="only this split (or a sample within it)")
     what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     what.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
-                      help=f"option-shuffle seeds, one run each (Task 2; default {DEFAULT_SEED})")
-    what.add_argument("--protocols", type=Path, default=None,
-                      help="protocol file (default: content/protocols/cibuzzbench.yaml)")
-    what.add_argument("--protocol", default=None, metavar="ID",
-                      help="a named alternative prompt, e.g. t2-blind-en (default: the protocol marked "
-                           "default for the task, condition and language; docs/probing.md lists them)")
-    what.add_argument("--runtime-info", type=Path, default=None, metavar="JSON",
-                      help="a JSON object describing what serves the model (file sha256, quantisation, runtime "
-                           "and version, threads), recorded in each run's header; `make local-serve` writes one")
-
+                      help="option-shuffle seeds, one run each (default: the benchmark's first)")
+    own = {b.name: OptionGroup(p.add_argument_group(f"{b.title} only")) for b in registered() if b.probes}
+    for benchmark in registered():
+        if benchmark.probes:
+            benchmark.add_probe_options(own[benchmark.name])
     add_client_arguments(
-        p, max_tokens_help="output budget (default: the protocol's, 8 for both tasks as officially)",
+        p, max_tokens_help="output budget (default: the protocol's; 8 for a letter)",
         out_help="output file; {run_id} and {model_slug} are filled in (default runs/{model_slug}/{run_id}.jsonl)",
         run_id_help="override the derived run id (single seed only)",
         retry_errors_help="re-ask the items whose line records an error (the file is rewritten without them)")
-    p.set_defaults(handler=guarded(_run, "probe"))
+    p.set_defaults(handler=guarded(lambda args, key: _run(args, key, own), "probe"))
+
+
+def _run(args: argparse.Namespace, key: str | None, own: dict[str, OptionGroup]) -> int:
+    """The plug-in that probes `--benchmark` plans the runs; the one engine asks them."""
+    from builder.benchmarks import probe_owner, registered
+    given = {name: [a for a in group.actions if getattr(args, a.dest) != a.default] for name, group in own.items()}
+    if args.benchmark is None:
+        used = [name for name, actions in given.items() if actions]
+        args.benchmark = used[0] if len(used) == 1 else next(b.name for b in registered() if b.probe_default)
+    owner = probe_owner(args.benchmark)
+    if owner is None:
+        raise InputError.single("--benchmark", f"no plug-in probes {args.benchmark!r}")
+    for name, actions in sorted(given.items()):
+        if name != owner.name and actions:
+            flag = actions[0].option_strings[0]
+            raise InputError.single(flag, f"an option of {name}'s probe; {args.benchmark} does not read it")
+    return execute_plans(owner.probe_plans(args), args, key)
 
 
 def add_client_arguments(p: argparse.ArgumentParser, *, max_tokens_help: str, out_help: str,
@@ -99,44 +121,46 @@ def add_client_arguments(p: argparse.ArgumentParser, *, max_tokens_help: str, ou
     how.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+def number(kind: type, name: str, low: float | None = None, high: float | None = None, *,
+           low_open: bool = False) -> Callable[[str], Any]:
+    """An argparse type for an int or a finite float within bounds (`low_open`: `low` itself
+    is refused). nan and inf are refused: nan silently disables every comparison (e.g. the
+    Retry-After cap), and neither can be written to a run as JSON."""
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {'an integer' if kind is int else 'a number'}: {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        below = low is not None and (value <= low if low_open else value < low)
+        if below or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(_bounds(low, high, low_open))
+        return value
+    parse.__name__ = name  # argparse names the type in its messages
+    return parse
 
 
-def finite_float(text: str) -> float:
-    """A real number: nan and inf are refused (nan silently disables every comparison,
-    e.g. the Retry-After cap, and neither can be written to a run as JSON)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
+def _bounds(low: float | None, high: float | None, low_open: bool) -> str:
+    if high is not None:
+        return f"must be between {low:g} and {high:g}"
+    return f"must be more than {low:g}" if low_open else ("must be 0 or more" if low == 0 else f"must be at least {low:g}")
 
 
-def non_negative_float(text: str) -> float:
-    value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+non_negative_int = number(int, "non_negative_int", 0)
+positive_int = number(int, "positive_int", 1)
+finite_float = number(float, "finite_float")
+non_negative_float = number(float, "non_negative_float", 0)
+positive_float = number(float, "positive_float", 0, low_open=True)
+unit_float = number(float, "unit_float", 0, 1)
 
 
-def positive_float(text: str) -> float:
-    value = finite_float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
-
-
-def unit_float(text: str) -> float:
-    value = finite_float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError("must be between 0 and 1")
-    return value
+def distinct_seeds(args: argparse.Namespace, default: int) -> list[int]:
+    """--seeds, each once (default: the benchmark's first seed)."""
+    seeds = args.seeds or [default]
+    if len(set(seeds)) != len(seeds):
+        raise InputError.single("--seeds", "a seed is listed twice")
+    return list(seeds)
 
 
 def model_name(text: str) -> str:
@@ -148,11 +172,15 @@ def model_name(text: str) -> str:
     return text
 
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def probe_settings(args: argparse.Namespace, max_tokens: int, selection: Any) -> Any:
+    """The engine's settings from the client options every probing command shares."""
+    from builder.probing.client import RetryPolicy
+    from builder.probing.runner import ProbeSettings
+    return ProbeSettings(
+        model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
+        max_tokens=max_tokens, selection=selection, concurrency=args.concurrency, timeout=args.timeout,
+        policy=RetryPolicy(args.retries, args.backoff, max(60.0, args.backoff), args.max_retry_after),
+        progress=not args.quiet)
 
 
 def guarded(run: Callable[[argparse.Namespace, str | None], int], command: str) -> Callable[[argparse.Namespace], int]:
@@ -190,13 +218,6 @@ def read_api_key(name: str) -> str | None:
         raise InputError.single(f"${name}", "the API key contains whitespace or non-ASCII characters "
                                 "(the key itself is not shown)")
     return key or None
-
-
-def _run(args: argparse.Namespace, key: str | None) -> int:
-    if args.spec is not None or args.benchmark != "cibuzzbench":
-        from builder.benchmarks.mcq.probe import spec_plans
-        return execute_plans(spec_plans(args), args, key)
-    return execute_plans(_plans(args), args, key)
 
 
 def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *, command: str = "buzzprobe probe",
@@ -243,38 +264,6 @@ def _report(plan: Any, outcome: Any) -> None:
               "re-ask them with --retry-errors", file=sys.stderr)
 
 
-def _plans(args: argparse.Namespace) -> list[Any]:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.probing.client import RetryPolicy
-    from builder.probing.protocols import DEFAULT_PROTOCOLS, find_protocol, load_protocols
-    from builder.probing.runner import ProbeSettings, plan_run
-    from builder.probing.selection import make_selection
-
-    seeds = _seeds(args)
-    if args.split not in (None, "train", "test"):
-        raise InputError.single("--split", f"CIBuzzBench's splits are train and test, not {args.split!r}")
-    if args.items and (args.split or args.sample):
-        raise InputError.single("--items", "--items all cannot be combined with --split or --sample")
-    from builder.probing.options import check_run_options
-    out = check_run_options(args, len(seeds))
-    protocol = find_protocol(load_protocols(args.protocols or DEFAULT_PROTOCOLS),
-                             args.task, args.condition, args.lang, args.protocol)
-    runtime = read_runtime_info(args.runtime_info) if args.runtime_info else None
-    settings = ProbeSettings(
-        model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
-        max_tokens=args.max_tokens or protocol.max_tokens,
-        selection=make_selection(args.split, args.sample, args.sample_seed),
-        concurrency=args.concurrency, timeout=args.timeout,
-        policy=RetryPolicy(args.retries, args.backoff, max(60.0, args.backoff), args.max_retry_after),
-        progress=not args.quiet)
-    dataset = load_dataset(dataset_path())
-    if args.variant != "original":
-        from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-        dataset = derive_variants(dataset, [args.variant])[args.variant]
-    return [plan_run(dataset, protocol, settings, seed, out, args.run_id, args.variant, runtime) for seed in seeds]
-
-
 def read_runtime_info(path: Path) -> dict[str, Any]:
     """A flat JSON object of strings, numbers and booleans: it goes into run headers verbatim."""
     import math
@@ -292,16 +281,3 @@ def read_runtime_info(path: Path) -> dict[str, Any]:
     if bad:
         raise InputError.single(path, "values must be strings, numbers or booleans", field=", ".join(bad))
     return data
-
-
-def _seeds(args: argparse.Namespace) -> list[int | None]:
-    if args.task == "harmfulness_detection":
-        if args.seeds:
-            raise InputError.single("--seeds", "harmfulness_detection has no options, so no option seed")
-        if args.condition == "blind":
-            raise InputError.single("--condition", "the blind condition applies to equivalent_selection only")
-        return [None]
-    seeds = args.seeds or [DEFAULT_SEED]
-    if len(set(seeds)) != len(seeds):
-        raise InputError.single("--seeds", "a seed is listed twice")
-    return list(seeds)

@@ -2,7 +2,8 @@
 
 Prompts live in a content file rather than in code so that their exact text is reviewable
 in one place; each run records the protocol id, version and the sha256 of the template text,
-so two runs are comparable exactly when those agree.
+so two runs are comparable exactly when those agree. A benchmark says which tasks, conditions,
+languages and placeholders its file may use (`ProtocolRules`); the loader knows no benchmark.
 """
 
 from __future__ import annotations
@@ -15,20 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, TASK_LABELS
-from builder.core.paths import REPO_DIR
 from builder.core.yamlfile import load_yaml
 
-DEFAULT_PROTOCOLS = REPO_DIR / "content" / "protocols" / "cibuzzbench.yaml"
 SCHEMA = "buzzprobe.protocols/1"
-LANGS = ("en", "zh")
-CONDITIONS = ("sighted", "blind")
-# Which placeholders each (task, condition) must use: the blind prompt must never see the term.
-PLACEHOLDERS: dict[tuple[str, str], frozenset[str]] = {
-    (EQUIVALENT_SELECTION, "sighted"): frozenset({"term_zh", "options"}),
-    (EQUIVALENT_SELECTION, "blind"): frozenset({"options"}),
-    ("harmfulness_detection", "sighted"): frozenset({"term_zh"}),
-}
+
+
+@dataclass(frozen=True)
+class ProtocolRules:
+    """What one benchmark's protocol file may hold: for each (task, condition) it serves, the
+    exact placeholders its templates must use (so a blind prompt can never show what it hides),
+    and the prompt languages."""
+
+    placeholders: dict[tuple[str, str], frozenset[str]]
+    langs: tuple[str, ...]
 _FIELDS = {"id": str, "version": int, "task": str, "condition": str, "lang": str,
            "max_tokens": int, "source": str, "system": str, "user": str}
 _OPTIONAL = {"default": bool, "pairs_with": str}
@@ -65,7 +65,7 @@ def _fill(template: str, values: dict[str, str]) -> str:
                    for literal, name, _, _ in string.Formatter().parse(template))
 
 
-def load_protocols(path: str | Path = DEFAULT_PROTOCOLS) -> dict[str, Protocol]:
+def load_protocols(path: str | Path, rules: ProtocolRules) -> dict[str, Protocol]:
     """All protocols in a file by id; raises InputError naming every bad entry."""
     path = Path(path)
     data, _ = load_yaml(path)  # the one YAML reader: located errors, alias limits, duplicate keys
@@ -74,7 +74,7 @@ def load_protocols(path: str | Path = DEFAULT_PROTOCOLS) -> dict[str, Protocol]:
     problems: list[Problem] = []
     found: dict[str, Protocol] = {}
     for index, entry in enumerate(data["protocols"]):
-        protocol = _check_entry(path, index, entry, problems)
+        protocol = _check_entry(path, index, entry, rules, problems)
         if protocol is not None and protocol.id in found:
             problems.append(Problem(str(path), f"protocol {index}: duplicate id {protocol.id!r}", field="id"))
         elif protocol is not None:
@@ -95,7 +95,7 @@ def _check_defaults(path: Path, found: dict[str, Protocol]) -> list[Problem]:
             for key, ids in sorted(defaults.items()) if len(ids) > 1]
 
 
-def _check_entry(path: Path, index: int, entry: Any, problems: list[Problem]) -> Protocol | None:
+def _check_entry(path: Path, index: int, entry: Any, rules: ProtocolRules, problems: list[Problem]) -> Protocol | None:
     where = f"protocol {index}"
     if not isinstance(entry, dict):
         problems.append(Problem(str(path), f"{where}: expected a mapping"))
@@ -112,13 +112,13 @@ def _check_entry(path: Path, index: int, entry: Any, problems: list[Problem]) ->
     if len(problems) > before:
         return None
     protocol = Protocol(**entry)
-    problems.extend(_check_values(path, where, protocol))
+    problems.extend(_check_values(path, where, protocol, rules))
     return protocol if len(problems) == before else None
 
 
-def _check_values(path: Path, where: str, p: Protocol) -> list[Problem]:
-    wanted = PLACEHOLDERS.get((p.task, p.condition))
-    if p.task not in TASK_LABELS or p.lang not in LANGS or wanted is None:
+def _check_values(path: Path, where: str, p: Protocol, rules: ProtocolRules) -> list[Problem]:
+    wanted = rules.placeholders.get((p.task, p.condition))
+    if p.lang not in rules.langs or wanted is None:
         return [Problem(str(path), f"{where}: unsupported task/condition/lang {(p.task, p.condition, p.lang)}")]
     used = _placeholders(p.system) | _placeholders(p.user)
     if used != wanted:

@@ -1,9 +1,9 @@
 """The probing engine: ask a model every selected item of one run and record each as it arrives.
 
-Every benchmark probes through this module (CIBuzzBench's `buzzprobe probe`, Mouse's `buzzprobe
-mouse probe | judge`): a benchmark supplies the run header and, per row_id, a `Job` (its
-requests and how the replies become its item line: builder.probing.jobs); the engine does the
-rest with one client, one worker pool, one recorder and one progress bar. Every item is
+Every benchmark probes through this module (`buzzprobe probe --benchmark NAME`, Mouse's
+`buzzprobe mouse probe | judge`): a benchmark plans each run — its header and, per row_id, a
+`Job` (its requests and how the replies become its item line: builder.probing.jobs) — and the
+engine does the rest with one client, one worker pool, one recorder and one progress bar. Every item is
 appended and fsynced before its worker takes the next item, so killing the process loses at
 most the requests in flight; re-running the same command resumes the file through
 `RunWriter.open`. When every item has a line, the file is rewritten once, atomically, in row_id
@@ -24,24 +24,17 @@ from urllib.parse import urlsplit
 
 from tqdm import tqdm
 
-from builder import __version__
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.build_date import utc_now
 from builder.core.errors import InputError
-from builder.core.names import fill_template, slug
 from builder.core.fileio import exclusive
 from builder.probing.client import ChatClient, FatalError, RequestError, RetryPolicy
-from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.jobs import Job, Messages, Reply
-from builder.probing.protocols import Protocol
 from builder.probing.selection import Selection
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, usage_totals
 from builder.runs.writer import RunWriter, check_same_header, complete_record, write_run
-from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 DEFAULT_OUT = "runs/{model_slug}/{run_id}.jsonl"
-_TASK_TAGS = {EQUIVALENT_SELECTION: "t2", "harmfulness_detection": "t3"}
 
 
 @dataclass(frozen=True)
@@ -91,50 +84,14 @@ class RunOutcome:
     usage_totals: dict[str, int] = field(default_factory=dict)
 
 
-def make_run_id(model: str, protocol: Protocol, seed: int | None, selection: Selection) -> str:
-    seed_tag = f"-s{seed}" if seed is not None else ""
-    return (f"{slug(model)}-{_TASK_TAGS[protocol.task]}-{protocol.condition}-{protocol.lang}"
-            f"{seed_tag}-{selection.tag}")
-
-
-def probe_run_id(model: str, protocol: Protocol, seed: int | None, selection: Selection,
-                 variant: str = "original") -> str:
-    """The one id rule of a probed run: `make_run_id`, then the protocol's id when it is not the
-    task's default prompt, then the option set when it is not the original."""
-    rid = make_run_id(model, protocol, seed, selection)
-    if not protocol.default:
-        rid = f"{rid}-{protocol.id}"
-    return rid if variant == "original" else f"{rid}-{variant}"
-
-
-def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed: int | None,
-             out_template: str = DEFAULT_OUT, run_id: str | None = None, variant: str = "original",
-             runtime: dict[str, Any] | None = None) -> RunPlan:
-    """`dataset` is the variant's dataset when `variant` is not the original: the prompts
-    show that variant's options, and the run records the variant and its content hash.
-    `runtime` (what served the model: file hash, quantisation, runtime version...) is recorded
-    in the header's subject as given."""
-    row_ids = settings.selection.row_ids(dataset)
-    rid = run_id or probe_run_id(settings.model, protocol, seed, settings.selection, variant)
-    subject: dict[str, Any] = {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}
-    if runtime:
-        subject["runtime"] = runtime
-    path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
-    header = Header(
-        run_id=rid, benchmark="cibuzzbench", task=protocol.task, condition=protocol.condition,
-        subject=subject, option_seed=seed, items=settings.selection.header(len(row_ids)),
-        dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
-        created=utc_now(), tool={"name": "buzzprobe", "version": __version__})
-    prompts = prompt_builder(dataset, protocol, seed)
-    return RunPlan(header, path, row_ids, lambda row_id: prompts(row_id).job(), settings)
-
-
-def _parameters(protocol: Protocol, s: ProbeSettings) -> dict[str, Any]:
-    """What shapes the answers; the host (never credentials or port) says which service served them."""
-    return {"temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
-            "lang": protocol.lang, "protocol": protocol.id, "protocol_version": protocol.version,
-            "prompt_sha256": protocol.sha256, "endpoint_host": urlsplit(s.base_url).hostname or "",
-            **({"pairs_with": protocol.pairs_with} if protocol.pairs_with else {})}
+def subject_parameters(settings: ProbeSettings, protocol: dict[str, Any],
+                       extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A probed run's `subject.parameters`: what shapes the answers (sampling, then the prompt's
+    `protocol` fields the benchmark names), the host that served them (never credentials or
+    port), then any `extra`. One builder, so every benchmark's runs record them alike."""
+    s = settings
+    return {"temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens, **protocol,
+            "endpoint_host": urlsplit(s.base_url).hostname or "", **(extra or {})}
 
 
 def is_complete(plan: RunPlan) -> bool:

@@ -1,17 +1,22 @@
 """Which items a probe asks: all, one split, or a seeded sample (optionally within a split).
 
 A sample is a pure function of (dataset, n, sample_seed, split), so the sighted and blind
-arms of a paired comparison ask exactly the same items.
+arms of a paired comparison ask exactly the same items. Any benchmark's rows will do (`Rows`).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.errors import InputError
+
+
+class Rows(Protocol):
+    """What a selection draws from: a benchmark's row_ids, all or of one split."""
+
+    def row_ids(self, split: str | None = None) -> list[int]: ...
 
 
 @dataclass(frozen=True)
@@ -21,7 +26,7 @@ class Selection:
     n: int | None = None  # sample size
     sample_seed: int | None = None
 
-    def row_ids(self, dataset: Dataset) -> list[int]:
+    def row_ids(self, dataset: Rows) -> list[int]:
         """Selected row_ids in ascending order."""
         pool = sorted(dataset.row_ids(self.split))
         if self.kind == "first":

@@ -16,6 +16,7 @@ installed distributions' versions (cachefile.environment_key).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import pickle
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -26,7 +27,7 @@ from typing import Any, TypeVar, overload
 
 from builder.core.cachefile import environment_key, read_sealed, write_sealed
 from builder.core.paths import PACKAGE_DIR
-from builder.runs.schema import Item, Run
+from builder.runs.schema import Run
 
 T = TypeVar("T")
 MAGIC = b"buzzprobe-run-cache/1\n"
@@ -44,41 +45,46 @@ def code_hash() -> str:
     return digest.hexdigest()
 
 
-class LazyItems(Sequence[Item]):
-    """A run's items as one pickled blob, unpacked on first use: a build from the cache reads
-    the items only of runs it pairs or re-renders, and unpickling 300,000 items costs seconds."""
+class LazyItems(Sequence[T]):
+    """A run's items as one pickled blob of field tuples, unpacked on first use: a build from
+    the cache reads the items only of runs it pairs or re-renders, and unpickling 300,000 items
+    costs seconds. Any benchmark's item type will do, if it is one frozen dataclass per run."""
 
-    __slots__ = ("_blob", "row_ids", "_items")
+    __slots__ = ("_blob", "row_ids", "_items", "_kind")
 
-    def __init__(self, blob: bytes, row_ids: tuple[int, ...], items: tuple[Item, ...] | None = None):
-        self._blob, self.row_ids, self._items = blob, row_ids, items
+    def __init__(self, blob: bytes, row_ids: tuple[int, ...], kind: type[T], items: tuple[T, ...] | None = None):
+        self._blob, self.row_ids, self._kind, self._items = blob, row_ids, kind, items
 
     @classmethod
-    def of(cls, items: Sequence[Item]) -> "LazyItems | tuple[Any, ...]":
-        """Items packed; items of any other kind are kept as they are."""
-        if any(type(i) is not Item for i in items):
+    def of(cls, items: Sequence[T]) -> "LazyItems[T] | tuple[T, ...]":
+        """Items packed; a mix of types, or items that are not dataclasses, are kept as they are."""
+        kinds = {type(i) for i in items}
+        kind = kinds.pop() if len(kinds) == 1 else None
+        if kind is None or not dataclasses.is_dataclass(kind):
             return tuple(items)
-        rows = [(i.row_id, i.prediction, i.response, i.letter_map, i.error, i.latency_ms, i.usage,
-                 i.response_truncated) for i in items]
-        return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), tuple(i.row_id for i in items), tuple(items))
+        names = [f.name for f in dataclasses.fields(kind)]
+        rows = [tuple(getattr(i, n) for n in names) for i in items]
+        return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), tuple(i.row_id for i in items),  # type: ignore[attr-defined]
+                   kind, tuple(items))
 
-    def _unpacked(self) -> tuple[Item, ...]:
+    def _unpacked(self) -> tuple[T, ...]:
         if self._items is None:
-            self._items = tuple(Item(*row) for row in pickle.loads(self._blob))
+            kind = self._kind
+            self._items = tuple(kind(*row) for row in pickle.loads(self._blob))
         return self._items
 
     def __len__(self) -> int:
         return len(self.row_ids)
 
     @overload
-    def __getitem__(self, index: int) -> Item: ...
+    def __getitem__(self, index: int) -> T: ...
     @overload
-    def __getitem__(self, index: slice) -> tuple[Item, ...]: ...
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
 
-    def __getitem__(self, index: int | slice) -> Item | tuple[Item, ...]:
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
         return self._unpacked()[index]
 
-    def __iter__(self) -> Iterator[Item]:
+    def __iter__(self) -> Iterator[T]:
         return iter(self._unpacked())
 
     def __eq__(self, other: object) -> bool:
@@ -88,7 +94,7 @@ class LazyItems(Sequence[Item]):
         return hash(self._unpacked())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (LazyItems, (self._blob, self.row_ids))
+        return (LazyItems, (self._blob, self.row_ids, self._kind))
 
     def __repr__(self) -> str:
         return f"LazyItems({len(self.row_ids)} items)"

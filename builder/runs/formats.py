@@ -3,24 +3,20 @@
 Every run file has the same envelope (header, item lines keyed by `row_id`, footer; see
 builder.runs.reader). The header names its `benchmark`; that benchmark's `RunFormat` checks
 its own header values (tasks, conditions, option seeds, selections) and reads each item line.
-A format is found by convention in `builder/benchmarks/<name>/run_format.py` (module constant
-`FORMAT`), so a new benchmark's runs become readable by adding that module to its folder, with
-no change to the reader, the writer or the probing engine. A plug-in that serves many benchmark
-names (the spec'd multiple-choice benchmarks: one name per spec file) marks its format
-`any_name`: it then reads the runs of any benchmark name no folder claims whose `task` is one of
-its tasks, and the pipeline routes each run by its name (`Benchmark.run_names`).
+A plug-in declares its format (`Benchmark.run_format_module`, imported only when a run of it is
+read), and the reader asks the one registry (builder.benchmarks) which plug-in owns a run, so a
+new benchmark's runs become readable with no change to the reader, the writer or the probing
+engine. A plug-in that serves many benchmark names (the spec'd multiple-choice benchmarks: one
+name per spec file) marks its format `any_name`: it then owns the runs of any benchmark name no
+plug-in is called, whose `task` is one of its tasks; the pipeline routes each run by the same
+rule, and the owner's `run_names` says whether this build has that name.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any, Protocol
-
-FORMAT_MODULE = "run_format"
 
 
 class Checker(Protocol):
@@ -46,26 +42,15 @@ class RunFormat:
     any_name: bool = False  # reads runs of any benchmark name (not a folder's) with one of its tasks
 
 
-def _benchmarks_dir() -> Path:
-    return Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-@cache
 def known_benchmarks() -> tuple[str, ...]:
-    """Benchmarks whose folder has a run format, sorted (what a header's `benchmark` may say)."""
-    return tuple(sorted(p.parent.name for p in _benchmarks_dir().glob(f"*/{FORMAT_MODULE}.py")))
+    """Benchmarks with a run format, sorted (what a header's `benchmark` may say)."""
+    from builder.benchmarks import run_format_names
+    return run_format_names()
 
 
-@cache
-def _folder_format(folder: str) -> RunFormat:
-    return importlib.import_module(f"builder.benchmarks.{folder}.{FORMAT_MODULE}").FORMAT
-
-
-@cache
 def format_for(benchmark: str, task: object = None) -> RunFormat | None:
-    """The run format of a benchmark folder by that name; else an `any_name` format whose tasks
-    include `task`; None when neither (the reader says so)."""
-    if benchmark in known_benchmarks():
-        return _folder_format(benchmark)
-    found = [f for f in map(_folder_format, known_benchmarks()) if f.any_name and task in f.tasks]
-    return found[0] if found else None
+    """The run format of the plug-in that owns runs named `benchmark` with this `task` (the one
+    ownership rule: builder.benchmarks.run_owner); None when no plug-in does."""
+    from builder.benchmarks import run_owner
+    owner = run_owner(benchmark, task)
+    return owner.run_format() if owner is not None else None

@@ -2,9 +2,8 @@
 
 One file per run: a header line, one line per item, an optional footer line. Items refer to
 the dataset by ``row_id`` only and never copy its text. The envelope (Header, Footer, Run) is
-every benchmark's; the item schema is the benchmark's (builder.runs.formats): `Item` here is
-CIBuzzBench's, Mouse's is builder.benchmarks.mouse.run_format.MouseItem. The constants below
-are CIBuzzBench's header values.
+every benchmark's; the item schema and the header values are the benchmark's, in its run format
+(builder.runs.formats; e.g. builder.benchmarks.cibuzzbench.run_format.Item).
 """
 
 from __future__ import annotations
@@ -12,16 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from builder.benchmarks.cibuzzbench.tasks import TASKS
+from builder import __version__
 
 SCHEMA = "buzzprobe.run/1"
-CONDITIONS = ("sighted", "blind", "probe")
 SUBJECT_KINDS = ("model", "probe")
-SELECTIONS = ("all", "split", "sample", "first")  # first: the first n rows (file order) of a split or of all
-VARIANTS = ("original", "gold_pool", "gold_pool_slot")  # gold_pool*: docs/gold-pool.md
-SPLITS = ("train", "test")
 
 
 @dataclass(frozen=True)
@@ -100,30 +95,17 @@ class Header:
         return str(self.items.get("split") or self.items.get("selection"))
 
 
-@dataclass(frozen=True)
-class Item:
-    row_id: int
-    prediction: str  # a label, or "" when the response could not be parsed
-    response: str | None = None  # raw model output, kept verbatim
-    letter_map: dict[str, str] | None = None  # letter -> source, Task 2 only
-    error: str | None = None
-    latency_ms: float | None = None
-    usage: dict[str, int] | None = None
-    response_truncated: bool | None = None  # True: `response` keeps only its first MAX_RESPONSE_CHARS
+class ItemLine(Protocol):
+    """What the writer needs of any benchmark's item: its row_id and its line as JSON."""
 
-    def to_json(self) -> dict[str, Any]:
-        """Optional fields that are unset are left out, which keeps probe runs small."""
-        out: dict[str, Any] = {"type": "item", "row_id": self.row_id}
-        if self.letter_map is not None:
-            out["letter_map"] = self.letter_map
-        if self.response is not None:
-            out["response"] = self.response
-        out["prediction"] = self.prediction
-        for name in ("error", "latency_ms", "usage", "response_truncated"):
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = value
-        return out
+    row_id: int
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+def new_header(**fields: Any) -> Header:
+    """A header this tool writes now: the envelope's fields as given, this tool's name and version."""
+    return Header(**fields, tool={"name": "buzzprobe", "version": __version__})
 
 
 @dataclass(frozen=True)
@@ -141,7 +123,7 @@ class Footer:
 class Run:
     path: str
     header: Header
-    items: tuple[Any, ...]  # the benchmark's item type (CIBuzzBench: Item), each with a row_id
+    items: tuple[Any, ...]  # the benchmark's item type (its run format's), each with a row_id
     footer: Footer | None
     item_lines: dict[int, int]  # row_id -> line number, for error messages downstream
     footer_line: int | None = None

@@ -17,7 +17,7 @@ from builder.core.errors import InputError
 from builder.core.names import check_display_name
 from builder.runs.lines import LineError, load_line
 from builder.core.fileio import atomic_file
-from builder.runs.schema import Footer, Header, Item
+from builder.runs.schema import Footer, Header, ItemLine
 
 # Header fields that may legitimately differ between the first start and a resume.
 _VOLATILE_HEADER_FIELDS = ("created", "tool")
@@ -34,7 +34,7 @@ def dump_line(record: dict[str, Any]) -> str:
     return line
 
 
-def write_run(path: str | Path, header: Header, items: Iterable[Item], footer: Footer | None) -> None:
+def write_run(path: str | Path, header: Header, items: Iterable[ItemLine], footer: Footer | None) -> None:
     """Write a whole run at once, replacing any previous file atomically (user's umask mode)."""
     check_display_name(header.subject_name, str(path), "subject.name")
     with atomic_file(path, text=True) as handle:
@@ -72,7 +72,7 @@ class RunWriter:
                 os.fsync(handle.fileno())
         return cls(path, handle, done, fsync)
 
-    def write(self, item: Item) -> None:
+    def write(self, item: ItemLine) -> None:
         if item.row_id in self.done:
             raise ValueError(f"{self.path}: row_id {item.row_id} is already in the run")
         self._handle.write(dump_line(item.to_json()))

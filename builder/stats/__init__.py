@@ -1,4 +1,4 @@
-"""Official CIBuzzBench scores, bootstrap intervals, paired tests and seed summaries."""
+"""Classification scores (sklearn's definitions), bootstrap intervals, paired tests and seed summaries."""
 
 from .bootstrap import (
     DEFAULT_LEVEL,
@@ -10,15 +10,11 @@ from .bootstrap import (
     paired_bootstrap_difference,
 )
 from .classification import (
-    HARMFUL,
-    TASK2_LABELS,
-    TASK3_LABELS,
     UNPARSED,
     ClassificationReport,
     LabelScores,
     classification_report,
     encode,
-    harmful_f1,
 )
 from .paired import discordant, holm, mcnemar_exact
 from .seeds import SeedSummary, summarise_seeds
@@ -27,9 +23,6 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
-    "HARMFUL",
-    "TASK2_LABELS",
-    "TASK3_LABELS",
     "UNPARSED",
     "ClassificationReport",
     "Interval",
@@ -39,7 +32,6 @@ __all__ = [
     "classification_report",
     "discordant",
     "encode",
-    "harmful_f1",
     "holm",
     "mcnemar_exact",
     "metric_on_resamples",

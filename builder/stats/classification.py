@@ -1,4 +1,4 @@
-"""Point metrics for CIBuzzBench Tasks 2 and 3.
+"""Point metrics of a classification over an explicit label set (a benchmark names its own).
 
 scikit-learn's `precision_recall_fscore_support` (explicit labels, macro,
 zero_division=0) defines the official scores; this module reproduces it from
@@ -12,9 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TASK2_LABELS: tuple[str, ...] = ("A", "B", "C", "D")
-TASK3_LABELS: tuple[str, ...] = ("harmful", "non-harmful")
-HARMFUL = "harmful"
 # An answer the parser could not map to a label. It stays in the data as a wrong
 # answer: it lowers the gold label's recall but enters no label's precision.
 UNPARSED = ""
@@ -126,10 +123,3 @@ def classification_report(gold: Sequence[str], pred: Sequence[str],
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num/den with 0 where den is 0 (sklearn's zero_division=0)."""
     return np.divide(num, den, out=np.zeros_like(num, dtype=float), where=den > 0)
-
-
-def harmful_f1(report: ClassificationReport) -> float:
-    """Task 3's headline extra: F1 of the 'harmful' class (0-100)."""
-    if HARMFUL not in report.per_label:
-        raise ValueError(f"report has no {HARMFUL!r} label: {report.labels!r}")
-    return report.per_label[HARMFUL].f1

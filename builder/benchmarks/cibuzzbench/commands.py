@@ -1,4 +1,5 @@
-"""CIBuzzBench's subcommands: `data fetch | check | gold-pool`, `runs`, `import`, `export`, `probe`."""
+"""CIBuzzBench's subcommands: `data fetch | check | gold-pool`, `runs`, `import`, `export` (its
+`probe` options are probes/command.py, on the shared `buzzprobe probe`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
-from builder.probing.command import add_probe_parser, model_name
-from builder.runs.schema import VARIANTS
+from builder.probing.command import model_name
+from builder.benchmarks.cibuzzbench.run_format import VARIANTS
 
 GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
 
@@ -50,7 +51,6 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
 
     add_export_parser(sub)
 
-    add_probe_parser(sub)
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:

@@ -28,10 +28,10 @@ from builder.core.errors import InputError
 from builder.core.factkeys import FactPattern
 from builder.core.names import slug
 from builder.core.facts import FactTable
-from builder.stats import HARMFUL, summarise_seeds
+from builder.stats import summarise_seeds
 from builder.runs.schema import Run
 from builder.benchmarks.cibuzzbench.run_checks import declared_count
-from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, EQUIVALENT_SELECTION, HARMFUL, HARMFULNESS_DETECTION
 
 SCORE = "official metric (scikit-learn, macro over labels, x100)"
 BOOT = "seeded percentile bootstrap over items, 2000 resamples, 95%"

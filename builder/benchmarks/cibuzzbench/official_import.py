@@ -49,7 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets
 from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
@@ -57,7 +56,8 @@ from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
 from builder.core.textfiles import read_input
 from builder.runs.lines import LineError, cap_error, cap_response, load_line, shorten
-from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
+from builder.benchmarks.cibuzzbench.run_format import SPLITS, Item
+from builder.runs.schema import Footer, Header, Run, new_header, usage_totals
 from builder.runs.checks import parameter_problems
 from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
 from builder.runs.overwrite import write_checked
@@ -87,7 +87,7 @@ _SEED_DIR = re.compile(r"seed_(-?\d+)")
 
 
 @dataclass(frozen=True)
-class _Source:
+class PredictionsFile:
     """One predictions file and what it claims to be."""
 
     path: Path
@@ -96,7 +96,7 @@ class _Source:
 
 
 @dataclass(frozen=True)
-class _Row:
+class SourceRow:
     line: int
     cells: dict[str, str]
 
@@ -135,13 +135,13 @@ def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, ou
 # ---------------------------------------------------------------- finding the files
 
 
-def _find_sources(results_dir: Path) -> list[_Source]:
+def _find_sources(results_dir: Path) -> list[PredictionsFile]:
     if not results_dir.is_dir():
         raise InputError.single(results_dir, "results folder does not exist")
     sources = _task2_sources(results_dir / TASK2_DIR)
     task3 = results_dir / TASK3_DIR / PREDICTIONS
     if task3.is_file():
-        sources.append(_Source(task3, HARMFULNESS_DETECTION, None))
+        sources.append(PredictionsFile(task3, HARMFULNESS_DETECTION, None))
     if not sources:
         raise InputError.single(results_dir, f"no {TASK2_DIR}/seed_<n>/{PREDICTIONS} or "
                                 f"{TASK3_DIR}/{PREDICTIONS} found{_language_hint(results_dir)}")
@@ -159,7 +159,7 @@ def _language_hint(results_dir: Path) -> str:
             + ", ".join(str(results_dir / name) for name in languages))
 
 
-def _task2_sources(task_dir: Path) -> list[_Source]:
+def _task2_sources(task_dir: Path) -> list[PredictionsFile]:
     if not task_dir.is_dir():
         return []
     found: list[tuple[int, Path]] = []
@@ -174,7 +174,7 @@ def _task2_sources(task_dir: Path) -> list[_Source]:
             found.append((int(match.group(1)), child / PREDICTIONS))
     if problems:
         raise InputError(problems)
-    return [_Source(path, EQUIVALENT_SELECTION, seed) for seed, path in sorted(found)]
+    return [PredictionsFile(path, EQUIVALENT_SELECTION, seed) for seed, path in sorted(found)]
 
 
 def _read_config(results_dir: Path) -> _Config:
@@ -210,7 +210,7 @@ def _read_config(results_dir: Path) -> _Config:
 # ---------------------------------------------------------------- reading one file
 
 
-def _read_rows(path: Path, required: tuple[str, ...]) -> list[_Row]:
+def _read_rows(path: Path, required: tuple[str, ...]) -> list[SourceRow]:
     """Records with the CSV line each starts on (cells may span lines)."""
     try:
         text = read_input(path).decode("utf-8").removeprefix("\ufeff")
@@ -239,7 +239,7 @@ def _check_columns(path: Path, header: list[str], required: tuple[str, ...]) -> 
         raise InputError(problems)
 
 
-def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]) -> list[_Row]:
+def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]) -> list[SourceRow]:
     records, problems = [], []
     for line, cells in rows:
         if not cells:
@@ -247,7 +247,7 @@ def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]
         if len(cells) != len(header):
             problems.append(Problem(str(path), f"expected {len(header)} fields, found {len(cells)}", line))
         else:
-            records.append(_Row(line, dict(zip(header, cells))))
+            records.append(SourceRow(line, dict(zip(header, cells))))
     if problems:
         raise InputError(problems)
     if not records:
@@ -258,10 +258,10 @@ def _as_records(path: Path, header: list[str], rows: list[tuple[int, list[str]]]
 # ---------------------------------------------------------------- converting rows
 
 
-class _Checker:
+class RowChecker:
     """Row-level checks for one file; collects every problem with its line and field."""
 
-    def __init__(self, source: _Source, dataset: Dataset):
+    def __init__(self, source: PredictionsFile, dataset: Dataset):
         self.source, self.dataset = source, dataset
         self.problems: list[Problem] = []
         self.labels = set(labels_for(source.task))
@@ -269,10 +269,10 @@ class _Checker:
         self.harm = dataset.column("harmful_label")
         self.options = option_sets(dataset, source.seed) if source.seed is not None else None
 
-    def add(self, row: _Row, field: str, message: str) -> None:
+    def add(self, row: SourceRow, field: str, message: str) -> None:
         self.problems.append(Problem(str(self.source.path), message, row.line, field))
 
-    def item(self, row: _Row) -> Item | None:
+    def item(self, row: SourceRow) -> Item | None:
         row_id = self._row_id(row)
         if row_id is None:
             return None
@@ -287,20 +287,20 @@ class _Checker:
             return None
         return _item(row, row_id, success, prediction, letter_map, extras)
 
-    def _row_id(self, row: _Row) -> int | None:
+    def _row_id(self, row: SourceRow) -> int | None:
         raw = row.cells["row_id"].strip()
         if not re.fullmatch(r"\d+", raw) or int(raw) >= self.dataset.rows:
             self.add(row, "row_id", f"unknown row_id {raw!r} (dataset has 0..{self.dataset.rows - 1})")
             return None
         return int(raw)
 
-    def _same_text(self, row: _Row, row_id: int) -> None:
+    def _same_text(self, row: SourceRow, row_id: int) -> None:
         term = row.cells.get("term_zh")
         if term is not None and term != self.terms[row_id]:
             self.add(row, "term_zh", f"term {term!r} differs from the dataset's {self.terms[row_id]!r} "
                      f"for row_id {row_id} (outputs made on other data?)")
 
-    def _options(self, row: _Row, row_id: int) -> dict[str, str]:
+    def _options(self, row: SourceRow, row_id: int) -> dict[str, str]:
         official = self.options[row_id]  # type: ignore[index]
         if row.cells["gold_letter"].strip() != official.gold_letter:
             self.add(row, "gold_letter", f"gold letter {row.cells['gold_letter']!r} differs from the official "
@@ -316,7 +316,7 @@ class _Checker:
                          f"for seed {self.source.seed}: {official.letter_map[letter]!r}")
         return dict(official.letter_map)
 
-    def _harm_label(self, row: _Row, row_id: int) -> None:
+    def _harm_label(self, row: SourceRow, row_id: int) -> None:
         if self.source.task != HARMFULNESS_DETECTION:
             return
         for field in ("gold_label", "harmful_label"):
@@ -324,13 +324,13 @@ class _Checker:
             if value is not None and value.strip() != self.harm[row_id]:
                 self.add(row, field, f"gold label {value!r} differs from the dataset's {self.harm[row_id]!r}")
 
-    def _success(self, row: _Row) -> bool:
+    def _success(self, row: SourceRow) -> bool:
         value = row.cells["success"].strip().lower()
         if value not in _TRUE | _FALSE:
             self.add(row, "success", f"expected True or False, found {row.cells['success']!r}")
         return value in _TRUE
 
-    def _prediction(self, row: _Row, row_id: int) -> str:
+    def _prediction(self, row: SourceRow, row_id: int) -> str:
         """The `prediction` column, which must be what the official parser reads in the raw
         response: a file whose row says "I am not sure." but predicts the gold is refused, not
         imported as correct."""
@@ -351,7 +351,7 @@ class _Checker:
             return parse_harmfulness(raw)
         return parse_letter(raw, {o.letter: o.text for o in self.options[row_id].options})
 
-    def _extras(self, row: _Row) -> dict[str, Any]:
+    def _extras(self, row: SourceRow) -> dict[str, Any]:
         """Optional latency and token usage, when the official file has them."""
         extras: dict[str, Any] = {}
         latency = row.cells.get("latency_sec", "").strip()
@@ -368,7 +368,7 @@ class _Checker:
             extras["usage"] = self._usage(row, usage)
         return {k: v for k, v in extras.items() if v is not None}
 
-    def _usage(self, row: _Row, raw: str) -> dict[str, int] | None:
+    def _usage(self, row: SourceRow, raw: str) -> dict[str, int] | None:
         try:
             data = load_line(raw)
         except LineError as exc:
@@ -378,7 +378,7 @@ class _Checker:
         return counts or None
 
 
-def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
+def _item(row: SourceRow, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
           extras: dict[str, Any]) -> Item:
     raw = row.cells["raw_response"]
     error = None if success else cap_error(row.cells["error"] or "request failed (official success=False)")
@@ -387,14 +387,14 @@ def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: di
                 error=error, response_truncated=truncated or None, **extras)
 
 
-def _convert(source: _Source, dataset: Dataset, model: str, config: _Config, created: str) -> Run:
+def _convert(source: PredictionsFile, dataset: Dataset, model: str, config: _Config, created: str) -> Run:
     required = TASK2_COLUMNS if source.task == EQUIVALENT_SELECTION else BASE_COLUMNS
     rows = _read_rows(source.path, required)
-    checker = _Checker(source, dataset)
+    checker = RowChecker(source, dataset)
     items, lines = [], {}
     for row in rows:
         item = checker.item(row)
-        if item is not None and _first_time(checker, row, item.row_id, lines):
+        if item is not None and first_time(checker, row, item.row_id, lines):
             items.append(item)
             lines[item.row_id] = row.line
     if checker.problems:
@@ -405,14 +405,15 @@ def _convert(source: _Source, dataset: Dataset, model: str, config: _Config, cre
     return run
 
 
-def _first_time(checker: _Checker, row: _Row, row_id: int, lines: dict[int, int]) -> bool:
+def first_time(checker: RowChecker, row: SourceRow, row_id: int, lines: dict[int, int]) -> bool:
+    """True the first time `row_id` is seen in a file; else the duplicate is a located problem."""
     if row_id in lines:
         checker.add(row, "row_id", f"duplicate row_id {row_id} (first on line {lines[row_id]})")
         return False
     return True
 
 
-def _selection(source: _Source, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
+def _selection(source: PredictionsFile, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
     """From config.json when it says how rows were chosen (checked against the rows), else
     from the rows themselves: every row, or exactly one split."""
     ids = set(lines)
@@ -432,7 +433,7 @@ def _selection(source: _Source, dataset: Dataset, lines: dict[int, int], config:
         "they were chosen (the official --max_samples N takes the first N rows of the split)", field="row_id")
 
 
-def _first_selection(source: _Source, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
+def _first_selection(source: PredictionsFile, dataset: Dataset, lines: dict[int, int], config: _Config) -> dict[str, Any]:
     """`--split S --max_samples N`: the rows must be exactly the first N of split S (the row
     count already equals N); all of S is recorded as `all` or `split`, fewer as `first`."""
     split = None if config.split == "all" else config.split
@@ -453,15 +454,15 @@ def _first_selection(source: _Source, dataset: Dataset, lines: dict[int, int], c
     return {**items, "split": split} if split else items
 
 
-def _header(source: _Source, dataset: Dataset, model: str, config: dict[str, Any], created: str,
+def _header(source: PredictionsFile, dataset: Dataset, model: str, config: dict[str, Any], created: str,
             items: dict[str, Any]) -> Header:
-    return Header(
+    return new_header(
         run_id=run_id(model, source.task, source.seed, items, config.get("lang")),
         benchmark="cibuzzbench", task=source.task, condition="sighted",
         subject={"kind": "model", "name": model, "parameters": {"source": SOURCE_NOTE, **config}},
         option_seed=source.seed, items=items,
         dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
-        created=created, tool={"name": "buzzprobe", "version": __version__},
+        created=created,
     )
 
 

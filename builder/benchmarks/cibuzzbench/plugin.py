@@ -39,6 +39,9 @@ class State:
 class CIBuzzBench(Benchmark):
     name = "cibuzzbench"
     title = "CIBuzzBench"
+    run_format_module = "builder.benchmarks.cibuzzbench.run_format"
+    probes = True
+    probe_default = True  # `buzzprobe probe` without --benchmark asks CIBuzzBench, as it always has
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         return [_dataset(settings)]
@@ -48,7 +51,7 @@ class CIBuzzBench(Benchmark):
         from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
         from builder.core.reported import load_reported
         from builder.benchmarks.cibuzzbench.run_checks import validate_runs
-        from builder.probing.protocols import load_protocols
+        from builder.benchmarks.cibuzzbench.prompts import load_protocols
 
         path = _dataset(settings)
         dataset = load_dataset(path, settings.spec) if settings.spec else load_dataset(path)
@@ -72,6 +75,14 @@ class CIBuzzBench(Benchmark):
     def add_commands(self, subcommands: Any) -> None:
         from builder.benchmarks.cibuzzbench.commands import add_commands
         add_commands(subcommands)
+
+    def add_probe_options(self, group: Any) -> None:
+        from builder.benchmarks.cibuzzbench.probes.command import add_probe_options
+        add_probe_options(group)
+
+    def probe_plans(self, args: Any) -> list[Any]:
+        from builder.benchmarks.cibuzzbench.probes.command import probe_plans
+        return probe_plans(args)
 
     def measures(self, state: State, facts: FactTable, registry: MeasureRegistry) -> None:
         from builder.benchmarks.cibuzzbench.measures import register_run_measures

@@ -1,17 +1,37 @@
-"""One item's request: the messages sent and what is needed to parse and record the answer."""
+"""CIBuzzBench's prompts: its protocol file and the rules it must follow, and one item's request
+(the messages sent and what is needed to parse and record the answer)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
 from builder.probing.jobs import ANSWER, Job, Reply
-from builder.probing.protocols import Protocol
-from builder.runs.schema import Item
-from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
+from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
+from builder.core.paths import REPO_DIR
+from builder.probing import protocols
+from builder.probing.protocols import Protocol, ProtocolRules
+from builder.benchmarks.cibuzzbench.run_format import Item
+
+DEFAULT_PROTOCOLS = REPO_DIR / "content" / "protocols" / "cibuzzbench.yaml"
+# Which placeholders each (task, condition) must use: the blind prompt must never see the term.
+RULES = ProtocolRules(
+    placeholders={
+        (EQUIVALENT_SELECTION, "sighted"): frozenset({"term_zh", "options"}),
+        (EQUIVALENT_SELECTION, "blind"): frozenset({"options"}),
+        (HARMFULNESS_DETECTION, "sighted"): frozenset({"term_zh"}),
+    },
+    langs=("en", "zh"),
+)
+
+
+def load_protocols(path: str | Path = DEFAULT_PROTOCOLS) -> dict[str, Protocol]:
+    """CIBuzzBench's protocols (content/protocols/cibuzzbench.yaml unless told), checked by its rules."""
+    return protocols.load_protocols(path, RULES)
 
 
 @dataclass(frozen=True)

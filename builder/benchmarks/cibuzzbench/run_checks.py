@@ -10,7 +10,6 @@ a footer over a partial selection would publish a partial run as finished, so it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
@@ -21,9 +20,7 @@ from builder.runs.checks import (declared_row_ids, footer_problems, no_items_pro
 from builder.runs.schema import Run
 from builder.benchmarks.cibuzzbench.tasks import labels_for
 from builder.runs.cache import RunCache, datasets_key
-from builder.runs.files import run_files
-from builder.runs.load import checked, duplicate_ids
-from builder.runs.reader import read_run
+from builder.runs.load import checked
 
 _SHOWN = 5  # row_ids named in a message about many items
 
@@ -99,25 +96,6 @@ def validate_runs(runs: Sequence[Run], datasets: Dataset | Mapping[str, Dataset]
         validate_run(run, _dataset_for(run, by_variant))
         return True
     return checked(runs, (lambda run: cache.derived(run, name, lambda: check(run))) if cache else check)
-
-
-def load_runs(runs_dir: Path, datasets: Dataset | Mapping[str, Dataset]) -> list[Run]:
-    """Read and validate every run against the dataset variant it names."""
-    by_variant = {"original": datasets} if isinstance(datasets, Dataset) else dict(datasets)
-    runs: list[Run] = []
-    problems: list[Problem] = []
-    for path in run_files(runs_dir):
-        try:
-            run = read_run(path)
-            validate_run(run, _dataset_for(run, by_variant))
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        runs.append(run)
-    problems.extend(duplicate_ids(runs))
-    if problems:
-        raise InputError(problems)
-    return runs
 
 
 def _dataset_for(run: Run, datasets: dict[str, Dataset]) -> Dataset:

@@ -27,6 +27,8 @@ TEMPLATE = "benchmark.html"
 class SpecBenchmarks(Benchmark):
     name = "mcq"
     title = "Multiple-choice benchmarks from spec files"
+    run_format_module = "builder.benchmarks.mcq.run_format"
+    probes = True
 
     def run_names(self, settings: BuildSettings) -> set[str]:
         return {name for _, name in _named_specs(settings.content_dir)}
@@ -93,6 +95,14 @@ class SpecBenchmarks(Benchmark):
     def add_commands(self, subcommands: Any) -> None:
         from builder.benchmarks.mcq.command import add_audit_parser
         add_audit_parser(subcommands)
+
+    def add_probe_options(self, group: Any) -> None:
+        group.add_argument("--spec", type=Path, default=None, metavar="PATH",
+                           help="a multiple-choice benchmark's spec file (instead of content/benchmarks/NAME.yaml)")
+
+    def probe_plans(self, args: Any) -> list[Any]:
+        from builder.benchmarks.mcq.probe import spec_plans
+        return spec_plans(args)
 
 
 def _named_specs(content_dir: Path) -> list[tuple[Path, str]]:

@@ -15,9 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from builder import __version__
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.findings import examine
@@ -29,11 +27,10 @@ from builder.core.build_date import utc_now
 from builder.core.errors import InputError
 from builder.core.names import check_name, fill_template, slug
 from builder.probing.jobs import ANSWER, Job, Reply
-from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan
+from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
 from builder.probing.selection import Selection
-from builder.runs.schema import Header
+from builder.runs.schema import new_header
 
-DEFAULT_BENCHMARK = "cibuzzbench"  # `probe` without --benchmark asks CIBuzzBench, as before
 DEFAULT_MAX_TOKENS = 8  # a letter, as for CIBuzzBench's Task 2
 SPECS_DIR = Path("content") / "benchmarks"
 UNPARSED = ""
@@ -123,47 +120,31 @@ def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed
     check_name(rid, "run id")
     template = spec.sighted if condition == "sighted" else spec.blind
     default = template == (DEFAULT_SIGHTED if condition == "sighted" else DEFAULT_BLIND)
-    parameters = {"temperature": settings.temperature, "top_p": settings.top_p, "max_tokens": settings.max_tokens,
-                  "protocol": f"mcq-{condition}-{'default' if default else 'spec'}", "protocol_version": 1,
-                  "prompt_sha256": prompt_sha256(template), "endpoint_host": urlsplit(settings.base_url).hostname or ""}
-    header = Header(run_id=rid, benchmark=spec.name, task=TASK, condition=condition,
-                    subject={"kind": "model", "name": settings.model, "parameters": parameters}, option_seed=seed,
-                    items=selection.header(len(row_ids)),
-                    dataset={"name": spec.title, "content_sha256": data.benchmark.content_sha256},
-                    created=utc_now(), tool={"name": "buzzprobe", "version": __version__})
+    parameters = subject_parameters(settings, {"protocol": f"mcq-{condition}-{'default' if default else 'spec'}",
+                                               "protocol_version": 1, "prompt_sha256": prompt_sha256(template)})
+    header = new_header(run_id=rid, benchmark=spec.name, task=TASK, condition=condition,
+                        subject={"kind": "model", "name": settings.model, "parameters": parameters}, option_seed=seed,
+                        items=selection.header(len(row_ids)),
+                        dataset={"name": spec.title, "content_sha256": data.benchmark.content_sha256},
+                        created=utc_now())
     path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
     return RunPlan(header, path, row_ids, lambda row_id: item_job(data, row_id, seed, condition), settings)
 
 
-CIBUZZBENCH_ONLY = (("task", "equivalent_selection"), ("lang", "en"), ("variant", "original"), ("protocols", None),
-                    ("protocol", None), ("runtime_info", None))
-
-
 def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
     """The plans of `buzzprobe probe --benchmark NAME` (or `--spec PATH`), one per seed."""
-    from builder.probing.client import RetryPolicy
+    from builder.probing.command import distinct_seeds, probe_settings
     from builder.probing.options import check_run_options
     from builder.probing.selection import make_selection
 
-    for option, default in CIBUZZBENCH_ONLY:
-        if getattr(args, option) != default:
-            raise InputError.single(f"--{option.replace('_', '-')}", "a CIBuzzBench option; spec'd benchmarks take "
-                                    "--condition, --seeds, --split, --sample and the model options")
-    seeds = args.seeds or [shuffle.SEEDS[0]]
-    if len(set(seeds)) != len(seeds):
-        raise InputError.single("--seeds", "a seed is listed twice")
+    seeds = distinct_seeds(args, shuffle.SEEDS[0])
     out = check_run_options(args, len(seeds))
     benchmark = load_benchmark(spec_path(args.benchmark, args.spec))
-    if args.spec is not None and args.benchmark not in (DEFAULT_BENCHMARK, benchmark.spec.name):
+    if args.spec is not None and args.benchmark not in ("mcq", benchmark.spec.name):
         raise InputError.single("--benchmark", f"{args.spec} describes {benchmark.spec.name!r}, not {args.benchmark!r}")
     data = choice_set(benchmark)
     if args.split is not None and benchmark.spec.split is None:
         raise InputError.single("--split", f"{benchmark.spec.name} has no splits (its spec names no split field)")
-    settings = ProbeSettings(
-        model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
-        max_tokens=args.max_tokens or DEFAULT_MAX_TOKENS, selection=make_selection(args.split, args.sample,
-                                                                                   args.sample_seed),
-        concurrency=args.concurrency, timeout=args.timeout,
-        policy=RetryPolicy(args.retries, args.backoff, max(60.0, args.backoff), args.max_retry_after),
-        progress=not args.quiet)
+    settings = probe_settings(args, args.max_tokens or DEFAULT_MAX_TOKENS,
+                              make_selection(args.split, args.sample, args.sample_seed))
     return [plan_spec_run(data, args.condition, settings, seed, out, args.run_id) for seed in seeds]

@@ -117,18 +117,13 @@ def _add_score(actions: Any) -> None:
 
 def _settings(args: argparse.Namespace, sample: int | None = None, sample_seed: int = 0) -> Any:
     """The engine's settings (those of `buzzprobe probe`); no --max-tokens: the protocol's budget."""
-    from builder.probing.client import RetryPolicy, check_base_url
-    from builder.probing.runner import ProbeSettings
+    from builder.probing.client import check_base_url
+    from builder.probing.command import probe_settings
     from builder.probing.selection import make_selection
     if args.base_url is None and args.dry_run is None:
         raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
     check_base_url(args.base_url)
-    return ProbeSettings(
-        model=args.model, base_url=args.base_url or "", temperature=args.temperature, top_p=args.top_p,
-        max_tokens=args.max_tokens, selection=make_selection(None, sample, sample_seed),
-        concurrency=args.concurrency, timeout=args.timeout,
-        policy=RetryPolicy(args.retries, args.backoff, max(60.0, args.backoff), args.max_retry_after),
-        progress=not args.quiet)
+    return probe_settings(args, args.max_tokens, make_selection(None, sample, sample_seed))
 
 
 def _check_out(args: argparse.Namespace) -> None:

@@ -26,7 +26,7 @@ from builder.stats import UNPARSED, Interval, encode
 from builder.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 # Private on purpose: the shared, cached resample matrices and the percentile rule.
 from builder.stats.bootstrap import _CHUNK_CELLS, _check_options, _index_chunks
-from builder.benchmarks.mouse.labels import IR_LABELS, JUDGE_LABELS, MS_LABELS, RC_COMPONENTS, RC_LABELS, TD_LABELS
+from builder.benchmarks.mouse.labels import IR_LABELS, JUDGE_LABELS, RC_COMPONENTS, RC_LABELS, TD_LABELS
 from builder.benchmarks.mouse.parsing import is_copy
 
 Label = int | str
@@ -200,19 +200,6 @@ def score_td(gold: Sequence[int], pred: Sequence[int | None],
              boot: BootstrapOptions | None = DEFAULT_BOOTSTRAP) -> ClassScores:
     """TD: accuracy and F1 of the toxic class (`.f1[1]`, interval "f1_1"), MCC."""
     return score_classification(gold, pred, TD_LABELS, boot)
-
-
-def score_ms(gold: Sequence[str], pred: Sequence[str | None],
-             boot: BootstrapOptions | None = DEFAULT_BOOTSTRAP) -> ClassScores:
-    """MS: accuracy and MCC over letters A-C."""
-    return score_classification(gold, pred, MS_LABELS, boot)
-
-
-def score_cc(gold: Sequence[str], pred: Sequence[str | None], letters: Sequence[str] | None = None,
-             boot: BootstrapOptions | None = DEFAULT_BOOTSTRAP) -> ClassScores:
-    """CC: accuracy and MCC; letters default to every letter seen in gold or predictions."""
-    labels = tuple(letters) if letters else tuple(sorted({*gold, *(x for x in pred if x is not None)}))
-    return score_classification(gold, pred, labels, boot)
 
 
 def score_rc(gold: Mapping[str, Sequence[int]], pred: Mapping[str, Sequence[int | None]],

@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.base import Benchmark, BuildSettings, DataSource, RunBrief, SiteParts
-from builder.benchmarks.mouse.fact_keys import SECTIONS
-from builder.benchmarks.mouse.site_parts import MouseComputed, compute_mouse, mouse_charts, mouse_tables
 from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
+
+if TYPE_CHECKING:
+    from builder.benchmarks.mouse.site_parts import MouseComputed
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class MouseLoaded:
 
 @dataclass(frozen=True)
 class MouseState:
-    computed: MouseComputed
+    computed: "MouseComputed"
     measured: list[Any]  # measured.Measured: the page's rows, one per finished run
     datasets: list[Any]
     runs: list[Run]
@@ -38,6 +39,7 @@ class MouseState:
 class Mouse(Benchmark):
     name = "mouse"
     title = "Mouse"
+    run_format_module = "builder.benchmarks.mouse.run_format"
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         """The data files in MOUSE_DATA, when given (a changed file changes the scores)."""
@@ -55,10 +57,12 @@ class Mouse(Benchmark):
         add_mouse_parser(subcommands)
 
     def fact_sections(self) -> tuple[Section, ...]:
+        from builder.benchmarks.mouse.fact_keys import SECTIONS
         return SECTIONS
 
     def compute(self, loaded: MouseLoaded, facts: FactTable, settings: BuildSettings) -> MouseState:
         from builder.benchmarks.mouse.measured import add_measured_facts
+        from builder.benchmarks.mouse.site_parts import compute_mouse
         computed = compute_mouse(facts, loaded.content_dir)
         measured = add_measured_facts(facts, loaded.runs, loaded.datasets,
                                       reported_models=tuple(computed.reported.main.rows))
@@ -67,6 +71,7 @@ class Mouse(Benchmark):
 
     def site(self, state: MouseState, facts: FactTable, svg: Any) -> SiteParts:
         from builder.benchmarks.mouse.measured_view import MEASURED_TABLE, measured_table
+        from builder.benchmarks.mouse.site_parts import mouse_charts, mouse_tables
         from builder.site.tables import FactCells
         computed = state.computed
         tables = mouse_tables(facts, computed)

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from builder.core.build_date import utc_now
 from builder.benchmarks.mouse import metrics as m
@@ -35,7 +34,7 @@ from builder.benchmarks.mouse.runs import make_header
 from builder.core.errors import InputError, Problem
 from builder.core.names import fill_template, slug
 from builder.probing.jobs import ANSWER, Job, Reply, summed_usage
-from builder.probing.runner import ProbeSettings, RunPlan
+from builder.probing.runner import ProbeSettings, RunPlan, subject_parameters
 from builder.runs.schema import Run
 
 DEFAULT_OUT = "runs/{model_slug}/{run_id}.jsonl"
@@ -43,9 +42,8 @@ DEFAULT_OUT = "runs/{model_slug}/{run_id}.jsonl"
 
 def _parameters(protocol: MouseProtocol, s: ProbeSettings) -> dict[str, Any]:
     """What shapes the answers; the endpoint's host name only (no port, path or credentials)."""
-    return {"temperature": s.temperature, "top_p": s.top_p, "max_tokens": s.max_tokens,
-            "condition": protocol.condition, "protocol": protocol.id, "protocol_version": protocol.version,
-            "prompt_sha256": protocol.sha256, "endpoint_host": urlsplit(s.base_url).hostname or ""}
+    return subject_parameters(s, {"condition": protocol.condition, "protocol": protocol.id,
+                                  "protocol_version": protocol.version, "prompt_sha256": protocol.sha256})
 
 
 def _out_path(template: str, run_id: str, model: str) -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from builder import __version__
 from builder.benchmarks.mouse import metrics as m
 from builder.benchmarks.mouse.dataset import ClozeInstance, MouseSet
 from builder.benchmarks.mouse.importer import ChoiceResults, MainResults, TaskResult, TranslationResult
@@ -22,7 +21,7 @@ from builder.core.names import slug
 from builder.probing.selection import Selection
 from builder.runs.checks import footer_problems, number_problems, parameters_problems
 from builder.runs.lines import cap_response
-from builder.runs.schema import Footer, Header, Run, usage_totals
+from builder.runs.schema import Footer, Header, Run, new_header, usage_totals
 
 DATASET_NAME = "Mouse"
 
@@ -30,10 +29,10 @@ DATASET_NAME = "Mouse"
 def make_header(run_id: str, task: str, condition: str, subject: dict[str, Any], content_sha256: str,
                 items: dict[str, Any], source: dict[str, Any], created: str) -> Header:
     """The header every Mouse run has: the envelope's fields plus where the answers came from."""
-    return Header(run_id=run_id, benchmark=BENCHMARK, task=task, condition=condition, subject=subject,
-                  option_seed=None, items=items,
-                  dataset={"name": DATASET_NAME, "file": DATA_FILES[task], "content_sha256": content_sha256},
-                  created=created, tool={"name": "buzzprobe", "version": __version__}, source=source)
+    return new_header(run_id=run_id, benchmark=BENCHMARK, task=task, condition=condition, subject=subject,
+                      option_seed=None, items=items,
+                      dataset={"name": DATASET_NAME, "file": DATA_FILES[task], "content_sha256": content_sha256},
+                      created=created, source=source)
 
 
 def declared_row_ids(run: Run, data: MouseSet) -> list[int]:

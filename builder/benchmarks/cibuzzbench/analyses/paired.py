@@ -23,7 +23,8 @@ from builder.stats import (
     paired_bootstrap_difference,
 )
 from builder.stats.paired import discordant, holm, mcnemar_exact
-from builder.runs.schema import Item, Run
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, labels_for
 
 UNPARSED_SOURCE = "unparsed"

@@ -17,13 +17,14 @@ import pandas as pd
 
 from builder.core.errors import InputError, Problem
 from builder.core.textfiles import csv_records, decode_utf8, read_input
+from builder.benchmarks.cibuzzbench.tasks import HARMFULNESS_DETECTION, TASK_LABELS
 
 COLUMNS: tuple[str, ...] = (
     "row_id", "split", "term_zh", "explanation_zh", "meaning_en", "equivalent_en",
     "distractor_literal_en", "distractor_cultural_mismatch_en",
     "distractor_pragmatic_neighbor_en", "harmful_label", "category_label",
 )
-HARM_LABELS: tuple[str, ...] = ("harmful", "non-harmful")
+HARM_LABELS: tuple[str, ...] = TASK_LABELS[HARMFULNESS_DETECTION]  # one label set per task
 CATEGORIES: tuple[str, ...] = (
     "Experience", "Quotation", "Stylistic device", "Homophonic pun", "Slang", "Abbreviation",
 )

@@ -39,7 +39,7 @@ def add_export_parser(sub: Any) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
-    from builder.probing.protocols import DEFAULT_PROTOCOLS, load_protocols
+    from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.probing.selection import make_selection
     _refuse_repository(args.out)
     if len(set(args.seeds)) != len(args.seeds):
@@ -95,7 +95,7 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
     from builder.runs.overwrite import write_checked
-    from builder.probing.protocols import load_protocols
+    from builder.benchmarks.cibuzzbench.prompts import load_protocols
     outputs = _outputs(harness, path)
     dataset = load_dataset(dataset_path())
     datasets = {"original": dataset}

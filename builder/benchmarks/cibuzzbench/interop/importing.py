@@ -21,14 +21,16 @@ from urllib.parse import urlsplit
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import GOLD, LETTERS, option_sets
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.cibuzzbench.official_import import _Checker, _first_time, _Row, _Source
+from builder.benchmarks.cibuzzbench.official_import import PredictionsFile, RowChecker, SourceRow, first_time
 from builder.benchmarks.cibuzzbench.interop.spec import METADATA_SCHEMA, ExportTask, selection_from
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
 from builder.core.names import confined, fill_template, slug
-from builder.probing.runner import ProbeSettings, plan_run
+from builder.benchmarks.cibuzzbench.probes.plan import plan_run
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.probing.runner import ProbeSettings
 from builder.runs.overwrite import write_checked
-from builder.runs.schema import Footer, Header, Item, Run, usage_totals
+from builder.runs.schema import Footer, Header, Run, usage_totals
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
@@ -107,7 +109,7 @@ class _Collected:
 
     def __init__(self, output: HarnessOutput, task: ExportTask, dataset: Dataset):
         self.path, self.task, self.dataset = str(output.path), task, dataset
-        self.checker = _Checker(_Source(output.path, task.protocol.task, task.seed), dataset)
+        self.checker = RowChecker(PredictionsFile(output.path, task.protocol.task, task.seed), dataset)
         self.build = prompt_builder(dataset, task.protocol, task.seed)
         self.items: list[Item] = []
         self.lines: dict[int, int] = {}
@@ -128,7 +130,7 @@ class _Collected:
         item = self.checker.item(row)
         _relocate(self.checker.problems, before, sample)
         if item is not None and self._options_shown(sample, item.row_id) and \
-                _first_time(self.checker, row, item.row_id, self.lines):
+                first_time(self.checker, row, item.row_id, self.lines):
             self.items.append(item)
             self.lines[item.row_id] = row.line
             if sample.messages is not None and sample.messages != self.build(item.row_id).messages:
@@ -207,7 +209,7 @@ def _is_letter_map(value: Any) -> bool:
     return isinstance(value, dict) and sorted(value) == list(LETTERS) and all(isinstance(v, str) for v in value.values())
 
 
-def _row(sample: HarnessSample, build: Any, dataset: Dataset) -> _Row:
+def _row(sample: HarnessSample, build: Any, dataset: Dataset) -> SourceRow:
     """The official importer's row for this sample: cells named as its CSV columns."""
     cells = {"row_id": str(sample.row_id), "success": "false" if sample.error else "true",
              "raw_response": sample.response or "", "error": sample.error or "", "prediction": ""}
@@ -223,7 +225,7 @@ def _row(sample: HarnessSample, build: Any, dataset: Dataset) -> _Row:
         cells["latency_sec"] = repr(sample.latency_ms / 1000.0)
     if sample.usage:
         cells["usage_json"] = json.dumps(sample.usage)
-    return _Row(sample.line or 0, cells)
+    return SourceRow(sample.line or 0, cells)
 
 
 # Field names of the official CSV -> where the value sits in a harness log.

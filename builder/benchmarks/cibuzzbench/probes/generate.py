@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.probes import heuristics as h
-from builder.runs.schema import Footer, Header, Item
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Footer, Header, new_header
 from builder.runs.writer import write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 
@@ -136,12 +136,12 @@ def _learned_runs(dataset: Dataset, created: str, variant: str) -> Iterator[tupl
 
 def _header(dataset: Dataset, name: str, task: str, parameters: dict[str, Any], scope: str,
             selection: dict[str, Any], n: int, seed: int | None, created: str, variant: str = ORIGINAL) -> Header:
-    return Header(
+    return new_header(
         run_id=run_id(name, task, scope, seed, variant), benchmark="cibuzzbench", task=task, condition="probe",
         subject={"kind": "probe", "name": name, "parameters": parameters},
         option_seed=seed, items={**selection, "n": n},
         dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
-        created=created, tool={"name": "buzzprobe", "version": __version__},
+        created=created,
     )
 
 

@@ -41,7 +41,8 @@ from sklearn.preprocessing import StandardScaler
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, SOURCES, OptionSet, option_sets
-from builder.runs.schema import Header, Item
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.runs.schema import Header
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 NAME = "learned_options"
