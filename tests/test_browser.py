@@ -29,6 +29,7 @@ import pytest
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, derive_variants
+from builder.benchmarks.cibuzzbench.wording import option_set_label
 from builder.benchmarks.cibuzzbench.probes.generate import CONSTANT_PROBES, OPTION_PROBES, SCOPES, run_id
 from builder.benchmarks.cibuzzbench.run_format import Item
 from builder.runs.reader import read_run
@@ -765,19 +766,21 @@ def test_runs_list_filters_by_model_task_condition_and_option_set(site_page, sit
     page.select_option("#runs select[data-column='%d']" % column["Condition"], "blind")
     rows = shown()
     assert rows and {r[column["Condition"]] for r in rows} == {"blind"}
-    assert {r[0] for r in rows} == {BLIND, EVIL_BLIND}
+    assert {r[0] for r in rows} == {BLIND, EVIL_BLIND, POOL_BLIND}
     page.select_option("#runs select[data-column='%d']" % column["Subject"], "toy-model")
-    assert [r[0] for r in shown()] == [BLIND]
+    assert {r[0] for r in shown()} == {BLIND, POOL_BLIND}  # the same model on both option sets
     page.select_option("#runs select[data-column='%d']" % column["Task"], "harmfulness detection")
     assert shown() == [] and page.text_content("#runs .filters [aria-live]") == f"0 of {total} rows shown"
     for name in ("Subject", "Task", "Condition"):
         page.select_option("#runs select[data-column='%d']" % column[name], "")
     options = page.eval_on_selector_all("#runs select[data-column='%d'] option" % column["Option set"],
                                         "os => os.map(o => o.value)")
-    variants = sorted({h.variant.replace("_", " ") for h in headers})
-    assert options == ["", *variants] and len(variants) > 1
-    page.select_option("#runs select[data-column='%d']" % column["Option set"], "gold pool")
-    assert {r[0] for r in shown()} == {h.run_id for h in headers if h.variant == "gold_pool"}
+    shown_as = {h.run_id: option_set_label(h.variant) if h.option_seed is not None else "–" for h in headers}
+    variants = sorted(set(shown_as.values()))
+    assert options == ["", *variants] and len({h.variant for h in headers}) > 1
+    pool = option_set_label("gold_pool")
+    page.select_option("#runs select[data-column='%d']" % column["Option set"], pool)
+    assert {r[0] for r in shown()} == {rid for rid, label in shown_as.items() if label == pool}
     page.select_option("#runs select[data-column='%d']" % column["Option set"], "")
     assert len(shown()) == total
 

@@ -131,5 +131,6 @@ def test_a_run_imported_with_warnings_is_marked_and_left_out_of_aggregates(synth
     shown = {row[0].text: row[1].text for row in runs_table(cells, computed.scores).rows}
     assert shown[warned.header.run_id] == "Other/Model ⚠ imported with 1 warning"
     assert shown[clean.header.run_id] == clean.header.subject_label
-    listed = [row[5].text for row in model_runs_table(cells, computed.scores).rows]
+    table = model_runs_table(cells, computed.scores)
+    listed = [row[table.columns.index("Run")].text for row in table.rows]
     assert listed == [clean.header.run_id]
