@@ -34,7 +34,7 @@ from builder.benchmarks.cibuzzbench.prompts import load_protocols
 from builder.probing.protocols import find_protocol  # noqa: E402
 from builder.benchmarks.cibuzzbench.probes.plan import plan_run
 from builder.probing.runner import ProbeSettings, execute  # noqa: E402
-from builder.probing.selection import make_selection  # noqa: E402
+from builder.runs.selection import make_selection  # noqa: E402
 from tests.synthetic import write_synthetic_csv  # noqa: E402
 
 

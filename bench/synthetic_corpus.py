@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
 from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets  # noqa: E402
 from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS  # noqa: E402
-from builder.probing.selection import Selection  # noqa: E402
+from builder.runs.selection import Selection  # noqa: E402
 from builder.benchmarks.cibuzzbench.run_format import Item  # noqa: E402
 from builder.runs.schema import Footer, Header, usage_totals  # noqa: E402
 from builder.runs.writer import write_run  # noqa: E402

@@ -21,7 +21,7 @@ from builder.benchmarks.cibuzzbench.interop.inspect_log import read_inspect
 from builder.benchmarks.cibuzzbench.interop.lm_eval_log import read_lm_eval
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.benchmarks.cibuzzbench.prompts import load_protocols
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.reader import read_run
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 

@@ -27,7 +27,7 @@ from builder.benchmarks.mouse.runs import score_run
 from builder.probing.client import RetryPolicy
 from builder.probing.runner import (ProbeSettings, RunOutcome, RunPlan, drop_errored_items, execute, is_complete,
                                     preview)
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.reader import read_run
 from builder.runs.writer import RunWriter
 from tests.loopback_server import LoopbackServer, Request, Responder, reply, status

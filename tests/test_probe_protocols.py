@@ -18,7 +18,7 @@ from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_proto
 from builder.probing.protocols import find_protocol
 from builder.core.names import slug
 from builder.benchmarks.cibuzzbench.probes.plan import make_run_id
-from builder.probing.selection import Selection, make_selection
+from builder.runs.selection import Selection, make_selection
 
 # CONTEXT §1, quoted protocol (CIBuzzBench, arXiv:2609.21722).
 OFFICIAL_T2_SYSTEM = ("You are evaluating cross-lingual understanding of Chinese internet buzzword. Choose the "

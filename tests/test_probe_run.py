@@ -25,7 +25,7 @@ from builder.probing.runner import (
     is_complete,
 )
 from builder.benchmarks.cibuzzbench.probes.plan import plan_run
-from builder.probing.selection import make_selection
+from builder.runs.selection import make_selection
 from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from tests.loopback_server import LoopbackServer, Request, gold_responder, reply, status

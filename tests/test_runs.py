@@ -17,7 +17,7 @@ import pytest
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError, Problem
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from tests.synthetic import load_runs
 from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.run_format import Item

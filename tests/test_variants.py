@@ -73,7 +73,7 @@ def test_probe_runner_plans_variant_runs(synthetic_dataset, variant):
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.probing.protocols import find_protocol
     from builder.probing.runner import ProbeSettings
-    from builder.probing.selection import make_selection
+    from builder.runs.selection import make_selection
     protocol = find_protocol(load_protocols(DEFAULT_PROTOCOLS), "equivalent_selection", "blind", "en")
     settings = ProbeSettings(model="demo", base_url="http://127.0.0.1:9/v1", temperature=0.0, top_p=None,
                              max_tokens=8, selection=make_selection("test", None, None), concurrency=1,

@@ -29,7 +29,7 @@ from builder.core.errors import InputError
 from builder.core.fileio import exclusive
 from builder.probing.client import ChatClient, FatalError, RequestError, RetryPolicy
 from builder.probing.jobs import Job, Messages, Reply
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, usage_totals
 from builder.runs.writer import RunWriter, check_same_header, complete_record, write_run

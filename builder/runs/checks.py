@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.schema import Run, usage_totals
 
 _SHOWN = 5  # row_ids named in a message about many items

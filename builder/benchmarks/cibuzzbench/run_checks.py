@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError, Problem
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,
                                  outside_selection, parameters_problems, selection_text)
 from builder.runs.schema import Run

@@ -28,7 +28,7 @@ from builder.core.errors import InputError
 from builder.core.names import check_name, fill_template, slug
 from builder.probing.jobs import ANSWER, Job, Reply
 from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.schema import new_header
 
 DEFAULT_MAX_TOKENS = 8  # a letter, as for CIBuzzBench's Task 2
@@ -135,7 +135,7 @@ def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
     """The plans of `buzzprobe probe --benchmark NAME` (or `--spec PATH`), one per seed."""
     from builder.probing.command import distinct_seeds, probe_settings
     from builder.probing.options import check_run_options
-    from builder.probing.selection import make_selection
+    from builder.runs.selection import make_selection
 
     seeds = distinct_seeds(args, shuffle.SEEDS[0])
     out = check_run_options(args, len(seeds))

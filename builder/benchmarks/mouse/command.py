@@ -119,7 +119,7 @@ def _settings(args: argparse.Namespace, sample: int | None = None, sample_seed: 
     """The engine's settings (those of `buzzprobe probe`); no --max-tokens: the protocol's budget."""
     from builder.probing.client import check_base_url
     from builder.probing.command import probe_settings
-    from builder.probing.selection import make_selection
+    from builder.runs.selection import make_selection
     if args.base_url is None and args.dry_run is None:
         raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
     check_base_url(args.base_url)

@@ -93,7 +93,7 @@ class MouseSet(Generic[T]):
         return len(self.instances)
 
     def row_ids(self, split: str | None = None) -> list[int]:
-        """Every row position (Mouse files have no splits), for builder.probing.selection."""
+        """Every row position (Mouse files have no splits), for builder.runs.selection."""
         if split is not None:
             raise ValueError("Mouse data files have no splits")
         return list(range(len(self.instances)))

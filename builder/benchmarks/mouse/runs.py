@@ -18,7 +18,7 @@ from builder.benchmarks.mouse.labels import CC, IR, IR_LABELS, MS, MS_LABELS, RC
 from builder.benchmarks.mouse.run_format import (BENCHMARK, DATA_FILES, IMPORTED, SIGHTED, MouseItem)
 from builder.core.errors import InputError, Problem
 from builder.core.names import slug
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.checks import footer_problems, number_problems, parameters_problems
 from builder.runs.lines import cap_response
 from builder.runs.schema import Footer, Header, Run, new_header, usage_totals

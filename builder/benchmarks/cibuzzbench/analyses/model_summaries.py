@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.core.names import slug
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.schema import Header
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
 

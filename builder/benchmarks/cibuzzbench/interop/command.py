@@ -40,7 +40,7 @@ def add_export_parser(sub: Any) -> None:
 def run_export(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
-    from builder.probing.selection import make_selection
+    from builder.runs.selection import make_selection
     _refuse_repository(args.out)
     if len(set(args.seeds)) != len(args.seeds):
         raise InputError.single("--seeds", "a seed is listed twice")

@@ -17,7 +17,7 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.interop.spec import TASK_PREFIX, ExportTask
 from builder.probing.protocols import Protocol, find_protocol
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 ARMS = {"t2-sighted": (EQUIVALENT_SELECTION, "sighted"), "t2-blind": (EQUIVALENT_SELECTION, "blind"),

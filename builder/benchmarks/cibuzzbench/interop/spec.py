@@ -20,7 +20,7 @@ from builder.core.errors import InputError
 from builder.core.names import identifier
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 METADATA_SCHEMA = "buzzprobe.export/1"

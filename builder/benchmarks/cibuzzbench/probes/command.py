@@ -42,7 +42,7 @@ def probe_plans(args: argparse.Namespace) -> list[Any]:
     from builder.probing.command import probe_settings, read_runtime_info
     from builder.probing.options import check_run_options
     from builder.probing.protocols import find_protocol
-    from builder.probing.selection import make_selection
+    from builder.runs.selection import make_selection
 
     seeds = _seeds(args)
     if args.split not in (None, "train", "test"):

@@ -16,7 +16,7 @@ from builder.core.build_date import utc_now
 from builder.core.names import fill_template, slug
 from builder.probing.protocols import Protocol
 from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
-from builder.probing.selection import Selection
+from builder.runs.selection import Selection
 from builder.runs.schema import new_header
 
 TASK_TAGS = {EQUIVALENT_SELECTION: "t2", HARMFULNESS_DETECTION: "t3"}

@@ -1,4 +1,6 @@
-"""Which items a probe asks: all, one split, or a seeded sample (optionally within a split).
+"""Which items a run holds (its header's `items`): all, one split, or a seeded sample
+(optionally within a split). It lives with the run store because a run is checked against it;
+the probe uses it to choose what to ask.
 
 A sample is a pure function of (dataset, n, sample_seed, split), so the sighted and blind
 arms of a paired comparison ask exactly the same items. Any benchmark's rows will do (`Rows`).
