@@ -70,7 +70,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "data").mkdir()
     data = tmp_path / "data" / "probe.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in synthetic_records()), encoding="utf-8")
-    (tmp_path / "content" / "benchmarks").mkdir()
+    (tmp_path / "content" / "benchmarks").mkdir(exist_ok=True)
     (tmp_path / "content" / "benchmarks" / f"{NAME}.yaml").write_text(SPEC.format(data=data), encoding="utf-8")
     return tmp_path
 

@@ -31,7 +31,10 @@ PAIR_COUNT = choice("count", ("n", "fixes", "breaks"), "shared items; items only
 RECORDS = FactPattern("mcq.{bench}.records", "count", "items loaded from the data file", {"bench": BENCH})
 ITEMS = FactPattern("mcq.{bench}.items", "count", "items audited and probed (after the findings' exclusions)",
                     {"bench": BENCH})
-OPTIONS = FactPattern("mcq.{bench}.options", "count", "choices per audited item", {"bench": BENCH})
+OPTIONS = FactPattern("mcq.{bench}.options", "count", "the most common number of choices per audited item",
+                      {"bench": BENCH})
+CHANCE = FactPattern("mcq.{bench}.chance", "0–100", "a uniform guess's expected accuracy: the mean of 100/k over "
+                     "the audited items", {"bench": BENCH})
 CHOICE_COUNT = FactPattern("mcq.{bench}.choice_count.{k}", "count", "loaded items with k choices",
                            {"bench": BENCH, "k": K})
 SPLIT = FactPattern("mcq.{bench}.split.{label}.n", "count", "audited items in a split", {"bench": BENCH, "label": LABEL})
@@ -74,6 +77,6 @@ SECTIONS: tuple[Section, ...] = (
             "One family per spec in content/benchmarks/ (docs/audit.md): the data set's composition and findings, "
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
-            (RECORDS, ITEMS, OPTIONS, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
+            (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
              AUDIT_SD, RUN_SCORE, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P)),
 )

@@ -38,11 +38,10 @@ class SpecBenchmarks(Benchmark):
         found = []
         for path in spec_files(settings.content_dir):
             try:
-                data = load_spec(path).dataset_path
+                files = load_spec(path).location.files()
             except InputError:
                 continue
-            if data.is_file():
-                found.append(data)
+            found.extend(f for f in files if f.is_file())
         return found
 
     def load(self, settings: BuildSettings, runs: Sequence[Any]) -> list[Any]:

@@ -30,7 +30,8 @@ def _composition(c: Computed, cells: FactCells) -> Table:
     b = c.name
     rows = [(Cell("items in the data file"), cells(K.RECORDS.key(bench=b), "count")),
             (Cell("items audited and probed"), cells(K.ITEMS.key(bench=b), "count")),
-            (Cell("options per audited item"), cells(K.OPTIONS.key(bench=b), "count"))]
+            (Cell("options per audited item (most common)"), cells(K.OPTIONS.key(bench=b), "count")),
+            (Cell("chance accuracy, mean of 1/k (%)"), cells(K.CHANCE.key(bench=b), "pct"))]
     rows += [(Cell(f"items with {k} choices"), cells(K.CHOICE_COUNT.key(bench=b, k=k), "count"))
              for k in c.loaded.audit.findings.choice_counts]
     rows += [(Cell(f"split {value}"), cells(K.SPLIT.key(bench=b, label=label), "count")) for value, label in c.splits]
@@ -60,13 +61,14 @@ def _lengths(c: Computed, cells: FactCells) -> Table:
 
 def _audit(c: Computed, cells: FactCells, block: str) -> Table:
     b, shuffled = c.name, block == "shuffled"
+    metrics = METRICS if c.loaded.audit.fixed_k else METRICS[:1]  # macro F1 over positions needs one k
     columns = ["Probe"]
-    for _, label in METRICS:
+    for _, label in metrics:
         columns += [label, *([f"{label} sd"] if shuffled else []), f"{label} 95% low", f"{label} 95% high"]
     rows = []
     for probe in PROBES:
         row = [Cell(probe.replace("_", " "))]
-        for metric, _ in METRICS:
+        for metric, _ in metrics:
             values = {"bench": b, "block": block, "probe": probe, "metric": metric}
             row.append(cells(K.AUDIT.key(**values)))
             if shuffled:

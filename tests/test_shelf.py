@@ -1,0 +1,133 @@
+"""The shelf: the committed specs of real benchmarks (content/benchmarks/), their data fetch
+and the located error when a copy is missing. Real-data tests read the shared copies
+(`../shared/data/<name>`, or BUZZPROBE_DATA_<NAME>) and fail rather than skip in CI."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from builder.benchmarks.mcq.fetch import fetch_spec, fetch_specs
+from builder.benchmarks.mcq.load import load_benchmark
+from builder.benchmarks.mcq.report import load_specs
+from builder.benchmarks.mcq.spec import load_spec
+from builder.core.errors import DownloadError, InputError
+from tests.test_fetch import Server, ok
+
+REPO = Path(__file__).resolve().parents[1]
+SPECS = REPO / "content" / "benchmarks"
+
+
+def shared_copy(folder: str, variable: str) -> Path:
+    """The shared copy of a benchmark's data folder: required in CI, skipped elsewhere when absent."""
+    value = os.environ.get(variable)
+    path = Path(value) if value else REPO.parent / "shared" / "data" / folder
+    if path.is_dir():
+        return path
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must provide the shared copy of {folder} ({variable} or {path})")
+    pytest.skip(f"no shared copy of {folder} at {path}")
+
+
+def shipped(name: str, monkeypatch: pytest.MonkeyPatch, folder: str | None = None):
+    """The committed spec of `name`, reading the shared copy (`../shared/data/<folder>`)."""
+    variable = load_spec(SPECS / f"{name}.yaml", root=REPO, environ={}).env_var
+    monkeypatch.setenv(variable, str(shared_copy(folder or name, variable)))
+    return load_benchmark(SPECS / f"{name}.yaml", root=REPO)
+
+
+# ------------------------------------------------------------------ fetch (loopback HTTP)
+
+@pytest.fixture
+def server():
+    srv = Server()
+    srv.thread.start()
+    yield srv
+    srv.httpd.shutdown()
+    srv.httpd.server_close()
+
+
+BODY = b'{"q": "synthetic question", "choices": ["a", "bb", "ccc"], "answer": 1}\n' * 6
+
+
+def pinned_spec(tmp_path: Path, url: str, digest: str) -> Path:
+    spec = tmp_path / "pinned.yaml"
+    spec.write_text(f"name: pinned\ndata_dir: {tmp_path / 'data'}\ndataset_path: sub/items.jsonl\n"
+                    f"download:\n  url: '{url}'\n  files:\n    sub/items.jsonl: '{digest}'\n"
+                    "doc_to_text: q\ndoc_to_choice: choices\ndoc_to_target: answer\n", encoding="utf-8")
+    return spec
+
+
+def test_fetch_downloads_the_pinned_file_and_keeps_a_verified_copy(server: Server, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BUZZPROBE_DATA_PINNED", raising=False)
+    server.script("/up/items.jsonl", ok(BODY))
+    spec = load_spec(pinned_spec(tmp_path, server.url("/up/{name}"), hashlib.sha256(BODY).hexdigest()))
+    logs: list[str] = []
+    assert fetch_spec(spec, logs.append) == [tmp_path / "data" / "sub" / "items.jsonl"]
+    assert (tmp_path / "data" / "sub" / "items.jsonl").read_bytes() == BODY
+    fetch_spec(spec, logs.append)  # present with the pinned sha256: not downloaded again
+    assert server.hits == ["/up/items.jsonl"]
+    assert len(load_benchmark(spec.path).items) == 6
+
+
+def test_fetch_refuses_a_file_whose_sha256_differs(server: Server, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BUZZPROBE_DATA_PINNED", raising=False)
+    server.script("/up/sub/items.jsonl", ok(BODY))
+    spec = load_spec(pinned_spec(tmp_path, server.url("/up/{path}"), "0" * 64))
+    with pytest.raises(DownloadError, match="differs from the pinned 0000"):
+        fetch_spec(spec, lambda _: None)
+    assert not (tmp_path / "data" / "sub" / "items.jsonl").exists()
+
+
+def test_a_local_copy_is_used_without_download_and_a_missing_one_is_located(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    url = "https://example.invalid/pinned/{path}"
+    content = tmp_path / "content" / "benchmarks"
+    content.mkdir(parents=True)
+    pinned_spec(content, url, hashlib.sha256(BODY).hexdigest()).rename(content / "pinned.yaml")
+    monkeypatch.delenv("BUZZPROBE_DATA_PINNED", raising=False)
+    with pytest.raises(InputError) as caught:
+        load_specs(tmp_path / "content", tmp_path / "cache", [])
+    text = str(caught.value)
+    assert f"{content / 'pinned.yaml'}:3 [dataset_path]: the data file of 'pinned' is missing: " \
+           f"{content / 'data' / 'sub' / 'items.jsonl'}" in text
+    assert "BUZZPROBE_DATA_PINNED" in text and "upstream: https://example.invalid/pinned/sub/items.jsonl" in text
+    copy = tmp_path / "copy" / "sub"
+    copy.mkdir(parents=True)
+    (copy / "items.jsonl").write_bytes(BODY)
+    monkeypatch.setenv("BUZZPROBE_DATA_PINNED", str(tmp_path / "copy"))
+    assert fetch_specs(tmp_path / "content", ["pinned"], lambda _: None) == [copy / "items.jsonl"]
+    with pytest.raises(InputError, match="no spec named nope"):
+        fetch_specs(tmp_path / "content", ["nope"], lambda _: None)
+
+
+def test_every_shipped_spec_pins_its_files_and_names_its_revision_source() -> None:
+    for path in sorted(SPECS.glob("*.yaml")):
+        spec = load_spec(path, root=REPO, environ={})
+        assert spec.location.download is not None or spec.location.env_var == "CIBUZZBENCH_CSV", path
+        if spec.location.download is not None:
+            assert "/{path}" in spec.location.download.url or "/{name}" in spec.location.download.url
+            assert spec.location.root == REPO / "data" / spec.name
+
+
+# ------------------------------------------------------------------ MMLU-Pro (real data)
+
+def test_mmlu_pro_reads_the_reference_revision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jamba-1.5-large file: complete (12,032) in the newest revision of the 29 (the
+    2024-09-06 corrections), 3-10 options, its bytes the pinned ones."""
+    bench = shipped("mmlu-pro", monkeypatch)
+    (relative, digest), = bench.spec.location.download.files
+    assert hashlib.sha256(bench.data.path.read_bytes()).hexdigest() == digest
+    assert len(bench.items) == 12_032 and len({i.id for i in bench.items}) == 12_032
+    counts = sorted({len(i.choices) for i in bench.items})
+    assert (counts[0], counts[-1]) == (3, 10)
+    assert len({i.category for i in bench.items}) == 14
+    assert bench.spec.revision and "2024-09-06" in bench.spec.revision
+    manifest = (shared_copy("mmlu-pro", "BUZZPROBE_DATA_MMLU_PRO") / "MANIFEST.tsv").read_text(encoding="utf-8")
+    assert f"{Path(relative).name}\t{digest}" in manifest
