@@ -113,7 +113,7 @@ def test_every_shipped_spec_pins_its_files_and_names_its_revision_source() -> No
         assert spec.location.download is not None or spec.location.env_var == "CIBUZZBENCH_CSV", path
         if spec.location.download is not None:
             assert "/{path}" in spec.location.download.url or "/{name}" in spec.location.download.url
-            assert spec.location.root == REPO / "data" / spec.name
+            assert spec.location.root.parent == REPO / "data"  # data/ is git-ignored
 
 
 # ------------------------------------------------------------------ MMLU-Pro (real data)
@@ -131,3 +131,29 @@ def test_mmlu_pro_reads_the_reference_revision(monkeypatch: pytest.MonkeyPatch) 
     assert bench.spec.revision and "2024-09-06" in bench.spec.revision
     manifest = (shared_copy("mmlu-pro", "BUZZPROBE_DATA_MMLU_PRO") / "MANIFEST.tsv").read_text(encoding="utf-8")
     assert f"{Path(relative).name}\t{digest}" in manifest
+
+
+# ------------------------------------------------------------------ MMLU, CMMLU, TruthfulQA MC1 (real data)
+
+@pytest.mark.parametrize("name, folder, items, subjects", [("mmlu", "mmlu", 14_042, 57), ("cmmlu", "cmmlu", 11_582, 67)])
+def test_subject_files_load_whole_with_the_subject_from_the_file_name(name: str, folder: str, items: int,
+                                                                      subjects: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = shipped(name, monkeypatch, folder)
+    assert len(bench.items) == items and len(bench.data.paths) == subjects
+    assert len({i.category for i in bench.items}) == subjects
+    assert {len(i.choices) for i in bench.items} == {4}
+    pinned = dict(bench.spec.location.download.files)
+    assert len(pinned) == subjects
+    sums = dict(line.split()[::-1] for line in (shared_copy(folder, bench.spec.env_var) / "SHA256SUMS")
+                .read_text(encoding="utf-8").splitlines())
+    assert all(sums[path] == digest for path, digest in pinned.items())
+    first = bench.items[0]
+    assert first.id == f"{first.category}-1" and first.file.name.startswith(first.category)
+
+
+def test_truthfulqa_mc1_keeps_every_item_with_2_to_13_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = shipped("truthfulqa-mc1", monkeypatch, "truthfulqa-mc")
+    counts = {len(i.choices) for i in bench.items}
+    assert len(bench.items) == 817 and (min(counts), max(counts)) == (2, 13)
+    assert all(i.gold == 0 for i in bench.items)  # the file lists the true answer first (README)
