@@ -162,6 +162,12 @@ def test_probe_both_arms_resume_and_build_the_paired_page(project: Path, monkeyp
     index = (out / "index.html").read_text(encoding="utf-8")
     assert f'href="benchmarks/{NAME}.html"' in index
     assert (out / "tables" / f"mcq-{NAME}-audit.csv").is_file()
+    shelf = (out / "benchmarks.html").read_text(encoding="utf-8")  # the index: one row, linked, from facts
+    assert 'id="mcq-index"' in shelf and f'href="benchmarks/{NAME}.html"' in shelf
+    assert f'data-fact="mcq.{NAME}.index.learned.gain"' in shelf and 'href="benchmarks.html"' in index
+    assert facts[f"mcq.{NAME}.index.learned.gain"] == pytest.approx(
+        facts[f"mcq.{NAME}.audit.shuffled.learned_options.accuracy"] - facts[f"mcq.{NAME}.index.learned_chance"])
+    assert (out / "tables" / "mcq-index.csv").is_file()
     for html in out.rglob("*.html"):  # spec'd runs have no run page: nothing may link to one
         for href in re.findall(r'href="([^"]+)"', html.read_text(encoding="utf-8")):
             target = re.split(r"[#?]", href)[0]

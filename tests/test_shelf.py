@@ -157,3 +157,39 @@ def test_truthfulqa_mc1_keeps_every_item_with_2_to_13_options(monkeypatch: pytes
     counts = {len(i.choices) for i in bench.items}
     assert len(bench.items) == 817 and (min(counts), max(counts)) == (2, 13)
     assert all(i.gold == 0 for i in bench.items)  # the file lists the true answer first (README)
+
+
+# ------------------------------------------------------------------ the index (synthetic fixtures)
+
+def test_the_index_sorts_by_gain_and_words_its_prose_by_the_numbers(tmp_path: Path) -> None:
+    from builder.benchmarks.mcq.index import NO_CUE, RULES, compute_index
+    from builder.benchmarks.mcq.report import compute_spec
+    from builder.core.facts import FactTable
+    fixtures = REPO / "tests" / "fixtures" / "mcq"
+    folder = tmp_path / "content" / "benchmarks"
+    folder.mkdir(parents=True)
+    for name in ("list_options", "columns", "nested"):
+        text = (fixtures / f"{name}.yaml").read_text(encoding="utf-8").replace("dataset_path: tests/",
+                                                                                 f"dataset_path: {REPO}/tests/")
+        bench = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
+        (folder / f"{bench}.yaml").write_text(text, encoding="utf-8")
+    facts = FactTable()
+    specs = [compute_spec(one, facts) for one in load_specs(tmp_path / "content", tmp_path / "cache", [])]
+    index = compute_index(specs, facts, "benchmarks")
+    gains = [facts[f"mcq.{r.name}.index.learned.gain"] for r in index.rows]
+    assert gains == sorted(gains, reverse=True) and len(index.rows) == 3
+    nested = next(r for r in index.rows if r.name == "synthetic-nested")
+    assert nested.options == "3–4" and nested.href == "benchmarks/synthetic-nested.html"
+    audit = next(s for s in specs if s.name == "synthetic-nested").loaded.audit
+    assert facts["mcq.synthetic-nested.index.learned_chance"] == pytest.approx(audit.learned_chance)
+    for r in index.rows:
+        rule = facts[f"mcq.{r.name}.audit.shuffled.{r.rule}.accuracy"]
+        assert rule == max(facts[f"mcq.{r.name}.audit.shuffled.{p}.accuracy"] for p in RULES)
+        assert r.cue in (*RULES.values(), NO_CUE)
+    above = sum(facts[f"mcq.{r.name}.index.learned.gain.ci95_low"] > 0 for r in index.rows)
+    assert facts["mcq.index.above_chance"] == above
+    assert index.prose["above"] == ("all" if above == 3 else "none" if above == 0 else "some")
+    assert index.prose["top"] is index.rows[0] and index.prose["bottom"] is index.rows[-1]
+    wins = [r.name for r in index.rows if facts[f"mcq.{r.name}.index.rule.gain"] >
+            facts[f"mcq.{r.name}.index.learned.gain"]]
+    assert [r.name for r in index.prose["rule_wins"]] == wins and facts["mcq.index.rule_wins"] == len(wins)

@@ -68,6 +68,11 @@ class Audit:
     seeds: tuple[int, ...] = shuffle.SEEDS
     chance: float = 0.0  # mean of 100/k over the audited items: a uniform guess's expected accuracy
     options_range: tuple[int, int] = (0, 0)  # fewest and most options of an audited item
+    learned_chance: float = 0.0  # mean of 100/k over the items the learned probe answered
+    # Option-solvable: % of the items the learned probe answered whose top choice (published
+    # order, ties to the first) is the gold. HOOK: the shared ranker's cross-fitted per-item leak score
+    # (issue 23, item 5) replaces this definition when it lands; the index reads only this field.
+    solvable: float = 0.0
 
     @property
     def fixed_k(self) -> bool:
@@ -87,6 +92,8 @@ class Audit:
             "as_published": {name: _probe_json(s) for name, s in self.as_published.items()},
             "options_range": list(self.options_range),
             "chance": self.chance,
+            "learned_chance": self.learned_chance,
+            "solvable": self.solvable,
             "protocol": {"option_seeds": list(self.seeds), "interval": f"95% percentile bootstrap over items "
                          f"of the seed-{INTERVAL_SEED} shuffle (as_published: of the published order)",
                          "learned_options": self.learned_evaluation,
@@ -135,9 +142,13 @@ def run_audit(benchmark: Benchmark) -> Audit:
     probes = {p: _seeded(inputs, p, orders) for p in PROBES}
     published = shuffle.published(len(kept), inputs.k)
     as_published = {p: _single(inputs, p, published, INTERVAL_SEED) for p in PROBES}
+    learned = inputs.learned
+    solvable = learned.scores.argmax(axis=1) == inputs.gold[learned.items]
     return Audit(spec.name, spec.title, benchmark.content_sha256, len(kept), findings.options, findings, probes,
-                 as_published, inputs.learned.evaluation, chance=float(np.mean(100.0 / inputs.counts)),
-                 options_range=(int(inputs.counts.min()), int(inputs.counts.max())))
+                 as_published, learned.evaluation, chance=float(np.mean(100.0 / inputs.counts)),
+                 options_range=(int(inputs.counts.min()), int(inputs.counts.max())),
+                 learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
+                 solvable=100.0 * float(solvable.mean()))
 
 
 def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
