@@ -237,7 +237,7 @@ def test_prompts_show_the_shuffled_options_and_the_blind_one_hides_the_stem() ->
 
 # ------------------------------------------------------------------ several files, nesting, zip (issue 23)
 
-def test_a_glob_of_header_less_csv_files_gives_each_record_its_file_name() -> None:
+def test_a_glob_of_header_less_csv_files_gives_each_record_its_file_name(tmp_path: Path) -> None:
     bench = load("subjects")
     assert [p.name for p in bench.data.paths] == ["alpha_subject_test.csv", "beta_subject_test.csv"]
     assert len(bench.items) == 8  # 4 rows per file, none taken for a header
@@ -246,8 +246,15 @@ def test_a_glob_of_header_less_csv_files_gives_each_record_its_file_name() -> No
     assert (fifth.id, fifth.category, fifth.number, fifth.file.name) == ("beta_subject-1", "beta_subject", 5,
                                                                         "beta_subject_test.csv")
     assert first.stem.startswith("Synthetic question 0 of alph") and len(first.choices) == 4
-    one = load_benchmark(FIXTURES / "subjects.yaml", root=REPO)
-    assert one.data.sha256 == bench.data.sha256 and len(bench.data.sha256) == 64
+    listed = FIXTURES / "subjects.yaml"
+    text = listed.read_text(encoding="utf-8").replace(
+        "dataset_path: tests/fixtures/mcq/subjects/*_test.csv",
+        "dataset_path: [tests/fixtures/mcq/subjects/beta_subject_test.csv, tests/fixtures/mcq/subjects/alpha_subject_test.csv]")
+    spec = tmp_path / "listed.yaml"
+    spec.write_text(text, encoding="utf-8")
+    both = load_benchmark(spec, root=REPO)  # a list keeps its order
+    assert [i.id for i in both.items] == [i.id for i in bench.items[4:] + bench.items[:4]]
+    assert both.data.sha256 != bench.data.sha256 and len(bench.data.sha256) == 64
 
 
 def test_a_bad_record_in_the_second_file_names_that_file(tmp_path: Path) -> None:

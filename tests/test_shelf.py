@@ -116,6 +116,15 @@ def test_every_shipped_spec_pins_its_files_and_names_its_revision_source() -> No
             assert spec.location.root.parent == REPO / "data"  # data/ is git-ignored
 
 
+def test_skipped_benchmarks_are_left_out_of_the_build_list(tmp_path: Path) -> None:
+    from builder.benchmarks.mcq.spec import spec_files
+    (tmp_path / "benchmarks").mkdir()
+    for name in ("a", "b", "c"):
+        (tmp_path / "benchmarks" / f"{name}.yaml").write_text("name: x\n", encoding="utf-8")
+    assert [p.stem for p in spec_files(tmp_path, environ={})] == ["a", "b", "c"]
+    assert [p.stem for p in spec_files(tmp_path, environ={"BUZZPROBE_SKIP_BENCHMARKS": "a, c"})] == ["b"]
+
+
 # ------------------------------------------------------------------ MMLU-Pro (real data)
 
 def test_mmlu_pro_reads_the_reference_revision(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,3 +202,35 @@ def test_the_index_sorts_by_gain_and_words_its_prose_by_the_numbers(tmp_path: Pa
     wins = [r.name for r in index.rows if facts[f"mcq.{r.name}.index.rule.gain"] >
             facts[f"mcq.{r.name}.index.learned.gain"]]
     assert [r.name for r in index.prose["rule_wins"]] == wins and facts["mcq.index.rule_wins"] == len(wins)
+
+
+# ------------------------------------------------------------------ the shipped site (real data)
+
+def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build of the committed content with every shipped spec reading its shared copy: one
+    index row per spec, each linked to its page, sorted by the learned probe's gain. The audits
+    are cached in the tests' shared cache (by content), so only the first run pays for them."""
+    from builder.pipeline import BuildConfig, build
+    monkeypatch.delenv("BUZZPROBE_SKIP_BENCHMARKS", raising=False)
+    folders = {"mmlu-pro": "mmlu-pro", "mmlu": "mmlu", "cmmlu": "cmmlu", "truthfulqa-mc1": "truthfulqa-mc"}
+    names = sorted(p.stem for p in SPECS.glob("*.yaml"))
+    for name in names:
+        variable = load_spec(SPECS / f"{name}.yaml", root=REPO, environ={}).env_var
+        if variable != "CIBUZZBENCH_CSV":
+            monkeypatch.setenv(variable, str(shared_copy(folders[name], variable)))
+    monkeypatch.setenv("CIBUZZBENCH_CSV", str(real_csv))
+    (tmp_path / "runs").mkdir()
+    out = tmp_path / "site"
+    build(BuildConfig(None, tmp_path / "runs", REPO / "content", out, charts=False, force=True))
+    facts = json.loads((out / "facts.json").read_text(encoding="utf-8"))
+    index = (out / "benchmarks.html").read_text(encoding="utf-8")
+    assert facts["mcq.index.benchmarks"] == len(names) == 5
+    positions = [index.index(f'href="benchmarks/{name}.html"') for name in names]
+    order = [n for _, n in sorted(zip(positions, names))]
+    gains = [facts[f"mcq.{n}.index.learned.gain"] for n in order]
+    assert gains == sorted(gains, reverse=True)
+    assert all((out / "benchmarks" / f"{n}.html").is_file() for n in names)
+    assert facts["mcq.mmlu-pro.chance"] == pytest.approx(facts["mcq.mmlu-pro.index.learned_chance"], abs=0.1)
+    assert "mcq.mmlu-pro.audit.shuffled.random.macro_f1" not in facts  # k varies: accuracy only
+    assert "mcq.mmlu.audit.shuffled.random.macro_f1" in facts
