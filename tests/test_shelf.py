@@ -114,6 +114,8 @@ def test_every_shipped_spec_pins_its_files_and_names_its_revision_source() -> No
         if spec.location.download is not None:
             assert "/{path}" in spec.location.download.url or "/{name}" in spec.location.download.url
             assert spec.location.root.parent == REPO / "data"  # data/ is git-ignored
+            page, commit = spec.location.download.source()
+            assert commit is not None and page.endswith(f"/tree/{commit}") and commit in spec.location.download.url
 
 
 def test_skipped_benchmarks_are_left_out_of_the_build_list(tmp_path: Path) -> None:
@@ -235,3 +237,4 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
     assert facts["mcq.mmlu-pro.chance"] == pytest.approx(facts["mcq.mmlu-pro.index.learned_chance"], abs=0.1)
     assert "mcq.mmlu-pro.audit.shuffled.random.macro_f1" not in facts  # k varies: accuracy only
     assert "mcq.mmlu.audit.shuffled.random.macro_f1" in facts
+    assert "TIGER-AI-Lab/MMLU-Pro at commit f418b116db00" in index  # the footer names each pinned source

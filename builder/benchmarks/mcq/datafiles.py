@@ -22,6 +22,7 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ENV = re.compile(r"[A-Z_][A-Z0-9_]*")
 _URL_FIELDS = re.compile(r"\{([^{}]*)\}")
 _GLOB = re.compile(r"[*?\[]")
+_RAW_GITHUB = re.compile(r"https://raw\.githubusercontent\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/([0-9a-f]{40})/")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,15 @@ class Download:
 
     def url_of(self, relative: str) -> str:
         return self.url.replace("{path}", relative).replace("{name}", PurePosixPath(relative).name)
+
+    def source(self) -> tuple[str | None, str | None]:
+        """(the repository's page at the pinned commit, the commit) when `url` is a
+        raw.githubusercontent.com address, else (None, None): what the site's footer names."""
+        found = _RAW_GITHUB.match(self.url)
+        if found is None:
+            return None, None
+        owner, repo, commit = found.groups()
+        return f"https://github.com/{owner}/{repo}/tree/{commit}", commit
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,8 @@ class SpecBenchmarks(Benchmark):
                   for c in computed]
         return SiteParts(
             tables=tables, charts=charts, context={"mcq_benchmarks": listed, "mcq_index": shelf.index},
-            sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256) for c in computed],
+            sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256, *_source(c))
+                     for c in computed],
             runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])
 
     def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
@@ -112,6 +113,12 @@ def _named_specs(content_dir: Path) -> list[tuple[Path, str]]:
     """(spec file, benchmark name): the file is named after the benchmark (report.spec_name_problem)."""
     from builder.benchmarks.mcq.spec import spec_files
     return [(path, path.stem) for path in spec_files(content_dir)]
+
+
+def _source(computed: Any) -> tuple[str | None, str | None]:
+    """The upstream repository at the pinned commit, when the spec pins a GitHub download."""
+    download = computed.loaded.benchmark.spec.location.download
+    return download.source() if download is not None else (None, None)
 
 
 def _example_prompts(computed: Any) -> dict[str, str]:
