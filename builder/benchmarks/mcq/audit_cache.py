@@ -2,10 +2,15 @@
 bytes and the code of the audit. A 1,000-item audit costs about a second and a 10,000-item one
 several (docs/audit.md), and a site build repeats it for every change of a run or a page.
 
+The loaded items are cached the same way (the spec's bytes, each data file's sha256, the code):
+parsing 40,000 records through their templates costs seconds on every build, and a forced build
+with a warm cache must stay near the import floor (issue 23). The items are what
+`load_benchmark` returns; only the raw records are not kept (nothing reads them after loading).
+
 The cache is the build's cache folder (BuildConfig.cache_dir, safe to delete); an entry is a
-pickle of the Audit sealed by builder.core.cachefile (unpickled only when its tag, made with a
-per-machine secret, is right: a planted entry is recomputed, never run). One entry is kept per
-spec: writing one removes that spec's entries of other inputs.
+pickle sealed by builder.core.cachefile (unpickled only when its tag, made with a per-machine
+secret, is right: a planted entry is recomputed, never run). One entry is kept per spec and
+kind: writing one removes that spec's entries of other inputs.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ from functools import cache
 from pathlib import Path
 
 from builder.benchmarks.mcq.audit import Audit, run_audit
-from builder.benchmarks.mcq.load import Benchmark
+from builder.benchmarks.mcq.load import Benchmark, load_benchmark
+from builder.benchmarks.mcq.records import DataFile, data_sha256
+from builder.benchmarks.mcq.spec import load_spec
 from builder.core.cachefile import environment_key, read_sealed, write_sealed
+from builder.core.fileio import file_sha256
 
-_PACKAGES = ("benchmarks/mcq", "stats", "benchmarks/cibuzzbench/probes")  # what run_audit's result depends on
+_PACKAGES = ("benchmarks/mcq", "stats", "benchmarks/cibuzzbench/probes", "ranker")  # what the result depends on
 
 
 @cache
@@ -36,26 +44,57 @@ def code_hash() -> str:
 
 
 def cache_key(benchmark: Benchmark) -> str:
+    return _key(benchmark.spec.path.read_bytes(), benchmark.data.sha256)
+
+
+def _key(spec_bytes: bytes, data_sha: str) -> str:
     digest = hashlib.sha256()
-    for part in (benchmark.spec.path.read_bytes(), benchmark.data.sha256.encode(), code_hash().encode()):
+    for part in (spec_bytes, data_sha.encode(), code_hash().encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
 
 
-def cached_audit(benchmark: Benchmark, cache_dir: Path) -> Audit:
-    folder = cache_dir / "mcq-audit"
-    path = folder / f"{benchmark.spec.name}-{cache_key(benchmark)}.pickle"
+def _read(path: Path, kind: type) -> object | None:
+    """The sealed entry at `path` when it is ours and of `kind`; None otherwise."""
     data = read_sealed(path)
-    if data is not None:
-        try:
-            audit = pickle.loads(data)
-            if isinstance(audit, Audit):
-                return audit
-        except Exception:  # sealed by us yet unreadable (e.g. a class since renamed): recomputed
-            pass
-    audit = run_audit(benchmark)
-    for stale in folder.glob(f"{benchmark.spec.name}-*.pickle"):  # other inputs or code: never read again
-        if stale != path and stale.name[len(benchmark.spec.name) + 1:-len(".pickle")].isalnum():
+    if data is None:
+        return None
+    try:
+        value = pickle.loads(data)
+    except Exception:  # sealed by us yet unreadable (e.g. a class since renamed): recomputed
+        return None
+    return value if isinstance(value, kind) else None
+
+
+def _write(path: Path, name: str, value: object) -> None:
+    """Seal `value` at `path` and remove the spec's entries of other inputs (never read again)."""
+    for stale in path.parent.glob(f"{name}-*.pickle"):
+        if stale != path and stale.name[len(name) + 1:-len(".pickle")].isalnum():
             stale.unlink(missing_ok=True)
-    write_sealed(path, pickle.dumps(audit, protocol=pickle.HIGHEST_PROTOCOL))
+    write_sealed(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def cached_audit(benchmark: Benchmark, cache_dir: Path) -> Audit:
+    path = cache_dir / "mcq-audit" / f"{benchmark.spec.name}-{cache_key(benchmark)}.pickle"
+    audit = _read(path, Audit)
+    if isinstance(audit, Audit):
+        return audit
+    audit = run_audit(benchmark)
+    _write(path, benchmark.spec.name, audit)
     return audit
+
+
+def cached_benchmark(spec_path: Path, cache_dir: Path) -> Benchmark:
+    """`load_benchmark(spec_path)`, its items read back from the cache when the spec, every data
+    file and the code are unchanged (a bad record is reported as load_benchmark reports it)."""
+    spec = load_spec(spec_path)
+    files = spec.location.files()
+    data_sha = data_sha256([(f.name, file_sha256(f)) for f in files])
+    path = cache_dir / "mcq-items" / f"{spec.name}-{_key(spec_path.read_bytes(), data_sha)}.pickle"
+    stored = _read(path, tuple)
+    if stored is not None and len(stored) == 2:
+        items, content = stored
+        return Benchmark(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content)
+    benchmark = load_benchmark(spec_path)
+    _write(path, spec.name, (benchmark.items, benchmark.content_sha256))
+    return benchmark

@@ -53,21 +53,28 @@ class Rule:
     fields: tuple[str, ...]
     template: Template | None = None
 
-    def raw(self, record: Mapping[str, Any]) -> Any:
-        """The field's value, the fields' values, or the rendered template text."""
+    def raw(self, record: Mapping[str, Any], context: Mapping[str, Any] | None = None) -> Any:
+        """The field's value, the fields' values, or the rendered template text. `context`
+        holds the names a record gets from where it sits (file_name, file_stem, parent): a
+        template sees them beside the fields (they win a clash; `doc` is the record itself),
+        and a field rule falls back to them."""
+        context = context or {}
         if self.kind == "template":
             assert self.template is not None
             try:
-                return self.template.render({**record, "doc": record})
+                return self.template.render({**record, **context, "doc": record})
             except TemplateError as exc:
                 raise RecordProblem(f"template failed: {describe(exc)}") from None
             except Exception as exc:  # a template over data can raise anything (TypeError, ...)
                 raise RecordProblem(f"template failed: {type(exc).__name__}: {exc}") from None
         values = []
         for name in self.fields:
-            if name not in record:
+            if name in record:
+                values.append(record[name])
+            elif name in context:
+                values.append(context[name])
+            else:
                 raise RecordProblem(f"field {name!r} is missing")
-            values.append(record[name])
         return values if self.kind == "fields" else values[0]
 
 
@@ -95,11 +102,12 @@ def text_value(value: Any, what: str) -> str:
     return str(value)
 
 
-def labelled_choices(rule: Rule, record: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+def labelled_choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str, Any] | None = None
+                     ) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
     """The choices in order (a list, an object's values in key order, fields, or a list literal)
     and the object's keys when they are an object, so that a letter target can name the key it
     means rather than a position."""
-    value = rule.raw(record)
+    value = rule.raw(record, context)
     keys = None
     if rule.kind == "template":
         try:
@@ -121,12 +129,12 @@ def labelled_choices(rule: Rule, record: Mapping[str, Any]) -> tuple[tuple[str, 
 
 
 def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
-           keys: tuple[str, ...] | None = None) -> int:
+           keys: tuple[str, ...] | None = None, context: Mapping[str, Any] | None = None) -> int:
     """The gold's 0-based index: an integer or numeral is the index; other text is matched
     to a choice's text (surrounding spaces ignored), then to a letter label (A, b, ...). When
     the choices are an object keyed by letters, a letter means that key, wherever it stands
     ({"B": .., "A": ..} with target "A" is the second choice), and must be one of them."""
-    value = rule.raw(record)
+    value = rule.raw(record, context)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise RecordProblem(f"target must be an integer or text, not {_kind(value)}")
     if isinstance(value, str):
