@@ -26,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build  # noqa: E402
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
 from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS  # noqa: E402
@@ -122,7 +123,7 @@ def main() -> None:
             slug = name.replace("/", "-")
             shutil.copytree(models / slug, runs / slug)
         site = work / f"site-{count}"
-        build(BuildConfig(csv_path, runs, args.content, site, force=True))
+        build(BuildConfig(runs, args.content, site, options=cibuzzbench_options(csv_path), force=True))
         report[f"{count} model(s)"] = page_sizes(site)
     print(json.dumps({"work": str(work), "sizes_bytes": report}, indent=1))
 

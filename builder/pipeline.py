@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from collections.abc import Mapping
 from typing import Any
 
 from builder.benchmarks.base import BuildSettings, PageSettings
@@ -21,12 +22,13 @@ from builder.site.write import STAMP, is_current, read_stamp
 
 @dataclass(frozen=True)
 class BuildConfig:
-    dataset: Path | None = None  # a data file given on purpose (tests); None: each plug-in finds its own
     runs_dir: Path = Path("runs")
     content_dir: Path = Path("content")
     out: Path = Path("site")
     force: bool = False
-    spec: object | None = None  # a DatasetSpec; None means the official shape
+    # Plug-ins' own options by plug-in name, passed through to BuildSettings.options (tests give
+    # a plug-in a small data file this way; each plug-in documents its own options type).
+    options: Mapping[str, Any] = field(default_factory=dict)
     charts: bool = True  # tests of other parts may skip the (slower) chart rendering
     # Chart bundle and SVGs by content hash (safe to delete); BUZZPROBE_CACHE moves it.
     cache_dir: Path = field(default_factory=lambda: Path(os.environ.get("BUZZPROBE_CACHE") or ".cache"))
@@ -69,8 +71,8 @@ def build(config: BuildConfig) -> BuildResult:
 
 
 def _settings(config: BuildConfig) -> BuildSettings:
-    return BuildSettings(dataset=config.dataset, content_dir=config.content_dir, cache_dir=config.cache_dir,
-                         spec=config.spec, charts=config.charts)
+    return BuildSettings(content_dir=config.content_dir, cache_dir=config.cache_dir, charts=config.charts,
+                         options=config.options)
 
 
 def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:

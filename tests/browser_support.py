@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, DatasetSpec, load_dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
@@ -136,7 +137,7 @@ def build_site(csv_path: Path, runs: Path, spec: DatasetSpec, out: Path, charts:
     previous = os.environ.get("BUZZPROBE_SITE_URL")
     os.environ["BUZZPROBE_SITE_URL"] = SITE_URL
     try:
-        build(BuildConfig(csv_path, runs, CONTENT, out, force=True, spec=spec, charts=charts))
+        build(BuildConfig(runs, CONTENT, out, options=cibuzzbench_options(csv_path, spec), force=True, charts=charts))
     finally:
         if previous is None:
             os.environ.pop("BUZZPROBE_SITE_URL", None)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
@@ -88,7 +89,7 @@ def small_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def small_build(small_inputs: tuple[Path, Path], out: Path, **kwargs) -> object:
     csv_path, runs = small_inputs
-    return build(BuildConfig(csv_path, runs, kwargs.pop("content", CONTENT), out, spec=SMALL_SPEC, **kwargs))
+    return build(BuildConfig(runs, kwargs.pop("content", CONTENT), out, options=cibuzzbench_options(csv_path, SMALL_SPEC), **kwargs))
 
 
 def test_site_matches_golden(small_inputs, tmp_path):
@@ -381,7 +382,7 @@ def test_site_builds_with_few_or_no_runs(small_inputs, tmp_path, keep):
         for path in (runs / "probes").glob("*-s1111-all.jsonl"):
             shutil.copy(path, subset / path.name)
     out = tmp_path / "site"
-    build(BuildConfig(csv_path, subset, CONTENT, out, spec=SMALL_SPEC))
+    build(BuildConfig(subset, CONTENT, out, options=cibuzzbench_options(csv_path, SMALL_SPEC)))
     assert (out / "article.html").exists() and (out / "tracker.html").exists()
 
 

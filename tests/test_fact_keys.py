@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.facts_reference import DOC, fact_schema, facts_markdown
 from builder.core.factkeys import FactPattern, FactSchema, Part, Section
@@ -38,7 +39,7 @@ def test_every_key_of_the_real_build_matches_exactly_one_pattern(real_csv: Path,
     """The committed runs on the real CSV: the keys a real site publishes."""
     from builder.pipeline import BuildConfig, build
     out = tmp_path / "site"
-    build(BuildConfig(real_csv, REPO / "runs", REPO / "content", out, force=True, charts=False))
+    build(BuildConfig(REPO / "runs", REPO / "content", out, options=cibuzzbench_options(real_csv), force=True, charts=False))
     keys = json.loads((out / "facts.json").read_text(encoding="utf-8"))
     assert len(keys) > 5000
     assert fact_schema().problems(keys) == []

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.core.names import check_name, fill_template, name_problem, slug
 from builder.runs.lines import MAX_RESPONSE_CHARS, LineError, load_line
 from builder.runs.reader import read_run
@@ -97,8 +98,7 @@ def quick_build(work: Path) -> subprocess.CompletedProcess[str]:
     "buzzprobe: <message>" with exit 2; this returns the same), to keep the many cases fast."""
     from builder.pipeline import BuildConfig
     from builder.pipeline import build as run_build
-    config = BuildConfig(work / "data.csv", work / "runs", work / "content", work / "site", spec=SMALL_SPEC,
-                         charts=False)
+    config = BuildConfig(work / "runs", work / "content", work / "site", options=cibuzzbench_options(work / "data.csv", SMALL_SPEC), charts=False)
     try:
         run_build(config)
     except InputError as exc:

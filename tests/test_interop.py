@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 from builder.cli import main
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
@@ -316,7 +317,7 @@ def test_run_page_shows_import_warnings(protocols, tmp_path):
     run = convert(read_inspect(path, use_library=False), {"original": dataset}, protocols, CREATED)
     write_imported(run, str(tmp_path / "runs"))
     out = tmp_path / "site"
-    build(BuildConfig(csv_path, tmp_path / "runs", REPO / "content", out, spec=spec))
+    build(BuildConfig(tmp_path / "runs", REPO / "content", out, options=cibuzzbench_options(csv_path, spec)))
     page = (out / "runs" / f"{run.header.run_id}.html").read_text(encoding="utf-8")
     assert 'id="import-warnings"' in page and "Imported with 1 warning:" in page
     assert "exported with protocol t3-sighted-en v0" in page

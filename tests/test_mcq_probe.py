@@ -18,6 +18,7 @@ from builder.benchmarks.facts_reference import fact_schema
 from builder.benchmarks.mcq.probe import parse_letter
 from builder.cli import main
 from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 from builder.runs.reader import read_run
 from tests.loopback_server import LoopbackServer, Request, reply
@@ -96,9 +97,7 @@ def build_site(project: Path) -> Path:
     csv = write_synthetic_csv(project / "cibuzzbench.csv", synthetic_rows(n=60, test=12, seed=3))
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec
     out = project / "site"
-    build(BuildConfig(dataset=csv, runs_dir=project / "runs", content_dir=project / "content", out=out, charts=False,
-                      spec=DatasetSpec(rows=60, split_counts={"train": 48, "test": 12}),
-                      cache_dir=project / "cache", force=True))
+    build(BuildConfig(options=cibuzzbench_options(csv, DatasetSpec(rows=60, split_counts={"train": 48, "test": 12})), runs_dir=project / "runs", content_dir=project / "content", out=out, charts=False, cache_dir=project / "cache", force=True))
     return out
 
 

@@ -16,6 +16,7 @@ from builder.benchmarks.cibuzzbench.analyses.model_facts import add_model_facts,
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import summarise_models, summarise_pairs
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import analyse_pairs
 from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset, load_dataset
 from builder.core.facts import FactTable
@@ -152,7 +153,7 @@ def site_with(small, tmp_path: Path, models: dict[str, tuple[int, ...]], monkeyp
             return computed
         monkeypatch.setattr(builder.benchmarks.cibuzzbench.compute, "compute", changed)
     out = tmp_path / "site"
-    build(BuildConfig(csv_path, runs, CONTENT, out, spec=SMALL_SPEC, charts=False, force=True))
+    build(BuildConfig(runs, CONTENT, out, options=cibuzzbench_options(csv_path, SMALL_SPEC), charts=False, force=True))
     return out
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.benchmarks.mouse.measured import (MAIN_FACTS, MCC_FACTS, add_measured_facts, check_runs,
                                                data_folder, load_mouse_data)
 from builder.benchmarks.mouse.metrics import BootstrapOptions
@@ -125,8 +126,7 @@ def test_measured_rows_appear_on_the_mouse_page_escaped_beside_the_reported_ones
     _retitled(ms, runs / "hostile" / "mouse-hostile-ms.jsonl", "mouse-hostile-ms", hostile)
     monkeypatch.setenv("MOUSE_DATA", str(FIXTURES))
     out = tmp_path / "site"
-    build(BuildConfig(csv_path, runs, Path(__file__).resolve().parents[1] / "content", out, spec=SMALL_SPEC,
-                      charts=False, cache_dir=tmp_path / "cache"))
+    build(BuildConfig(runs, Path(__file__).resolve().parents[1] / "content", out, options=cibuzzbench_options(csv_path, SMALL_SPEC), charts=False, cache_dir=tmp_path / "cache"))
 
     html = (out / "mouse.html").read_text(encoding="utf-8")
     facts = json.loads((out / "facts.json").read_text(encoding="utf-8"))
@@ -157,7 +157,7 @@ def test_without_mouse_runs_the_page_shows_no_measured_section(tmp_path: Path) -
     from builder.benchmarks.mouse.plugin import BENCHMARK
     from builder.benchmarks.base import BuildSettings
     content = Path(__file__).resolve().parents[1] / "content"
-    settings = BuildSettings(dataset=tmp_path / "none.csv", content_dir=content, cache_dir=tmp_path)
+    settings = BuildSettings(content_dir=content, cache_dir=tmp_path, options=cibuzzbench_options(tmp_path / "none.csv"))
     facts = FactTable()
     state = BENCHMARK.compute(BENCHMARK.load(settings, []), facts, settings)
     parts = BENCHMARK.site(state, facts, None)

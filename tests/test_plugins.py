@@ -15,6 +15,7 @@ import builder.benchmarks as benchmarks
 from builder.benchmarks import registered
 from builder.benchmarks.base import Benchmark, SiteParts
 from builder.core.errors import InputError
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 from builder.site.render import merge_parts
 from tests.synthetic import synthetic_rows, write_synthetic_csv
@@ -163,9 +164,7 @@ def test_a_new_benchmark_folder_reaches_the_site(toy_benchmark, tmp_path: Path):
     csv = write_synthetic_csv(tmp_path / "data.csv", synthetic_rows(n=60, test=12, seed=3))
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec
     out = tmp_path / "site"
-    build(BuildConfig(dataset=csv, runs_dir=tmp_path / "runs", content_dir=content, out=out, charts=False,
-                      spec=DatasetSpec(rows=60, split_counts={"train": 48, "test": 12}),
-                      cache_dir=tmp_path / "cache"))
+    build(BuildConfig(options=cibuzzbench_options(csv, DatasetSpec(rows=60, split_counts={"train": 48, "test": 12})), runs_dir=tmp_path / "runs", content_dir=content, out=out, charts=False, cache_dir=tmp_path / "cache"))
     html = (out / "toy.html").read_text(encoding="utf-8")
     assert 'data-fact="toy.words"' in html and ">3</td>" in html
     assert "the first is alpha." in html
@@ -193,7 +192,7 @@ def test_a_run_of_no_known_benchmark_is_a_located_error(tmp_path: Path, monkeypa
         header = type("Header", (), {"task": "equivalent_selection"})()
 
     monkeypatch.setattr(run_load, "read_store", lambda *_: RunStore(runs={"nobench": [FakeRun()]}))
-    config = BuildConfig(dataset=tmp_path / "missing.csv", runs_dir=tmp_path / "runs", content_dir=REPO / "content")
+    config = BuildConfig(options=cibuzzbench_options(tmp_path / "missing.csv"), runs_dir=tmp_path / "runs", content_dir=REPO / "content")
     with pytest.raises(InputError) as caught:
         _load(_settings(config), config.runs_dir)
     text = str(caught.value)
@@ -204,3 +203,14 @@ def test_the_pipeline_names_no_benchmark():
     source = (REPO / "builder" / "pipeline.py").read_text(encoding="utf-8").lower()
     for benchmark in registered():
         assert benchmark.name not in source and textwrap.dedent(benchmark.title).lower() not in source
+
+
+def test_each_plugin_reads_only_its_own_typed_options(tmp_path: Path):
+    from builder.benchmarks.base import BuildSettings
+    from builder.benchmarks.cibuzzbench.build_options import BuildOptions, options
+    settings = BuildSettings(content_dir=tmp_path, cache_dir=tmp_path, options=options(tmp_path / "x.csv"))
+    assert settings.options_for("cibuzzbench", BuildOptions).dataset == tmp_path / "x.csv"
+    assert settings.options_for("mouse", BuildOptions) == BuildOptions()  # none given: the defaults
+    wrong = BuildSettings(content_dir=tmp_path, cache_dir=tmp_path, options={"cibuzzbench": {"dataset": "x.csv"}})
+    with pytest.raises(TypeError, match="options for 'cibuzzbench' must be a BuildOptions"):
+        wrong.options_for("cibuzzbench", BuildOptions)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
 from builder.core.cachefile import read_sealed, write_sealed
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 from builder.runs.cache import MAGIC, LazyItems, RunCache, datasets_key
 from builder.runs.reader import read_run
@@ -24,8 +25,7 @@ ENTRIES = "runs"
 
 def cached_build(small_inputs, out: Path, cache: Path, runs: Path | None = None, *, force: bool = True):
     csv_path, default_runs = small_inputs
-    return build(BuildConfig(csv_path, runs or default_runs, CONTENT, out, force=force, spec=SMALL_SPEC,
-                             cache_dir=cache))
+    return build(BuildConfig(runs or default_runs, CONTENT, out, options=cibuzzbench_options(csv_path, SMALL_SPEC), force=force, cache_dir=cache))
 
 
 def entries(cache: Path) -> list[Path]:

@@ -224,7 +224,7 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
     monkeypatch.setenv("CIBUZZBENCH_CSV", str(real_csv))
     (tmp_path / "runs").mkdir()
     out = tmp_path / "site"
-    build(BuildConfig(None, tmp_path / "runs", REPO / "content", out, charts=False, force=True))
+    build(BuildConfig(tmp_path / "runs", REPO / "content", out, charts=False, force=True))
     facts = json.loads((out / "facts.json").read_text(encoding="utf-8"))
     index = (out / "benchmarks.html").read_text(encoding="utf-8")
     assert facts["mcq.index.benchmarks"] == len(names) == 5

@@ -26,6 +26,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,7 +94,7 @@ def read_page(path: Path) -> PageText:
 def site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("prose")
     out = root / "site"
-    build(BuildConfig(real_csv, REPO / "runs", REPO / "content", out, force=True, cache_dir=root / "cache"))
+    build(BuildConfig(REPO / "runs", REPO / "content", out, options=cibuzzbench_options(real_csv), force=True, cache_dir=root / "cache"))
     return out
 
 

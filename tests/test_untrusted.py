@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.core import cachefile
 from builder.core.cachefile import MAGIC as SEAL, environment_key, read_sealed, write_sealed
 from builder.runs import cache as run_cache
@@ -38,8 +39,7 @@ def _cached_small_build(work: Path, cache: Path) -> subprocess.CompletedProcess[
     from builder.core.errors import InputError
     from builder.pipeline import BuildConfig, build
     from tests.test_hardening import SMALL_SPEC
-    config = BuildConfig(work / "data.csv", work / "runs", work / "content", work / "site", spec=SMALL_SPEC,
-                         charts=False, force=True, cache_dir=cache)
+    config = BuildConfig(work / "runs", work / "content", work / "site", options=cibuzzbench_options(work / "data.csv", SMALL_SPEC), charts=False, force=True, cache_dir=cache)
     try:
         build(config)
     except InputError as exc:
@@ -358,8 +358,7 @@ def test_a_planted_or_tracked_stamp_cannot_make_a_build_skip(small: Path) -> Non
     from builder.pipeline import BuildConfig, build
     from builder.site.write import STAMP
     from tests.test_hardening import SMALL_SPEC
-    config = BuildConfig(small / "data.csv", small / "runs", small / "content", small / "site", spec=SMALL_SPEC,
-                         charts=False)
+    config = BuildConfig(small / "runs", small / "content", small / "site", options=cibuzzbench_options(small / "data.csv", SMALL_SPEC), charts=False)
     assert not build(config).skipped
     assert build(config).skipped  # sealed here: a no-change build stops early
     stamp = small / "site" / STAMP

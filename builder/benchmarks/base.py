@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from builder.claims.engine import MeasureRegistry
 from builder.core.factkeys import Section
@@ -40,9 +40,14 @@ if TYPE_CHECKING:
 
     from jinja2 import Environment
 
+    from builder.runs.cache import RunCache
     from builder.runs.formats import RunFormat
     from builder.runs.schema import Run
     from builder.site.charts import SvgRenderer
+
+T = TypeVar("T")
+LoadedT = TypeVar("LoadedT")  # what a plug-in's `load` returns and its `compute` takes
+ComputedT = TypeVar("ComputedT")  # what its `compute` returns and its views take
 
 Files = dict[str, bytes]
 # Given the page's recording fact reader (`value(key)`), a benchmark's page functions.
@@ -53,12 +58,22 @@ PageFunctions = Callable[[Callable[[str], float]], dict[str, Callable[..., Any]]
 class BuildSettings:
     """What the stages may read of the build's configuration."""
 
-    dataset: Path | None  # the CIBuzzBench CSV; None: its plug-in finds it (CIBUZZBENCH_CSV or data/)
     content_dir: Path
     cache_dir: Path
-    spec: object | None = None  # a CIBuzzBench DatasetSpec for tests; None: the official shape
     charts: bool = True  # False skips drawing charts (tests of other parts)
-    run_cache: Any = None  # a builder.runs.cache.RunCache: results derived from one run, kept between builds
+    run_cache: "RunCache | None" = None  # results derived from one run, kept between builds
+    # Each plug-in's own build options by its name (e.g. a data file given on purpose, in tests);
+    # a plug-in reads only its own entry, and none means its defaults.
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def options_for(self, name: str, kind: type[T]) -> T:
+        """The options of plug-in `name` (an instance of `kind`), or `kind()` when none were given."""
+        given = self.options.get(name)
+        if given is None:
+            return kind()
+        if not isinstance(given, kind):
+            raise TypeError(f"options for {name!r} must be a {kind.__name__}, not {type(given).__name__}")
+        return given
 
 
 @dataclass(frozen=True)
@@ -103,8 +118,9 @@ class PageSettings:
     build_date: dt.date
 
 
-class Benchmark(ABC):
-    """One benchmark. Subclasses set `name` (a slug: run headers' `benchmark` field) and `title`."""
+class Benchmark(ABC, Generic[LoadedT, ComputedT]):
+    """One benchmark. Subclasses set `name` (a slug: run headers' `benchmark` field) and `title`,
+    and name their loaded and computed state: `class Mine(Benchmark[MyLoaded, MyState])`."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -128,22 +144,22 @@ class Benchmark(ABC):
         return []
 
     @abstractmethod
-    def load(self, settings: BuildSettings, runs: Sequence["Run"]) -> Any:
+    def load(self, settings: BuildSettings, runs: Sequence["Run"]) -> LoadedT:
         """Read and validate the data, and validate these runs against it (all declare this
         benchmark); raise InputError with every problem found."""
 
     @abstractmethod
-    def compute(self, loaded: Any, facts: FactTable, settings: BuildSettings) -> Any:
+    def compute(self, loaded: LoadedT, facts: FactTable, settings: BuildSettings) -> ComputedT:
         """Add this benchmark's facts; return the computed state its views read."""
 
-    def measures(self, computed: Any, facts: FactTable, registry: MeasureRegistry) -> None:
+    def measures(self, computed: ComputedT, facts: FactTable, registry: MeasureRegistry) -> None:
         """Register tracker measures (content/predictions.yaml may quote them)."""
 
     @abstractmethod
-    def site(self, computed: Any, facts: FactTable, svg: "SvgRenderer | None") -> SiteParts:
+    def site(self, computed: ComputedT, facts: FactTable, svg: "SvgRenderer | None") -> SiteParts:
         """Tables, charts (drawn with `svg`; None: no charts) and the page context."""
 
-    def pages(self, computed: Any, facts: FactTable, settings: PageSettings) -> Files:
+    def pages(self, computed: ComputedT, facts: FactTable, settings: PageSettings) -> Files:
         """Whole generated files, by site path."""
         return {}
 

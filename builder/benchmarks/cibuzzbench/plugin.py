@@ -36,7 +36,7 @@ class State:
     computed: Any  # compute.Computed
 
 
-class CIBuzzBench(Benchmark):
+class CIBuzzBench(Benchmark[Loaded, State]):
     name = "cibuzzbench"
     title = "CIBuzzBench"
     run_format_module = "builder.benchmarks.cibuzzbench.run_format"
@@ -54,7 +54,8 @@ class CIBuzzBench(Benchmark):
         from builder.benchmarks.cibuzzbench.prompts import load_protocols
 
         path = _dataset(settings)
-        dataset = load_dataset(path, settings.spec) if settings.spec else load_dataset(path)
+        spec = _options(settings).spec
+        dataset = load_dataset(path, spec) if spec else load_dataset(path)
         variants = _variants(dataset, settings)
         valid = validate_runs(runs, {"original": dataset, **variants}, settings.run_cache)
         reported = load_reported(settings.content_dir / "reported.yaml")
@@ -151,7 +152,13 @@ def _cached_steps(loaded: Loaded) -> dict[str, Callable[..., Any]]:
 def _dataset(settings: BuildSettings) -> Path:
     """The CSV the build was given, else CIBUZZBENCH_CSV or the downloaded copy (never the network)."""
     from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
-    return settings.dataset if settings.dataset is not None else dataset_path()
+    given = _options(settings).dataset
+    return given if given is not None else dataset_path()
+
+
+def _options(settings: BuildSettings) -> Any:
+    from builder.benchmarks.cibuzzbench.build_options import NAME, BuildOptions
+    return settings.options_for(NAME, BuildOptions)
 
 
 def _add_importance(computed: Any, dataset: Any, cache_dir: Path) -> None:

@@ -24,7 +24,7 @@ PAGE_DIR = "benchmarks"
 TEMPLATE = "benchmark.html"
 
 
-class SpecBenchmarks(Benchmark):
+class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
     name = "mcq"
     title = "Multiple-choice benchmarks from spec files"
     run_format_module = "builder.benchmarks.mcq.run_format"

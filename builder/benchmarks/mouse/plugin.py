@@ -36,7 +36,7 @@ class MouseState:
     runs: list[Run]
 
 
-class Mouse(Benchmark):
+class Mouse(Benchmark[MouseLoaded, MouseState]):
     name = "mouse"
     title = "Mouse"
     run_format_module = "builder.benchmarks.mouse.run_format"
