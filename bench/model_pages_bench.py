@@ -26,12 +26,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options  # noqa: E402
 from builder.pipeline import BuildConfig, build  # noqa: E402
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
 from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS  # noqa: E402
 from builder.probing.client import RetryPolicy  # noqa: E402
-from builder.benchmarks.cibuzzbench.prompts import load_protocols
+from builder.benchmarks.cibuzzbench.prompts import load_protocols  # noqa: E402
 from builder.probing.protocols import find_protocol  # noqa: E402
 from builder.benchmarks.cibuzzbench.probes.plan import plan_run
 from builder.probing.runner import ProbeSettings, execute  # noqa: E402

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset  # noqa: E402
 from builder.probing.client import RetryPolicy  # noqa: E402
-from builder.benchmarks.cibuzzbench.prompts import load_protocols
+from builder.benchmarks.cibuzzbench.prompts import load_protocols  # noqa: E402
 from builder.probing.protocols import find_protocol  # noqa: E402
 from builder.benchmarks.cibuzzbench.probes.plan import plan_run
 from builder.probing.runner import ProbeSettings, execute  # noqa: E402
