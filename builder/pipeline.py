@@ -13,7 +13,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from builder.benchmarks.base import BuildSettings, PageSettings
+from builder.benchmarks.base import BuildSettings
 from builder.core.fingerprint import build_fingerprint
 from builder.runs.files import run_files
 from builder.core.errors import InputError, Problem
@@ -57,14 +57,16 @@ def build(config: BuildConfig) -> BuildResult:
     # Heavy imports only once we know there is work to do.
     from builder.core.facts import FactTable
     from builder.runs.cache import RunCache
+    from builder.site.render import load_site_content
     from builder.site.write import write_site
 
+    content = load_site_content(config.content_dir, os.environ.get("BUZZPROBE_SITE_URL", ""))  # fails fast
     cache = RunCache(config.cache_dir if config.run_cache else None)
-    settings = replace(settings, run_cache=cache)
+    settings = replace(settings, run_cache=cache, reported=content.reported)
     loaded = _load(settings, config.runs_dir)
     facts = FactTable()
     computed = {b.name: b.compute(loaded[b.name], facts, settings) for b in registered()}
-    files, runs = _render(settings, facts, computed)
+    files, runs = _render(settings, content, facts, computed)
     write_site(files, config.out, fingerprint)
     cache.save()
     return BuildResult(skipped=False, files=len(files), facts=len(facts.values), runs=runs)
@@ -139,41 +141,36 @@ def check_out_folder(config: BuildConfig, data: list[Path]) -> None:
                                 f"{STAMP}); a build replaces its folder, so choose an empty or new one")
 
 
-def _render(settings: BuildSettings, facts: Any, computed: dict[str, Any]) -> tuple[dict[str, bytes], int]:
-    """Tracker verdicts, then every benchmark's site parts and pages, then the site."""
+def _render(settings: BuildSettings, content: Any, facts: Any,
+            computed: dict[str, Any]) -> tuple[dict[str, bytes], int]:
+    """Tracker verdicts, every benchmark's site parts, the site's shared stage, each
+    benchmark's generated pages on that stage, then the site (one direction, no callback)."""
     from builder.benchmarks import registered
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
     from builder.core.build_date import build_date
     from builder.site.charts import SvgRenderer
-    from builder.site.render import SiteInputs, render_site
+    from builder.site.render import SiteInputs, prepare_site, render_site
 
-    content = settings.content_dir
+    folder = settings.content_dir
     registry = MeasureRegistry()
     for benchmark in registered():
         benchmark.measures(computed[benchmark.name], facts, registry)
-    today = build_date(content.parent if content.is_absolute() else Path("."))
-    predictions = load_predictions(content / "predictions.yaml", set(registry.measures), registry)
+    today = build_date(folder.parent if folder.is_absolute() else Path("."))
+    predictions = load_predictions(folder / "predictions.yaml", set(registry.measures), registry)
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
     svg = SvgRenderer(settings.cache_dir / "svg") if settings.charts else None
     parts = {b.name: b.site(computed[b.name], facts, svg) for b in registered()}
     charts = any(part.charts for part in parts.values())
-    inputs = SiteInputs(
-        facts=facts, parts=parts, content_dir=content, verdicts=verdicts, build_date=today,
-        site_url=os.environ.get("BUZZPROBE_SITE_URL", ""),
-        pages=lambda page_settings: _pages(computed, facts, page_settings),
+    stage = prepare_site(SiteInputs(
+        facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
-                "assets/item-browser.js": (content / "static" / "item-browser.js").read_bytes()},
-    )
-    return render_site(inputs), sum(len(part.runs) for part in parts.values())
-
-
-def _pages(computed: dict[str, Any], facts: Any, page_settings: PageSettings) -> dict[str, bytes]:
-    from builder.benchmarks import registered
-    files: dict[str, bytes] = {}
-    for benchmark in registered():
-        files.update(benchmark.pages(computed[benchmark.name], facts, page_settings))
-    return files
+                "assets/item-browser.js": (folder / "static" / "item-browser.js").read_bytes()}))
+    generated: dict[str, bytes] = {}
+    with stage.located():
+        for benchmark in registered():
+            generated.update(benchmark.pages(computed[benchmark.name], facts, stage.page_settings))
+    return render_site(stage, generated), sum(len(part.runs) for part in parts.values())
 
 
 def _cached_bundle(cache_dir: Path) -> bytes:

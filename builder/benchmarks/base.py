@@ -22,10 +22,9 @@ generated from them, and a test checks every key a build produces against them.
 
 from __future__ import annotations
 
-import datetime as dt
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -34,12 +33,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from builder.claims.engine import MeasureRegistry
 from builder.core.factkeys import Section
 from builder.core.facts import FactTable
+# The site's input types, re-exported: a plug-in names them through its contract.
+from builder.site.parts import DataSource, Files, PageFunctions, PageSettings, RunBrief, SiteParts  # noqa: F401
 
 if TYPE_CHECKING:
     import argparse
 
-    from jinja2 import Environment
-
+    from builder.core.reported import ReportedTable
     from builder.runs.cache import RunCache
     from builder.runs.formats import RunFormat
     from builder.runs.schema import Run
@@ -49,9 +49,6 @@ T = TypeVar("T")
 LoadedT = TypeVar("LoadedT")  # what a plug-in's `load` returns and its `compute` takes
 ComputedT = TypeVar("ComputedT")  # what its `compute` returns and its views take
 
-Files = dict[str, bytes]
-# Given the page's recording fact reader (`value(key)`), a benchmark's page functions.
-PageFunctions = Callable[[Callable[[str], float]], dict[str, Callable[..., Any]]]
 
 
 @dataclass(frozen=True)
@@ -65,6 +62,9 @@ class BuildSettings:
     # Each plug-in's own build options by its name (e.g. a data file given on purpose, in tests);
     # a plug-in reads only its own entry, and none means its defaults.
     options: Mapping[str, Any] = field(default_factory=dict)
+    # content/reported.yaml as the site read and checked it before any plug-in loads (None when
+    # a caller builds settings by hand: a plug-in that needs it reads it then).
+    reported: "ReportedTable | None" = None
 
     def options_for(self, name: str, kind: type[T]) -> T:
         """The options of plug-in `name` (an instance of `kind`), or `kind()` when none were given."""
@@ -74,48 +74,6 @@ class BuildSettings:
         if not isinstance(given, kind):
             raise TypeError(f"options for {name!r} must be a {kind.__name__}, not {type(given).__name__}")
         return given
-
-
-@dataclass(frozen=True)
-class DataSource:
-    """A data set the site was built from, as the footer names it."""
-
-    title: str
-    content_sha256: str
-    url: str | None = None  # where the data is published, at the pinned commit when there is one
-    commit: str | None = None  # the upstream commit the data is pinned to (`make data` fetches it)
-
-
-@dataclass(frozen=True)
-class RunBrief:
-    """What the site-wide footer and the tracker need to know of any run."""
-
-    run_id: str
-    created: str  # ISO 8601 UTC, from the run header
-    complete: bool
-    has_page: bool = False  # True when the plug-in's `pages` writes runs/<run_id>.html (links go there)
-    kind: str = "model"  # the header's subject kind: "model", or "probe" for a model-free probe
-
-
-@dataclass
-class SiteParts:
-    """A benchmark's contribution to the site, all read from its computed state."""
-
-    tables: dict[str, Any] = field(default_factory=dict)  # id -> site.tables.Table
-    charts: dict[str, Any] = field(default_factory=dict)  # id -> site.charts.Chart
-    context: dict[str, Any] = field(default_factory=dict)  # names pages and blocks may read
-    page_functions: PageFunctions | None = None  # functions whose facts count as the page's
-    sources: list[DataSource] = field(default_factory=list)
-    runs: list[RunBrief] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class PageSettings:
-    """What generated pages share: the template environment and the site-wide context."""
-
-    env: "Environment"
-    common: Mapping[str, Any]
-    build_date: dt.date
 
 
 class Benchmark(ABC, Generic[LoadedT, ComputedT]):

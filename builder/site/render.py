@@ -10,7 +10,8 @@ import datetime as dt
 import json
 import re
 from urllib.parse import urlsplit
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from builder import __version__
-from builder.benchmarks.base import PageSettings, RunBrief, SiteParts
+from builder.site.parts import PageSettings, RunBrief, SiteParts
 from builder.claims.engine import PredictionVerdict
 from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
@@ -47,15 +48,73 @@ PROVENANCE_RUNS_LISTED = 200
 
 
 @dataclass(frozen=True)
+class SiteContent:
+    """The site's own content, read and checked once, before anything is computed, so a
+    problem in site.yaml, a page or reported.yaml stops the build before the heavy stages."""
+
+    content_dir: Path
+    config: dict[str, Any]  # site.yaml, checked
+    pages: list[Page]  # content/pages, names checked
+    reported: ReportedTable  # content/reported.yaml
+
+
+def load_site_content(content_dir: Path, site_url: str = "") -> SiteContent:
+    """site.yaml, the pages and reported.yaml; every problem of the three at once."""
+    found: dict[str, Any] = {}
+    loaders = {"config": lambda: load_site_config(content_dir, site_url),
+               "pages": lambda: _checked_pages(content_dir / "pages"),
+               "reported": lambda: load_reported(content_dir / "reported.yaml")}
+    problems: list[Problem] = []
+    for name, load in loaders.items():
+        try:
+            found[name] = load()
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return SiteContent(content_dir, found["config"], found["pages"], found["reported"])
+
+
+def _checked_pages(folder: Path) -> list[Page]:
+    pages = load_pages(folder)
+    _check_page_names(pages)
+    return pages
+
+
+@dataclass(frozen=True)
 class SiteInputs:
     facts: FactTable
     parts: dict[str, SiteParts]  # by benchmark name
-    content_dir: Path
+    content: SiteContent
     verdicts: list[PredictionVerdict]  # the falsification tracker (content/predictions.yaml)
     build_date: dt.date
-    site_url: str = ""
-    pages: Callable[[PageSettings], Files] = lambda settings: {}  # the benchmarks' generated pages
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
+
+    @property
+    def content_dir(self) -> Path:
+        return self.content.content_dir
+
+
+@dataclass(frozen=True)
+class SiteStage:
+    """What every page shares, prepared once: the template environment, the benchmarks' parts
+    side by side and the site-wide context. The pipeline hands `page_settings` to each
+    benchmark for its generated pages, then gives them to `render_site`: nothing here calls
+    back into the pipeline."""
+
+    inputs: SiteInputs
+    env: Environment
+    merged: "Merged"
+    common: dict[str, Any]
+
+    @property
+    def page_settings(self) -> PageSettings:
+        return PageSettings(self.env, self.common, self.inputs.build_date)
+
+    def located(self) -> AbstractContextManager[None]:
+        """Around rendering with this stage's templates: an error inside one is reported with
+        its file and line (the benchmarks' generated pages are rendered under it too)."""
+        return _located(self.inputs.content_dir / "templates")
 
 
 @dataclass(frozen=True)
@@ -117,11 +176,11 @@ def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:
     return config
 
 
-def render_site(inputs: SiteInputs) -> Files:
-    """Every file of the site; an error inside a template is reported with its file and line."""
-    templates = inputs.content_dir / "templates"
+@contextmanager
+def _located(templates: Path) -> Iterator[None]:
+    """An error inside a template is reported with its file and line."""
     try:
-        return _render_site(inputs, make_environment(templates))
+        yield
     except InputError:
         raise
     except Exception as exc:
@@ -131,14 +190,24 @@ def render_site(inputs: SiteInputs) -> Files:
         raise located from exc
 
 
-def _render_site(inputs: SiteInputs, env: Environment) -> Files:
-    config = load_site_config(inputs.content_dir, inputs.site_url)
-    merged = merge_parts(inputs.parts)
-    reported = load_reported(inputs.content_dir / "reported.yaml")
-    common = _common_context(inputs, config)
+def prepare_site(inputs: SiteInputs) -> SiteStage:
+    """The environment, the merged parts and the common context every page is rendered with."""
+    with _located(inputs.content_dir / "templates"):
+        env = make_environment(inputs.content_dir / "templates")
+        return SiteStage(inputs, env, merge_parts(inputs.parts), _common_context(inputs, inputs.content.config))
+
+
+def render_site(stage: SiteStage, generated: Files) -> Files:
+    """Every file of the site: the Markdown pages, the benchmarks' `generated` pages, the
+    provenance pages, the data files and the assets."""
+    with _located(stage.inputs.content_dir / "templates"):
+        return _render_site(stage, generated)
+
+
+def _render_site(stage: SiteStage, generated: Files) -> Files:
+    inputs, env, merged, common = stage.inputs, stage.env, stage.merged, stage.common
+    config, pages, reported = inputs.content.config, inputs.content.pages, inputs.content.reported
     files: Files = {}
-    pages = load_pages(inputs.content_dir / "pages")
-    _check_page_names(pages)
     used = FactUse()
     for page in pages:
         for name, data in _markdown_page(env, page, inputs, merged, reported, common, used).items():
@@ -146,7 +215,7 @@ def _render_site(inputs: SiteInputs, env: Environment) -> Files:
                 raise InputError.single(page.path, f"{name} is also a part of a long table on another page; "
                                         "give the page another file name")
             files[name] = data
-    files.update(inputs.pages(PageSettings(env, common, inputs.build_date)))
+    files.update(generated)
     provenance, moved = _provenance_pages(env, inputs, common, used)
     if moved:  # facts whose row is on a later part of the provenance page: their links follow
         for page in pages:

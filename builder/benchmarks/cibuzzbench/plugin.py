@@ -58,7 +58,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         dataset = load_dataset(path, spec) if spec else load_dataset(path)
         variants = _variants(dataset, settings)
         valid = validate_runs(runs, {"original": dataset, **variants}, settings.run_cache)
-        reported = load_reported(settings.content_dir / "reported.yaml")
+        reported = settings.reported or load_reported(settings.content_dir / "reported.yaml")
         statements = load_article_figures(settings.content_dir / "article-figures.yaml", reported)
         protocols_file = settings.content_dir / "protocols" / "cibuzzbench.yaml"
         protocols = load_protocols(protocols_file) if protocols_file.is_file() else {}

@@ -1,0 +1,60 @@
+"""What the site is built from, as the site defines it: each benchmark's contribution (tables,
+charts, page-context names, page functions, data sources, run briefs) and what generated pages
+share. The plug-in contract (builder.benchmarks.base) re-exports these for plug-ins; the site
+imports them from here, so it depends on no benchmark and on no contract."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+Files = dict[str, bytes]
+# Given the page's recording fact reader (`value(key)`), a benchmark's page functions.
+PageFunctions = Callable[[Callable[[str], float]], dict[str, Callable[..., Any]]]
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """A data set the site was built from, as the footer names it."""
+
+    title: str
+    content_sha256: str
+    url: str | None = None  # where the data is published, at the pinned commit when there is one
+    commit: str | None = None  # the upstream commit the data is pinned to (`make data` fetches it)
+
+
+@dataclass(frozen=True)
+class RunBrief:
+    """What the site-wide footer and the tracker need to know of any run."""
+
+    run_id: str
+    created: str  # ISO 8601 UTC, from the run header
+    complete: bool
+    has_page: bool = False  # True when the plug-in's `pages` writes runs/<run_id>.html (links go there)
+    kind: str = "model"  # the header's subject kind: "model", or "probe" for a model-free probe
+
+
+@dataclass
+class SiteParts:
+    """A benchmark's contribution to the site, all read from its computed state."""
+
+    tables: dict[str, Any] = field(default_factory=dict)  # id -> site.tables.Table
+    charts: dict[str, Any] = field(default_factory=dict)  # id -> site.charts.Chart
+    context: dict[str, Any] = field(default_factory=dict)  # names pages and blocks may read
+    page_functions: PageFunctions | None = None  # functions whose facts count as the page's
+    sources: list[DataSource] = field(default_factory=list)
+    runs: list[RunBrief] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PageSettings:
+    """What generated pages share: the template environment and the site-wide context."""
+
+    env: "Environment"
+    common: Mapping[str, Any]
+    build_date: dt.date
