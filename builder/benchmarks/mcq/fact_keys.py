@@ -23,8 +23,9 @@ BLOCK = choice("block", ("shuffled", "published"), "the five seeded option shuff
 PROBE = choice("probe", PROBES, "a model-free probe of the audit (docs/audit.md, *The probes*)")
 METRIC = choice("metric", ("accuracy", "macro_f1"), "")
 RUN_ID = Part("run_id", _SLUG, "a run's id (its header's `run_id`)")
-COUNT = choice("count", ("n", "unparsed", "errors"), "items scored; answers with no letter (scored wrong); "
-               "requests that failed after their retries (scored wrong)")
+COUNT = choice("count", ("n", "unparsed", "errors", "differs"), "items scored; answers with no letter (scored wrong); "
+               "requests that failed after their retries (scored wrong); items of an imported run whose question, "
+               "options or gold differ from the reference revision (scored against the file's own gold)")
 PAIR_COUNT = choice("count", ("n", "fixes", "breaks"), "shared items; items only the sighted arm got right; "
                     "items only the blind arm got right")
 
@@ -55,6 +56,10 @@ AUDIT_SD = FactPattern("mcq.{bench}.audit.shuffled.{probe}.{metric}.sd", "0–10
 RUN_SCORE = FactPattern("mcq.{bench}.run.{run_id}.{metric}", "0–100", "a model run's score over its answered "
                         "items (letters of the shown order as labels)", {"bench": BENCH, "run_id": RUN_ID,
                                                                          "metric": METRIC}, interval=True)
+RUN_OFFICIAL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_official", "0–100",
+                           "an imported run's accuracy as its upstream scores it (results/upstream.py: an unparsed "
+                           "answer replaced by the upstream's seeded random letter); interval: bootstrap over items",
+                           {"bench": BENCH, "run_id": RUN_ID}, interval=True)
 RUN_COUNT = FactPattern("mcq.{bench}.run.{run_id}.{count}", "count", "a model run's item counts",
                         {"bench": BENCH, "run_id": RUN_ID, "count": COUNT})
 RUN_CATEGORY = FactPattern("mcq.{bench}.run.{run_id}.category.{label}.accuracy", "0–100",
@@ -75,5 +80,5 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, RUN_SCORE, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P)),
+             AUDIT_SD, RUN_SCORE, RUN_OFFICIAL, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P)),
 )

@@ -49,6 +49,11 @@ def read_records(spec: Spec) -> DataFile:
 
 
 def _json(path: Path, text: str, key: str | None) -> list[Record]:
+    return [_record(path, i + 1, None, item) for i, item in enumerate(json_list(path, text, key))]
+
+
+def json_list(path: Path | str, text: str, key: str | None) -> list[Any]:
+    """The list a JSON file holds (under `key` when it is an object); a located error otherwise."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -62,7 +67,7 @@ def _json(path: Path, text: str, key: str | None) -> list[Record]:
     if not isinstance(data, list):
         hint = "" if key else "; if the list is inside an object, name its key with `records` in the spec"
         raise InputError.single(path, f"expected a list of records, found {type(data).__name__}{hint}")
-    return [_record(path, i + 1, None, item) for i, item in enumerate(data)]
+    return data
 
 
 def _jsonl(path: Path, text: str, key: str | None) -> list[Record]:

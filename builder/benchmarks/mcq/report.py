@@ -118,9 +118,23 @@ def run_problems(run: Run, benchmark: Benchmark, data: ChoiceSet) -> list[Proble
                                     line, "row_id"))
         elif item.id != known.id:
             problems.append(Problem(run.path, f"record {item.row_id} has id {known.id!r}, not {item.id!r}", line, "id"))
-        elif item.letter_map != letter_map(seed, known.id, len(known.choices)):
-            problems.append(Problem(run.path, f"not the seed-{seed} shuffle of item {known.id!r}", line, "letter_map"))
+        elif item.letter_map != shown_letters(seed, known.id, shown_count(item, known)):
+            how = f"the seed-{seed} shuffle" if seed is not None else "the published order (A = the first option)"
+            problems.append(Problem(run.path, f"not {how} of item {known.id!r}", line, "letter_map"))
+        elif item.revision is not None and not 0 <= item.revision["gold"] < item.revision["k"]:
+            problems.append(Problem(run.path, f"gold {item.revision['gold']} is not one of its {item.revision['k']} "
+                                    "options", line, "revision.gold"))
     return problems
+
+
+def shown_count(item: ChoiceItem, known: Any) -> int:
+    """The number of options the model saw: the file's own when its revision differs."""
+    return int(item.revision["k"]) if item.revision is not None else len(known.choices)
+
+
+def shown_letters(seed: int | None, item_id: str, k: int) -> dict[str, int]:
+    """The letter map a run must have: the seeded shuffle, or (an import, seed None) the published order."""
+    return {LETTERS[j]: j for j in range(k)} if seed is None else letter_map(seed, item_id, k)
 
 
 def letter_map(seed: int | None, item_id: str, k: int) -> dict[str, int]:
@@ -217,7 +231,7 @@ def gold_letters(run: Run, loaded: Loaded, row_ids: Sequence[int] | None = None)
     gold, pred = [], []
     for row_id in sorted(items) if row_ids is None else row_ids:
         item = items[row_id]
-        answer = loaded.data.items[row_id].gold
+        answer = item.revision["gold"] if item.revision is not None else loaded.data.items[row_id].gold
         gold.append(next(letter for letter, index in item.letter_map.items() if index == answer))
         pred.append(item.prediction)
     return gold, pred
@@ -234,6 +248,7 @@ def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categorie
               "requests that failed after their retries", runs)
     if not run.items:
         return
+    _import_facts(loaded, run, facts, values, labels)
     gold, pred = gold_letters(run, loaded)
     report, ci = classification_report(gold, pred, labels), bootstrap_intervals(gold, pred, labels)
     for metric in ("accuracy", "macro_f1"):
@@ -249,6 +264,27 @@ def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categorie
             right = sum(gold[n] == pred[n] for n in picked)
             facts.add(K.RUN_CATEGORY.key(label=label, **values), 100.0 * right / len(picked),
                       f"accuracy on the run's items of category {value!r}", runs)
+
+
+def _import_facts(loaded: Loaded, run: Run, facts: FactTable, values: dict[str, str], labels: str) -> None:
+    """An imported run: how many items its file's revision differs on, and (scored by the
+    upstream's own rules) the official accuracy beside the strict one."""
+    source = run.header.source
+    if not isinstance(source, dict) or source.get("kind") != "import":
+        return
+    runs = (run.header.run_id,)
+    facts.add(K.RUN_COUNT.key(count="differs", **values), sum(1 for i in run.items if i.revision is not None),
+              "items whose question, options or gold in the run's file differ from the reference revision", runs)
+    if source.get("scoring") != "upstream":
+        return
+    gold, _ = gold_letters(run, loaded)
+    official = [i.scored for i in sorted(run.items, key=lambda i: i.row_id)]
+    report, ci = classification_report(gold, official, labels), bootstrap_intervals(gold, official, labels)
+    what = "accuracy as the upstream scorer counts it (unparsed -> its seeded random letter); 95% percentile " \
+           "bootstrap over items"
+    facts.add(K.RUN_OFFICIAL.key(**values), report.accuracy, what, runs)
+    facts.add(K.RUN_OFFICIAL.low(**values), ci["accuracy"].low, what, runs)
+    facts.add(K.RUN_OFFICIAL.high(**values), ci["accuracy"].high, what, runs)
 
 
 def _pair_key(run: Run) -> tuple[Any, ...]:

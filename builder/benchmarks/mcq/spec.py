@@ -27,7 +27,7 @@ TEXT_KEYS = ("name", "title", "citation", "url", "license", "language")
 FIELD_KEYS = ("id", "split", "category")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, "dataset_path", "dataset_format", "records", "doc_to_text",
                          "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
-                         "sighted", "blind")
+                         "sighted", "blind", "results")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
 
@@ -64,6 +64,7 @@ class Spec:
     category: str | None
     sighted: str
     blind: str
+    results: Any = None  # results.mapping.ResultsMapping: the fields of `--format mapped` result files
 
     @property
     def env_var(self) -> str:
@@ -130,6 +131,10 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         problem("dataset_format" if "dataset_format" in data else "dataset_path",
                 f"format must be one of {', '.join(FORMATS)}" if "dataset_format" in data else
                 f"cannot infer the format from {dataset.name!r}: set dataset_format ({', '.join(FORMATS)})")
+    if "results" in data:
+        from builder.benchmarks.mcq.results.mapping import mapping_problems
+        for key, message in mapping_problems(data["results"]):
+            problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
     if "records" in data and fmt != "json":
         problem("records", "only a JSON file has records inside an object")
     if problems:
@@ -140,7 +145,13 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 doc_to_text=rules["doc_to_text"], doc_to_choice=rules["doc_to_choice"],
                 doc_to_target=rules["doc_to_target"], id=data.get("id"), split=data.get("split"),
                 test_split=data.get("test_split"), train_split=data.get("train_split"),
-                category=data.get("category"), sighted=prompts["sighted"], blind=prompts["blind"])
+                category=data.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
+                results=_results(data.get("results")))
+
+
+def _results(value: Any) -> Any:
+    from builder.benchmarks.mcq.results.mapping import results_mapping
+    return results_mapping(value)
 
 
 def _dataset_path(value: str, name: str, root: Path | None,
