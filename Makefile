@@ -12,7 +12,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
 PROBE_EPOCH ?= 1796083200
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,19 @@ runs: data
 
 test: $(TEST_INSTALLED)
 	$(BIN)/python -m pytest
+
+# The 29 published MMLU-Pro output files (MANIFEST.tsv of the shared copy) as runs in runs/mmlu-pro/
+# (docs/import-results.md); FORCE=--force replaces runs whose content changed.
+MMLU_PRO_SHARED ?= ../shared/data/mmlu-pro
+MMLU_PRO_COMMIT := f418b116db00b065c2aea046518d8fcf74d39872
+mmlu-pro-runs: $(INSTALLED)
+	tail -n +2 $(MMLU_PRO_SHARED)/MANIFEST.tsv | cut -f1 | while read -r file; do \
+	  model=$${file#model_outputs_}; model=$${model%_5shots.zip}; \
+	  BUZZPROBE_DATA_MMLU_PRO=$(MMLU_PRO_SHARED) $(BIN)/python -m builder.cli import results $(MMLU_PRO_SHARED)/outputs/$$file \
+	    --benchmark mmlu-pro --model "$$model" --source-repo https://github.com/TIGER-AI-Lab/MMLU-Pro \
+	    --source-commit $(MMLU_PRO_COMMIT) --source-file eval_results/$$file \
+	    --prompt-setting "5-shot chain of thought, upstream" --out runs/mmlu-pro $(FORCE) || exit 1; \
+	done
 
 # Cold and no-change builds of the committed site, then the scale bench (forced, cold and
 # one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder),
