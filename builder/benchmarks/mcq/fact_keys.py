@@ -63,6 +63,22 @@ RUN_OFFICIAL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_official", "0–10
                            "an imported run's accuracy as its upstream scores it (results/upstream.py: an unparsed "
                            "answer replaced by the upstream's seeded random letter); interval: bootstrap over items",
                            {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+RUN_TIE_GROUP = FactPattern("mcq.{bench}.run.{run_id}.tie_group", "group number", "an imported run's paired tie group "
+                            "by strict accuracy (1 = the top group; published.py)", {"bench": BENCH, "run_id": RUN_ID})
+RUN_TIE_P = FactPattern("mcq.{bench}.run.{run_id}.tie_p", "p-value", "exact McNemar of an imported run against the run "
+                        "ranked just above it, on the items both answered", {"bench": BENCH, "run_id": RUN_ID})
+STATEMENT = Part("statement", _SLUG, "a statement's id in content/reconciliation/<bench>.yaml")
+OUTCOME = choice("outcome", ("recomputed", "matches", "differs", "reported_only", "unavailable"), "")
+RECONCILE_SITE = FactPattern("mcq.{bench}.reconcile.{statement}.site", "as quoted", "the site's value of an upstream "
+                             "figure (its provenance names the fact)", {"bench": BENCH, "statement": STATEMENT})
+RECONCILE_DIFFERENCE = FactPattern("mcq.{bench}.reconcile.{statement}.difference", "as quoted",
+                                   "site minus the upstream's quoted figure (content/reported.yaml)",
+                                   {"bench": BENCH, "statement": STATEMENT})
+RECONCILE_MATCHES = FactPattern("mcq.{bench}.reconcile.{statement}.matches", "0/1", "1 when the site's value rounds "
+                                "to the quoted figure (or lies within the statement's tolerance), else 0",
+                                {"bench": BENCH, "statement": STATEMENT})
+RECONCILE_COUNT = FactPattern("mcq.{bench}.reconcile.{outcome}.count", "count", "upstream figures recomputed, "
+                              "matching, differing, quoted only or unavailable", {"bench": BENCH, "outcome": OUTCOME})
 RUN_COUNT = FactPattern("mcq.{bench}.run.{run_id}.{count}", "count", "a model run's item counts",
                         {"bench": BENCH, "run_id": RUN_ID, "count": COUNT})
 RUN_CATEGORY = FactPattern("mcq.{bench}.run.{run_id}.category.{label}.accuracy", "0–100",
@@ -100,6 +116,6 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, RUN_SCORE, RUN_OFFICIAL, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P, INDEX_GAIN, LEARNED_CHANCE,
+             AUDIT_SD, RUN_SCORE, RUN_OFFICIAL, RUN_TIE_GROUP, RUN_TIE_P, RECONCILE_SITE, RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P, INDEX_GAIN, LEARNED_CHANCE,
              SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ class Loaded:
     data: ChoiceSet
     audit: Audit
     runs: tuple[Run, ...]  # checked against the data, in run-id order
+    reconciliation: Any = None  # reconcile.Reconciliation: the upstream's reported figures, when a file names them
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,9 @@ def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run]) -> list[
     by_name: dict[str, list[Run]] = {}
     for run in runs:
         by_name.setdefault(run.header.benchmark, []).append(run)
-    return gather(spec_files(content_dir), lambda path: _load_spec(path, cache_dir, by_name))
+    from builder.benchmarks.mcq.reconcile import load_reconciliation
+    return gather(spec_files(content_dir), lambda path: replace(
+        _load_spec(path, cache_dir, by_name), reconciliation=load_reconciliation(content_dir, path.stem)))
 
 
 def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]]) -> Loaded:
@@ -151,6 +154,11 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     pairs = find_pairs(loaded.runs)
     for pair in pairs:
         _pair_facts(loaded, pair, facts, bench)
+    from builder.benchmarks.mcq.published import tie_groups
+    tie_groups(loaded, facts, bench)
+    if loaded.reconciliation is not None:
+        from builder.benchmarks.mcq.reconcile import add_reconciliation_facts
+        add_reconciliation_facts(facts, bench, loaded.reconciliation)
     return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs))
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.audit import PROBES
 from builder.benchmarks.mcq.report import Computed
+from builder.runs.schema import Run
 from builder.site.tables import Cell, FactCells, Table
 
 METRICS = (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))
@@ -21,10 +22,17 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
               _audit(c, cells, "published")]
     if c.categories:
         tables.append(_categories(c, cells))
-    if c.loaded.runs:
+    from builder.benchmarks.mcq.published import imported
+    if len(imported(c.loaded.runs)) < len(c.loaded.runs):
         tables.append(_runs(c, cells))
+    if imported(c.loaded.runs):
+        tables.append(_published(c, cells))
     if c.pairs:
         tables.append(_pairs(c, cells))
+    if c.loaded.reconciliation is not None:
+        from builder.benchmarks.mcq.reconcile import reconciliation_table
+        found = reconciliation_table(cells, c.name, c.loaded.benchmark.spec.title, c.loaded.reconciliation)
+        tables += [found] if found is not None else []
     return {t.id: t for t in tables}
 
 
@@ -100,8 +108,10 @@ def _categories(c: Computed, cells: FactCells) -> Table:
 
 def _runs(c: Computed, cells: FactCells) -> Table:
     b = c.name
+    from builder.benchmarks.mcq.published import imported
     rows = []
-    for run in c.loaded.runs:
+    mine = {id(r) for r in imported(c.loaded.runs)}
+    for run in (r for r in c.loaded.runs if id(r) not in mine):
         h, values = run.header, {"bench": c.name, "run_id": run.header.run_id}
         row = [Cell(h.subject_label), Cell(h.condition), Cell(str(h.option_seed)), Cell(h.run_id),
                cells(K.RUN_COUNT.key(count="n", **values), "count")]
@@ -118,6 +128,38 @@ def _runs(c: Computed, cells: FactCells) -> Table:
                   "Complete"), tuple(rows),
                  "Scores over the answered items; unparsed answers and failed requests count as wrong. A run without "
                  "its footer is still in progress and is left out of the pairs.")
+
+
+def _published(c: Computed, cells: FactCells) -> Table:
+    """Imported published results: strict and official accuracy, coverage, tie groups."""
+    from builder.benchmarks.mcq.published import imported
+    def strict(run: Run) -> float:
+        key = K.RUN_SCORE.key(bench=c.name, run_id=run.header.run_id, metric="accuracy")
+        return float(cells.facts[key]) if key in cells.facts else -1.0
+    runs = sorted(imported(c.loaded.runs), key=lambda r: (-strict(r), r.header.run_id))
+    rows = []
+    for run in runs:
+        values = {"bench": c.name, "run_id": run.header.run_id}
+        rows.append((cells.optional(K.RUN_TIE_GROUP.key(**values), "count"), Cell(run.header.subject_label),
+                     Cell(f"{len(run.items):,} of {run.header.items['n']:,}"),
+                     cells.optional(K.RUN_SCORE.key(metric="accuracy", **values)),
+                     cells.optional(K.RUN_SCORE.low(metric="accuracy", **values)),
+                     cells.optional(K.RUN_SCORE.high(metric="accuracy", **values)),
+                     cells.optional(K.RUN_OFFICIAL.key(**values)), cells.optional(K.RUN_OFFICIAL.low(**values)),
+                     cells.optional(K.RUN_OFFICIAL.high(**values)),
+                     cells(K.RUN_COUNT.key(count="unparsed", **values), "count"),
+                     cells.optional(K.RUN_COUNT.key(count="differs", **values), "count"),
+                     Cell(str(run.header.source.get("file", "")))))
+    return Table(table_id(c.name, "imported"), "Models: published per-item results, imported",
+                 ("Tie group", "Model", "Items", "Strict accuracy", "Strict 95% low", "Strict 95% high",
+                  "Official accuracy", "Official 95% low", "Official 95% high", "Unparsed", "Differ from reference",
+                  "File"), tuple(rows),
+                 "Strict: an answer the upstream's three regexes cannot read is wrong; official: it gets the "
+                 "upstream script's seeded random letter. Each item is scored against the gold its own file "
+                 "carries; 'differ from reference' counts the items whose question, options or gold in that file "
+                 "differ from the spec's reference revision. Tie groups: by strict accuracy, a new group where an "
+                 "exact McNemar test against the model above (items both answered) gives p < 0.05. Intervals: 95% "
+                 "percentile bootstrap over items.")
 
 
 def _pairs(c: Computed, cells: FactCells) -> Table:

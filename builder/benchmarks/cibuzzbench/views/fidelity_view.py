@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from builder.benchmarks.cibuzzbench import fact_keys as K
+from builder.benchmarks.cibuzzbench.analyses.fidelity import ARTICLE, FidelityKeys
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.core.reported import Reported, ReportedTable
 from builder.site.environment import fmt_count
@@ -20,7 +21,9 @@ NO_REASON = "no reason recorded yet"
 UNAVAILABLE = "not recomputed: this build lacks the runs behind"
 
 
-def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable) -> Table | None:
+def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable,
+                   keys: FidelityKeys = ARTICLE, table: tuple[str, ...] | None = None) -> Table | None:
+    """`table`: id, caption, the two first headings (what is stated, the quoted figure) and the note."""
     if not statements:
         return None
     rows: list[tuple[Cell, ...]] = []
@@ -29,20 +32,24 @@ def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reporte
         if not s.recomputable:
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(NOT_RECOMPUTABLE), Cell(s.note)))
             continue
-        if K.FIDELITY_MATCHES.key(statement=s.id) not in f.facts:
+        if keys.key(keys.matches, statement=s.id) not in f.facts:
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(f"{UNAVAILABLE} ({s.fact})"), Cell(s.note)))
             continue
-        matches = bool(f.facts[K.FIDELITY_MATCHES.key(statement=s.id)])
+        matches = bool(f.facts[keys.key(keys.matches, statement=s.id)])
         why = " ".join(t for t in ((s.reason or NO_REASON) if not matches else "", s.note) if t)
-        rows.append((Cell(s.where), _quoted(figure), _site(f, K.FIDELITY_SITE.key(statement=s.id), figure),
+        rows.append((Cell(s.where), _quoted(figure), _site(f, keys.key(keys.site, statement=s.id), figure),
                      Cell("matches" if matches else "differs"), Cell(why)))
         rows += [(Cell(f"… {c.label}"), Cell("–"), _site(f, c.fact, figure), Cell("–"), Cell(""))
                  for c in s.context if c.fact in f.facts]
-    return Table("article-fidelity", "The published probe's figures against this site's recomputation",
-                 ("What the article states", "Article", "This site", "Verdict", "Why"), tuple(rows),
-                 note="Matches: the site's value rounds to the article's figure (it lies within half a unit "
-                      "of its last quoted digit, unless a statement gives its own tolerance). Figures from "
-                      "the article's own counts check its arithmetic. Statements: content/article-figures.yaml.")
+    table_id, caption, what, quoted, note = table or ARTICLE_TABLE
+    return Table(table_id, caption, (what, quoted, "This site", "Verdict", "Why"), tuple(rows), note=note)
+
+
+ARTICLE_TABLE = ("article-fidelity", "The published probe's figures against this site's recomputation",
+                 "What the article states", "Article",
+                 "Matches: the site's value rounds to the article's figure (it lies within half a unit of its last "
+                 "quoted digit, unless a statement gives its own tolerance). Figures from the article's own counts "
+                 "check its arithmetic. Statements: content/article-figures.yaml.")
 
 
 def _quoted(figure: Reported) -> Cell:

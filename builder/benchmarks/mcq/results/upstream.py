@@ -40,7 +40,7 @@ def extract(text: str) -> str | None:
 
 
 def _answer_colon(text: str) -> str | None:
-    """`re.search(r'.*[aA]nswer:\s*([A-J])', text)`: the search succeeds first at the start of the
+    r"""`re.search(r'.*[aA]nswer:\s*([A-J])', text)`: the search succeeds first at the start of the
     first line holding an `answer:` match, and the greedy `.*` (which stops at a newline) then
     settles on the last match that starts on that line."""
     matches = list(_ANSWER_COLON.finditer(text))
@@ -52,7 +52,7 @@ def _answer_colon(text: str) -> str | None:
 
 
 def _last_standalone(text: str) -> str | None:
-    """`re.search(r'\b[A-J]\b(?!.*\b[A-J]\b)', text, re.DOTALL)`: the last standalone letter."""
+    r"""`re.search(r'\b[A-J]\b(?!.*\b[A-J]\b)', text, re.DOTALL)`: the last standalone letter."""
     last = None
     for last in _STANDALONE.finditer(text):
         pass
