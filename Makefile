@@ -12,7 +12,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
 PROBE_EPOCH ?= 1796083200
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs eee-venv
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,17 @@ mmlu-pro-runs: $(INSTALLED)
 	    --source-commit $(MMLU_PRO_COMMIT) --source-file eval_results/$$file \
 	    --prompt-setting "5-shot chain of thought, upstream" --out runs/mmlu-pro $(FORCE) || exit 1; \
 	done
+
+# Every Eval Ever's validator for the export round trip (tests/test_eee_export.py): every-eval-ever
+# 0.3.0 needs Python >= 3.12 and the build's venv may be older, so it gets a virtualenv of its own.
+PYTHON312 ?= python3.12
+EEE_VENV ?= .venv-eee
+$(EEE_VENV)/.installed:
+	test -x $(EEE_VENV)/bin/python || $(PYTHON312) -m venv $(EEE_VENV)
+	$(EEE_VENV)/bin/python -m pip install --quiet every-eval-ever==0.3.0
+	touch $@
+
+eee-venv: $(EEE_VENV)/.installed
 
 # Cold and no-change builds of the committed site, then the scale bench (forced, cold and
 # one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder),

@@ -53,7 +53,8 @@ def instances(run: Run, loaded: Loaded, evaluation_id: str, model_id: str) -> li
             "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": model_id,
             "evaluation_name": run.header.benchmark, "sample_id": item.id, "interaction_type": "single_turn",
             "input": {"raw": known.stem, "reference": [answer], "choices": choices},
-            "output": {"raw": [item.response]} if item.response is not None else None,
+            # an imported run keeps a hash of the response, not its text: no response is given
+            "output": {"raw": [item.response] if item.response is not None else []},
             "answer_attribution": [{"turn_idx": 0, "source": "output.raw", "extracted_value": item.prediction,
                                     "extraction_method": _method(run), "is_terminal": True}],
             "evaluation": {"score": 1.0 if correct else 0.0, "is_correct": correct},
@@ -86,7 +87,7 @@ def aggregate(run: Run, loaded: Loaded, repo_path: str, samples: bytes, rows: in
                             "source_organization_name": str(source.get("repo") or "buzzprobe"),
                             "evaluator_relationship": "third_party", "additional_details": details},
         "eval_library": {"name": "buzzprobe", "version": str(h.tool.get("version", ""))},
-        "model_info": {"name": h.subject_name, "id": h.subject_name, "developer": developer,
+        "model_info": {"name": h.subject_name, "id": slug(h.subject_name), "developer": developer,
                        "additional_details": {"deployment_type": "unknown", "model_availability": "unknown"}},
         "evaluation_results": results,
         "detailed_evaluation_results": {"format": "jsonl", "file_path": repo_path, "hash_algorithm": "sha256",
@@ -110,7 +111,7 @@ def export_eee(run: Run, loaded: Loaded, out: Path, developer: str = "unknown") 
     name = eval_uuid(run)
     samples_rel = f"{folder}/{name}_samples.jsonl"
     aggregate_data = {"evaluation_id": f"{run.header.benchmark}/{slug(run.header.subject_name)}/{name}"}
-    lines = instances(run, loaded, aggregate_data["evaluation_id"], run.header.subject_name)
+    lines = instances(run, loaded, aggregate_data["evaluation_id"], slug(run.header.subject_name))
     samples = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines).encode()
     log = aggregate(run, loaded, samples_rel, samples, len(lines), developer)
     target = out / folder
