@@ -220,3 +220,15 @@ def script_extract(text: str) -> str | None:
 ])
 def test_the_linear_extraction_equals_the_scripts_regexes(text: str) -> None:
     assert upstream.extract(text) == script_extract(text)
+
+
+def test_a_damaged_compressed_run_is_refused_by_name(tmp_path: Path) -> None:
+    from builder.core.errors import InputError
+    content_dir(tmp_path)
+    assert run_import(tmp_path, zipped(tmp_path, outputs(REFERENCE))) == 0
+    path = tmp_path / "runs" / RUN
+    raw = path.read_bytes()
+    path.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(InputError) as caught:
+        read_run(path)
+    assert f"{path}: not a readable gzip file" in str(caught.value)
