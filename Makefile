@@ -53,7 +53,8 @@ mmlu-pro-runs: $(INSTALLED)
 
 # Every Eval Ever's validator for the export round trip (tests/test_eee_export.py): every-eval-ever
 # 0.3.0 needs Python >= 3.12 and the build's venv may be older, so it gets a virtualenv of its own.
-PYTHON312 ?= python3.12
+# python3.12 on the PATH, or pyenv's newest 3.12 (its shim needs the version named)
+PYTHON312 ?= $(shell PYENV_VERSION=$$(pyenv latest 3.12 2>/dev/null) python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3.12)
 EEE_VENV ?= .venv-eee
 $(EEE_VENV)/.installed:
 	test -x $(EEE_VENV)/bin/python || $(PYTHON312) -m venv $(EEE_VENV)
