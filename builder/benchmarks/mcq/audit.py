@@ -18,12 +18,13 @@ import numpy as np
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.findings import Findings, examine
-from builder.benchmarks.mcq.learned import LearnedScores, learned_scores, option_features
+from builder.benchmarks.mcq.learned import LearnedScores, learned_scores
 from builder.benchmarks.mcq.load import Benchmark
-from builder.benchmarks.mcq.option_scores import centroid, char_lengths, word_lengths
+from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
 from builder.core.errors import InputError
+from builder.ranker.leak import CSV_COLUMNS, GroupAblation, LeakScores
 from builder.stats import bootstrap_intervals, metric_on_resamples, summarise_seeds
-from builder.benchmarks.cibuzzbench.probes.learned import FOLDS
+from builder.ranker.evaluate import FOLDS, Options
 
 PROBES: tuple[str, ...] = ("random", "position_prior", "longest_chars", "shortest_chars", "longest_words",
                            "centroid", "learned_options")
@@ -63,6 +64,9 @@ class Audit:
     probes: dict[str, ProbeScore]
     as_published: dict[str, ProbeScore]
     learned_evaluation: str
+    leak: LeakScores  # per audited item: cross-fitted probability of the gold, option-solvable
+    ablation: tuple[GroupAblation, ...]  # drop-one-cue-family, largest drop first
+    learned_alphas: tuple[float, ...]  # the ranker's L2 penalty per fit (inner CV)
     seeds: tuple[int, ...] = shuffle.SEEDS
 
     def as_json(self) -> dict[str, Any]:
@@ -81,6 +85,13 @@ class Audit:
                          "learned_options": self.learned_evaluation,
                          "learned_options_items": self.probes["learned_options"].items,
                          "content_sha256": self.content_sha256},
+            "learned": {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas),
+                        "leak": {"solvable_share": self.leak.solvable_share,
+                                 "mean_leak_score": float(np.mean(self.leak.leak_score)),
+                                 "evaluation": "5-fold cross-fitting over every audited item",
+                                 "csv_columns": list(CSV_COLUMNS)},
+                        "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop,
+                                      "ci95_low": a.ci95_low, "ci95_high": a.ci95_high} for a in self.ablation]},
         }
 
 
@@ -114,18 +125,20 @@ def run_audit(benchmark: Benchmark) -> Audit:
     texts = [i.choices for i in kept]
     gold = np.array([i.gold for i in kept], dtype=np.intp)
     chars, words = char_lengths(texts), word_lengths(texts)
-    options = option_features(texts, gold)
+    options = Options.build(texts, gold)
+    ids = [i.id for i in kept]
     inputs = _Inputs(
-        ids=[i.id for i in kept], gold=gold, k=findings.options,
+        ids=ids, gold=gold, k=findings.options,
         option_scores={"longest_chars": chars, "shortest_chars": -chars, "longest_words": words,
-                       "centroid": options.published(centroid(options.char_sim, options.word_sim))},
-        learned=learned_scores(options, [i.split for i in kept], spec.train_split, spec.test_split))
+                       "centroid": options.feature("centroid")},
+        learned=learned_scores(options, ids, [i.split for i in kept], spec.train_split, spec.test_split))
     orders = {seed: shuffle.permutations(inputs.ids, inputs.k, seed) for seed in shuffle.SEEDS}
     probes = {p: _seeded(inputs, p, orders) for p in PROBES}
     published = shuffle.published(len(kept), inputs.k)
     as_published = {p: _single(inputs, p, published, INTERVAL_SEED) for p in PROBES}
     return Audit(spec.name, spec.title, benchmark.content_sha256, len(kept), inputs.k, findings, probes,
-                 as_published, inputs.learned.evaluation)
+                 as_published, inputs.learned.evaluation, inputs.learned.leak, inputs.learned.ablation,
+                 inputs.learned.alphas)
 
 
 def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:

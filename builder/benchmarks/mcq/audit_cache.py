@@ -17,7 +17,7 @@ from builder.benchmarks.mcq.audit import Audit, run_audit
 from builder.benchmarks.mcq.load import Benchmark
 from builder.core.fileio import atomic_write
 
-_PACKAGES = ("benchmarks/mcq", "stats", "benchmarks/cibuzzbench/probes")  # what run_audit's result depends on
+_PACKAGES = ("benchmarks/mcq", "stats", "ranker")  # what run_audit's result depends on
 
 
 @cache
