@@ -60,8 +60,9 @@ def option_grid(texts: Sequence[Sequence[str]], gold: Sequence[int]) -> OptionGr
 
 def masked_rank_desc(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Rank within the item scaled to [0, 1] (0 = largest, 1 = smallest); ties share the mean
-    rank; padded slots neither rank nor are ranked (they get 0.5)."""
-    v = np.where(mask, values, -np.inf)
+    rank; padded slots neither rank nor are ranked (they get 0.5). Values are compared to 9
+    decimals, so sums taken in another option order still tie."""
+    v = np.where(mask, np.round(values, 9), -np.inf)
     valid = mask[:, None, :] & mask[:, :, None]
     greater = ((v[:, None, :] > v[:, :, None]) & valid).sum(axis=2)
     equal = ((v[:, None, :] == v[:, :, None]) & valid).sum(axis=2) - 1
@@ -71,9 +72,9 @@ def masked_rank_desc(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def masked_extreme(values: np.ndarray, mask: np.ndarray, largest: bool) -> np.ndarray:
-    """1.0 where the option equals the item's maximum (or minimum) over real options."""
+    """1.0 where the option equals the item's maximum (or minimum) over real options (to 9 decimals)."""
     fill = -np.inf if largest else np.inf
-    v = np.where(mask, values, fill)
+    v = np.where(mask, np.round(values, 9), fill)
     best = v.max(axis=1, keepdims=True) if largest else v.min(axis=1, keepdims=True)
     return ((v == best) & mask).astype(float)
 
