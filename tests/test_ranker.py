@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from builder.benchmarks.mcq.plugin import leak_csv
 from builder.ranker import evaluate as ev
 from builder.ranker.cues import GROUPS
 from builder.ranker.leak import CSV_COLUMNS, ablation, leak_from, leak_scores, solved
@@ -128,12 +129,14 @@ def test_leak_scores_are_cross_fitted_probabilities_and_write_the_csv() -> None:
     texts, gold = cloze_items(300)
     ids = [f"q{i}" for i in range(300)]
     leak = leak_scores(texts, gold, ids)
-    assert leak.ids == tuple(ids) and np.all((leak.leak_score > 0) & (leak.leak_score < 1))
-    lines = leak.csv().splitlines()
+    scores = np.array(leak.leak_score)
+    assert leak.ids == tuple(ids) and np.all((scores > 0) & (scores < 1))
+    lines = leak_csv(leak).decode().splitlines()
     assert lines[0] == ",".join(CSV_COLUMNS) and len(lines) == 301
     first = lines[1].split(",")
     assert first[0] == "q0" and float(first[1]) == pytest.approx(leak.leak_score[0], abs=1e-6)
     assert first[2] == str(int(leak.solvable[0]))
+    assert leak.solvable_share == pytest.approx(100 * np.mean(leak.solvable))
     options = ev.Options.build(texts, gold)
     with pytest.raises(ValueError):
         leak_from(ev.fit_evaluate(options, np.arange(200), np.arange(200, 300)), options, ids)

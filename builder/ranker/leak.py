@@ -36,27 +36,15 @@ def _solved(s: np.ndarray, g: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class LeakScores:
     ids: tuple[str, ...]
-    leak_score: np.ndarray  # (n,) cross-fitted probability of the gold
-    solvable: np.ndarray  # (n,) bool
+    leak_score: tuple[float, ...]  # per item, cross-fitted probability of the gold
+    solvable: tuple[bool, ...]  # per item (tuples, so an Audit holding them compares by value)
 
     def rows(self) -> list[tuple[str, float, bool]]:
         return [(i, float(p), bool(s)) for i, p, s in zip(self.ids, self.leak_score, self.solvable)]
 
-    def csv(self) -> str:
-        """`id,leak_score,solvable` with six decimals and 0/1, one line per item in input order."""
-        lines = [",".join(CSV_COLUMNS)]
-        lines += [f"{_csv_field(i)},{p:.6f},{int(s)}" for i, p, s in self.rows()]
-        return "\n".join(lines) + "\n"
-
     @property
     def solvable_share(self) -> float:
         return 100.0 * float(np.mean(self.solvable))
-
-
-def _csv_field(value: str) -> str:
-    if any(c in value for c in ',"\n\r'):
-        return '"' + value.replace('"', '""') + '"'
-    return value
 
 
 def leak_from(evaluation: Evaluation, options: Options, ids: Sequence[str]) -> LeakScores:
@@ -65,7 +53,8 @@ def leak_from(evaluation: Evaluation, options: Options, ids: Sequence[str]) -> L
         raise ValueError("leak scores need a cross-fitted evaluation of every item")
     g = options.grid.gold
     prob = evaluation.probabilities[np.arange(len(g)), g]
-    return LeakScores(tuple(str(i) for i in ids), prob, solved(evaluation, g))
+    top = solved(evaluation, g)
+    return LeakScores(tuple(str(i) for i in ids), tuple(float(p) for p in prob), tuple(bool(t) for t in top))
 
 
 def leak_scores(texts: Sequence[Sequence[str]], gold: Sequence[int], ids: Sequence[str]) -> LeakScores:

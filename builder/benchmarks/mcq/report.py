@@ -134,6 +134,7 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     _composition(loaded, facts, bench)
     _lengths(loaded, facts, bench)
     _audit(loaded.audit, facts, bench)
+    _learned(loaded.audit, facts, bench)
     categories = _labels(loaded, "category")
     for run in loaded.runs:
         _run_facts(loaded, run, facts, bench, categories)
@@ -209,6 +210,22 @@ def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
                 if score.sd is not None:
                     facts.add(K.AUDIT_SD.key(bench=bench, probe=probe, metric=metric), score.sd,
                               f"audit probe {probe}, {metric.replace('_', ' ')}: sample sd over the five option seeds")
+
+
+def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
+    """The ablation by cue family and the leak summary (the per-item scores are a download)."""
+    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    for a in audit.ablation:
+        what = f"learned probe without cue family {a.group}, refitted on the same training items and scored on {held}"
+        facts.add(K.ABLATION.key(bench=bench, group=a.group, value="accuracy"), a.accuracy, what)
+        facts.add(K.ABLATION.key(bench=bench, group=a.group, value="drop"), a.drop, what + ": full minus without")
+        facts.add(K.ABLATION.low(bench=bench, group=a.group, value="drop"), a.ci95_low, what + ": paired bootstrap")
+        facts.add(K.ABLATION.high(bench=bench, group=a.group, value="drop"), a.ci95_high, what + ": paired bootstrap")
+    leak = audit.leak
+    facts.add(K.LEAK.key(bench=bench, value="solvable"), leak.solvable_share,
+              "% of audited items option-solvable: the cross-fitted learned probe ranks the gold strictly first")
+    facts.add(K.LEAK.key(bench=bench, value="mean_leak_score"), 100.0 * float(np.mean(leak.leak_score)),
+              "mean cross-fitted probability the learned probe gives the gold (0-100)")
 
 
 def gold_letters(run: Run, loaded: Loaded, row_ids: Sequence[int] | None = None) -> tuple[list[str], list[str]]:
