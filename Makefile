@@ -39,10 +39,12 @@ test: $(TEST_INSTALLED)
 	$(BIN)/python -m pytest
 
 # Cold and no-change builds of the committed site, then the scale bench (forced, cold and
-# one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder).
+# one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder),
+# then the shelf: audit time per shipped spec (cold, cached) and a forced build against the import floor.
 bench: data
 	$(BIN)/python bench/build_bench.py
 	$(BIN)/python bench/scale_bench.py
+	$(BIN)/python bench/shelf_bench.py
 
 # docs/facts.md is generated from the registered fact patterns (builder/benchmarks/*/fact_keys.py).
 facts-doc: $(INSTALLED)

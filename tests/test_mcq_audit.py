@@ -56,7 +56,7 @@ def test_findings_count_locate_and_apply_the_rules(tmp_path: Path) -> None:
     rows[1]["answer"] = 0
     rows[4]["choices"][1] = rows[4]["choices"][0]  # gold duplicated: excluded
     rows[4]["answer"] = 0
-    rows[6]["choices"] = rows[6]["choices"][:3]  # three choices among fours: excluded
+    rows[6]["choices"] = rows[6]["choices"][:3]  # three choices among fours: kept (varying k)
     rows[6]["answer"] = 0
     rows[7]["choices"][3] = "   "  # blank: kept
     rows[7]["answer"] = 0
@@ -67,20 +67,31 @@ def test_findings_count_locate_and_apply_the_rules(tmp_path: Path) -> None:
     assert [e.id for e in found["duplicate_choices"].examples] == ["r1", "r4"]
     assert found["duplicate_choices"].examples[0].line == 2
     assert (found["gold_duplicated"].count, found["gold_duplicated"].rule) == (1, "excluded")
-    assert (found["varying_choice_counts"].count, found["varying_choice_counts"].rule) == (1, "excluded")
+    assert (found["varying_choice_counts"].count, found["varying_choice_counts"].rule) == (1, "kept")
     assert [e.id for e in found["varying_choice_counts"].examples] == ["r6"]
     assert found["empty_choices"].count == 1 and found["lettered_choices"].count == 1
     assert audit.findings.choice_counts == {3: 1, 4: 11}
-    assert (audit.items, audit.options) == (10, 4)
+    assert (audit.items, audit.options, audit.options_range) == (11, 4, (3, 4))
 
 
-def test_the_most_common_choice_count_is_audited_ties_to_the_larger(tmp_path: Path) -> None:
-    rows = plain_rows(10, k=5)
+def test_varying_k_keeps_every_item_and_drops_macro_f1(tmp_path: Path) -> None:
+    """Items with 5 and 3 options are all audited; chance is the mean of 1/k; macro F1 over
+    positions is not reported (position E exists on half the items only); the learned probe is one
+    model over both option counts (padding + mask), so it scores all nine items, and so do the
+    per-item leak scores."""
+    rows = plain_rows(9, k=5)
     for row in rows[5:]:
         row["choices"], row["answer"] = row["choices"][:3], 0
     audit = run_audit(load_benchmark(write_jsonl(tmp_path, rows)))
-    assert (audit.options, audit.items) == (5, 5)
-    assert audit.findings.by_name()["varying_choice_counts"].count == 5
+    assert (audit.options, audit.items, audit.options_range, audit.fixed_k) == (5, 9, (3, 5), False)
+    assert audit.findings.by_name()["varying_choice_counts"].count == 4
+    assert audit.chance == pytest.approx((5 * 20.0 + 4 * 100.0 / 3) / 9)
+    assert all(s.macro_f1 is None for s in audit.probes.values())
+    assert audit.as_json()["probes"]["random"]["macro_f1"] is None
+    assert audit.probes["learned_options"].items == 9 and audit.probes["longest_chars"].items == 9
+    assert audit.learned_chance == pytest.approx(audit.chance)
+    assert audit.leak is not None and len(audit.leak.ids) == 9
+    assert audit.solvable == pytest.approx(100 * sum(audit.leak.solvable) / 9)
 
 
 def test_too_few_items_after_exclusions_is_an_input_error(tmp_path: Path) -> None:
@@ -181,7 +192,9 @@ def test_learned_probe_never_sees_positions(tmp_path: Path) -> None:
 
 def test_json_shape(planted_audit) -> None:
     data = json.loads(audit_json(planted_audit))
-    assert list(data)[:6] == ["benchmark", "items", "options", "findings", "probes", "as_published"]
+    assert list(data)[:8] == ["benchmark", "items", "options", "findings", "probes", "as_published",
+                              "options_range", "chance"]
+    assert (data["options_range"], data["chance"]) == ([4, 4], 25.0)
     assert data["benchmark"] == "synthetic-mcq" and data["items"] == 300 and data["options"] == 4
     assert {"duplicate_choices", "varying_choice_counts", "gold_duplicated"} <= set(data["findings"])
     for block in ("probes", "as_published"):

@@ -233,3 +233,83 @@ def test_prompts_show_the_shuffled_options_and_the_blind_one_hides_the_stem() ->
     assert "Synthetic question 1?" in sighted and "Synthetic question 1?" not in blind
     for prompt in (sighted, blind):
         assert "A. blue\nB. red\nC. green\nD. yellow" in prompt and "(A, B, C or D)" in prompt
+
+
+# ------------------------------------------------------------------ several files, nesting, zip (issue 23)
+
+def test_a_glob_of_header_less_csv_files_gives_each_record_its_file_name(tmp_path: Path) -> None:
+    bench = load("subjects")
+    assert [p.name for p in bench.data.paths] == ["alpha_subject_test.csv", "beta_subject_test.csv"]
+    assert len(bench.items) == 8  # 4 rows per file, none taken for a header
+    first, fifth = bench.items[0], bench.items[4]
+    assert (first.id, first.category, first.line, first.number) == ("alpha_subject-1", "alpha_subject", 1, 1)
+    assert (fifth.id, fifth.category, fifth.number, fifth.file.name) == ("beta_subject-1", "beta_subject", 5,
+                                                                        "beta_subject_test.csv")
+    assert first.stem.startswith("Synthetic question 0 of alph") and len(first.choices) == 4
+    listed = FIXTURES / "subjects.yaml"
+    text = listed.read_text(encoding="utf-8").replace(
+        "dataset_path: tests/fixtures/mcq/subjects/*_test.csv",
+        "dataset_path: [tests/fixtures/mcq/subjects/beta_subject_test.csv, tests/fixtures/mcq/subjects/alpha_subject_test.csv]")
+    spec = tmp_path / "listed.yaml"
+    spec.write_text(text, encoding="utf-8")
+    both = load_benchmark(spec, root=REPO)  # a list keeps its order
+    assert [i.id for i in both.items] == [i.id for i in bench.items[4:] + bench.items[:4]]
+    assert both.data.sha256 != bench.data.sha256 and len(bench.data.sha256) == 64
+
+
+def test_a_bad_record_in_the_second_file_names_that_file(tmp_path: Path) -> None:
+    for name, answer in (("a_test.csv", "A"), ("b_test.csv", "Z")):
+        (tmp_path / name).write_text(f"q1,w,x,y,z,A\nq2,w,x,y,z,{answer}\n", encoding="utf-8")
+    spec = write_case(tmp_path, "", spec=f"name: case\ndataset_path: {tmp_path}/*_test.csv\n"
+                      "csv_columns: [q, A, B, C, D, answer]\ndoc_to_text: q\ndoc_to_choice: [A, B, C, D]\n"
+                      "doc_to_target: answer\n")
+    (only,) = problems(spec)
+    assert only.startswith(f"{tmp_path / 'b_test.csv'}:2 [record 4, doc_to_target]: target 'Z'")
+
+
+def test_nested_records_see_their_parent_and_keep_varying_option_counts() -> None:
+    bench = load("nested")
+    assert [i.id for i in bench.items] == ["p0q0", "p0q1", "p1q0", "p1q1", "p1q2", "p2q0", "p2q1", "p2q2", "p2q3"]
+    assert bench.items[2].stem.startswith("Synthetic passage 1: placeholder text.\n\nSynthetic question 0")
+    assert bench.items[2].category == "p1"
+    assert sorted({len(i.choices) for i in bench.items}) == [3, 4]
+
+
+def test_a_zipped_json_file_is_read_as_its_one_member(tmp_path: Path) -> None:
+    import zipfile
+    rows = [{"q": f"synthetic {i}", "choices": ["a", "b", "c"], "answer": i % 3} for i in range(6)]
+    with zipfile.ZipFile(tmp_path / "data.json.zip", "w") as archive:
+        archive.writestr("inner/data.json", json.dumps(rows))
+    spec = write_case(tmp_path, "", spec=f"name: case\ndataset_path: {tmp_path / 'data.json.zip'}\n"
+                      "doc_to_text: q\ndoc_to_choice: choices\ndoc_to_target: answer\n")
+    bench = load_benchmark(spec)
+    assert [i.gold for i in bench.items] == [0, 1, 2, 0, 1, 2] and bench.spec.dataset_format == "json"
+    with zipfile.ZipFile(tmp_path / "two.zip", "w") as archive:
+        archive.writestr("a.json", "[]")
+        archive.writestr("b.json", "[]")
+    spec = write_case(tmp_path, "", spec=f"name: case\ndataset_path: {tmp_path / 'two.zip'}\ndataset_format: json\n"
+                      "doc_to_text: q\ndoc_to_choice: choices\ndoc_to_target: answer\n")
+    (only,) = problems(spec)
+    assert "must hold exactly one file, found 2" in only
+
+
+def test_data_dir_and_download_are_validated_and_the_variable_names_the_folder(tmp_path: Path) -> None:
+    spec = tmp_path / "case.yaml"
+    spec.write_text("name: case\ndata_dir: data/case\ndataset_path: sub/*.csv\ndoc_to_text: q\n"
+                    "doc_to_choice: [A, B]\ndoc_to_target: answer\ndownload:\n  url: 'ftp://x/{path}'\n"
+                    "  files:\n    ../up.csv: 'aa'\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_spec(spec, root=tmp_path, environ={})
+    assert "[download]: url must be an http(s) URL" in str(caught.value)
+    spec.write_text(spec.read_text().replace("ftp://x", "https://x"), encoding="utf-8")
+    with pytest.raises(InputError, match=r"'\.\./up\.csv' must be a relative path inside data_dir"):
+        load_spec(spec, root=tmp_path, environ={})
+    spec.write_text(spec.read_text().replace("../up.csv: 'aa'", f"sub/up.csv: '{'a' * 64}'"), encoding="utf-8")
+    plain = load_spec(spec, root=tmp_path, environ={})
+    assert plain.location.patterns == (tmp_path / "data" / "case" / "sub" / "*.csv",)
+    assert plain.location.download.url_of("sub/up.csv") == "https://x/sub/up.csv"
+    moved = load_spec(spec, root=tmp_path, environ={"BUZZPROBE_DATA_CASE": str(tmp_path / "elsewhere")})
+    assert moved.location.patterns == (tmp_path / "elsewhere" / "sub" / "*.csv",)
+    assert moved.dataset_override == "BUZZPROBE_DATA_CASE"
+    assert plain.location.missing() == [tmp_path / "data" / "case" / "sub" / "*.csv",
+                                        tmp_path / "data" / "case" / "sub" / "up.csv"]

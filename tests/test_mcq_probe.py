@@ -70,7 +70,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "data").mkdir()
     data = tmp_path / "data" / "probe.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in synthetic_records()), encoding="utf-8")
-    (tmp_path / "content" / "benchmarks").mkdir()
+    (tmp_path / "content" / "benchmarks").mkdir(exist_ok=True)
     (tmp_path / "content" / "benchmarks" / f"{NAME}.yaml").write_text(SPEC.format(data=data), encoding="utf-8")
     return tmp_path
 
@@ -162,6 +162,12 @@ def test_probe_both_arms_resume_and_build_the_paired_page(project: Path, monkeyp
     index = (out / "index.html").read_text(encoding="utf-8")
     assert f'href="benchmarks/{NAME}.html"' in index
     assert (out / "tables" / f"mcq-{NAME}-audit.csv").is_file()
+    shelf = (out / "benchmarks.html").read_text(encoding="utf-8")  # the index: one row, linked, from facts
+    assert 'id="mcq-index"' in shelf and f'href="benchmarks/{NAME}.html"' in shelf
+    assert f'data-fact="mcq.{NAME}.index.learned.gain"' in shelf and 'href="benchmarks.html"' in index
+    assert facts[f"mcq.{NAME}.index.learned.gain"] == pytest.approx(
+        facts[f"mcq.{NAME}.audit.shuffled.learned_options.accuracy"] - facts[f"mcq.{NAME}.index.learned_chance"])
+    assert (out / "tables" / "mcq-index.csv").is_file()
     for html in out.rglob("*.html"):  # spec'd runs have no run page: nothing may link to one
         for href in re.findall(r'href="([^"]+)"', html.read_text(encoding="utf-8")):
             target = re.split(r"[#?]", href)[0]

@@ -126,3 +126,13 @@ def _still_at(fd: int, path: Path) -> bool:
         return os.path.samestat(os.fstat(fd), os.stat(path))
     except FileNotFoundError:
         return False
+
+
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB chunks (data files can be large)."""
+    import hashlib
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

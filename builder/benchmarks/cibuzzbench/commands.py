@@ -18,7 +18,11 @@ GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
 
 def add_commands(sub: "argparse._SubParsersAction") -> None:
     data = sub.add_parser("data", help="the CIBuzzBench CSV").add_subparsers(required=True, metavar="action")
-    fetch = data.add_parser("fetch", help="download the pinned upstream CSV unless CIBUZZBENCH_CSV names a copy")
+    fetch = data.add_parser("fetch", help="download the pinned upstream CSV unless CIBUZZBENCH_CSV names a copy, and "
+                            "each spec's pinned files (content/benchmarks/) unless its variable names a copy")
+    fetch.add_argument("--benchmark", action="append", metavar="NAME",
+                       help="only this spec's data (repeatable; CIBuzzBench's CSV is then left alone)")
+    fetch.add_argument("--content", type=Path, default=Path("content"), help="the content folder (default %(default)s)")
     fetch.set_defaults(handler=_cmd_fetch)
     check = data.add_parser("check", help="validate the CSV and print its hashes")
     check.set_defaults(handler=_cmd_check)
@@ -53,6 +57,14 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
     """Validate only what was just downloaded: a present copy is validated by every build."""
+    from builder.benchmarks.mcq.fetch import fetch_specs
+    if not args.benchmark:
+        _fetch_csv()
+    fetch_specs(args.content, args.benchmark, lambda message: print(message, file=sys.stderr))
+    return 0
+
+
+def _fetch_csv() -> None:
     from builder.benchmarks.cibuzzbench.dataset.fetch import ensure_dataset, resolve_dataset_path
     present = resolve_dataset_path(os.environ)
     path = ensure_dataset(os.environ, log=lambda message: print(message, file=sys.stderr))
@@ -62,7 +74,6 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
         except InputError:
             path.unlink(missing_ok=True)  # never leave an invalid download where builds look
             raise
-    return 0
 
 
 def _cmd_gold_pool(args: argparse.Namespace) -> int:

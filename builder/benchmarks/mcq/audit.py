@@ -10,6 +10,7 @@ score, `sd` is None and the interval is that order's bootstrap.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,12 +20,12 @@ from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.findings import Findings, examine
 from builder.benchmarks.mcq.learned import LearnedScores, learned_scores
-from builder.benchmarks.mcq.load import Benchmark
+from builder.benchmarks.mcq.load import Benchmark, Item
 from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
 from builder.core.errors import InputError
+from builder.ranker.evaluate import FOLDS, Options
 from builder.ranker.leak import CSV_COLUMNS, GroupAblation, LeakScores
 from builder.stats import bootstrap_intervals, metric_on_resamples, summarise_seeds
-from builder.ranker.evaluate import FOLDS, Options
 
 PROBES: tuple[str, ...] = ("random", "position_prior", "longest_chars", "shortest_chars", "longest_words",
                            "centroid", "learned_options")
@@ -46,7 +47,7 @@ class Score:
 @dataclass(frozen=True)
 class ProbeScore:
     accuracy: Score
-    macro_f1: Score
+    macro_f1: Score | None  # None when the audited items' number of options varies
     items: int  # items the probe answered (the learned probe: the test split under train->test)
     per_seed: dict[int, tuple[float, float]] = field(default_factory=dict)  # seed -> (accuracy, macro F1)
 
@@ -59,15 +60,26 @@ class Audit:
     title: str
     content_sha256: str
     items: int  # audited items (after the findings' exclusions)
-    options: int
+    options: int  # the most common number of options
     findings: Findings
     probes: dict[str, ProbeScore]
     as_published: dict[str, ProbeScore]
     learned_evaluation: str
-    leak: LeakScores  # per audited item: cross-fitted probability of the gold, option-solvable
-    ablation: tuple[GroupAblation, ...]  # drop-one-cue-family, largest drop first
-    learned_alphas: tuple[float, ...]  # the ranker's L2 penalty per fit (inner CV)
     seeds: tuple[int, ...] = shuffle.SEEDS
+    chance: float = 0.0  # mean of 100/k over the audited items: a uniform guess's expected accuracy
+    options_range: tuple[int, int] = (0, 0)  # fewest and most options of an audited item
+    learned_chance: float = 0.0  # mean of 100/k over the items the learned probe answered
+    # Option-solvable: % of the audited items whose gold the 5-fold cross-fitted ranker scores
+    # strictly highest (builder.ranker.leak); the index reads only this field.
+    solvable: float = 0.0
+    leak: LeakScores | None = None  # per audited item: cross-fitted probability of the gold, option-solvable
+    ablation: tuple[GroupAblation, ...] = ()  # drop-one-cue-family, largest drop first
+    learned_alphas: tuple[float, ...] = ()  # the ranker's L2 penalty per fit (inner CV)
+
+    @property
+    def fixed_k(self) -> bool:
+        """Every audited item has the same number of options: positions are labels, macro F1 applies."""
+        return self.options_range[0] == self.options_range[1]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -80,23 +92,29 @@ class Audit:
                         | {"choice_counts": {str(k): v for k, v in self.findings.choice_counts.items()}},
             "probes": {name: _probe_json(s) for name, s in self.probes.items()},
             "as_published": {name: _probe_json(s) for name, s in self.as_published.items()},
+            "options_range": list(self.options_range),
+            "chance": self.chance,
+            "learned_chance": self.learned_chance,
+            "solvable": self.solvable,
             "protocol": {"option_seeds": list(self.seeds), "interval": f"95% percentile bootstrap over items "
                          f"of the seed-{INTERVAL_SEED} shuffle (as_published: of the published order)",
                          "learned_options": self.learned_evaluation,
                          "learned_options_items": self.probes["learned_options"].items,
                          "content_sha256": self.content_sha256},
-            "learned": {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas),
-                        "leak": {"solvable_share": self.leak.solvable_share,
-                                 "mean_leak_score": float(np.mean(self.leak.leak_score)),
-                                 "evaluation": "5-fold cross-fitting over every audited item",
-                                 "csv_columns": list(CSV_COLUMNS)},
-                        "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop,
-                                      "ci95_low": a.ci95_low, "ci95_high": a.ci95_high} for a in self.ablation]},
+            "learned": self._learned_json(),
         }
+
+    def _learned_json(self) -> dict[str, Any]:
+        leak = None if self.leak is None else {
+            "solvable_share": self.leak.solvable_share, "mean_leak_score": float(np.mean(self.leak.leak_score)),
+            "evaluation": "5-fold cross-fitting over every audited item", "csv_columns": list(CSV_COLUMNS)}
+        return {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas), "leak": leak,
+                "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop, "ci95_low": a.ci95_low,
+                              "ci95_high": a.ci95_high} for a in self.ablation]}
 
 
 def _probe_json(score: ProbeScore) -> dict[str, Any]:
-    return {m: {"mean": s.mean, "sd": s.sd, "ci95_low": s.ci95_low, "ci95_high": s.ci95_high}
+    return {m: None if s is None else {"mean": s.mean, "sd": s.sd, "ci95_low": s.ci95_low, "ci95_high": s.ci95_high}
             for m, s in (("accuracy", score.accuracy), ("macro_f1", score.macro_f1))}
 
 
@@ -106,39 +124,59 @@ class _Inputs:
 
     ids: list[str]
     gold: np.ndarray
-    k: int
-    option_scores: dict[str, np.ndarray]  # probe -> (n, k), higher = chosen
+    k: int  # the widest item's number of options (the width of every matrix)
+    counts: np.ndarray  # (n,) each item's own number of options
+    option_scores: dict[str, np.ndarray]  # probe -> (n, k), higher = chosen; -inf past an item's options
     learned: LearnedScores
+
+    @property
+    def fixed_k(self) -> bool:
+        return bool((self.counts == self.k).all())
 
 
 def run_audit(benchmark: Benchmark) -> Audit:
     kept, findings = examine(benchmark)
     spec = benchmark.spec
     if len(kept) < FOLDS:
-        raise InputError.single(spec.path, f"the audit needs at least {FOLDS} items with {findings.options} "
-                                f"choices; {len(kept)} remain after the findings' exclusions")
+        raise InputError.single(spec.path, f"the audit needs at least {FOLDS} items; {len(kept)} remain after "
+                                "the findings' exclusions")
     if spec.split is not None:
         for key in ("train_split", "test_split"):
             value = getattr(spec, key)
             if not any(i.split == value for i in kept):
                 raise InputError.single(spec.path, f"no audited item is in split {value!r}", field=key)
-    texts = [i.choices for i in kept]
-    gold = np.array([i.gold for i in kept], dtype=np.intp)
-    chars, words = char_lengths(texts), word_lengths(texts)
-    options = Options.build(texts, gold)
-    ids = [i.id for i in kept]
-    inputs = _Inputs(
-        ids=ids, gold=gold, k=findings.options,
-        option_scores={"longest_chars": chars, "shortest_chars": -chars, "longest_words": words,
-                       "centroid": options.feature("centroid")},
-        learned=learned_scores(options, ids, [i.split for i in kept], spec.train_split, spec.test_split))
-    orders = {seed: shuffle.permutations(inputs.ids, inputs.k, seed) for seed in shuffle.SEEDS}
+    inputs = _inputs(kept, spec)
+    if not len(inputs.learned.items):
+        raise InputError.single(spec.path, f"the learned probe needs, for some number of options, at least {FOLDS} "
+                                "items (or a training and a test item); no option count has that many")
+    orders = {seed: shuffle.permutations(inputs.ids, inputs.counts.tolist(), seed) for seed in shuffle.SEEDS}
     probes = {p: _seeded(inputs, p, orders) for p in PROBES}
     published = shuffle.published(len(kept), inputs.k)
     as_published = {p: _single(inputs, p, published, INTERVAL_SEED) for p in PROBES}
-    return Audit(spec.name, spec.title, benchmark.content_sha256, len(kept), inputs.k, findings, probes,
-                 as_published, inputs.learned.evaluation, inputs.learned.leak, inputs.learned.ablation,
-                 inputs.learned.alphas)
+    learned = inputs.learned
+    return Audit(spec.name, spec.title, benchmark.content_sha256, len(kept), findings.options, findings, probes,
+                 as_published, learned.evaluation, chance=float(np.mean(100.0 / inputs.counts)),
+                 options_range=(int(inputs.counts.min()), int(inputs.counts.max())),
+                 learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
+                 solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
+                 learned_alphas=learned.alphas)
+
+
+def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
+    """Every probe's option scores, padded to the widest item; the centroid and the learned probe
+    come from the shared ranker, one model over every number of options (padding + mask)."""
+    texts = [i.choices for i in kept]
+    gold = np.array([i.gold for i in kept], dtype=np.intp)
+    counts = np.array([len(t) for t in texts], dtype=np.intp)
+    chars, words = char_lengths(texts), word_lengths(texts)
+    missing = np.isnan(chars)
+    options = Options.build(texts, gold)
+    ids = [i.id for i in kept]
+    learned = learned_scores(options, ids, [i.split for i in kept], spec.train_split, spec.test_split)
+    scores = {"longest_chars": chars, "shortest_chars": -chars, "longest_words": words,
+              "centroid": options.feature("centroid")}
+    return _Inputs(ids=ids, gold=gold, k=int(counts.max()), counts=counts,
+                   option_scores={p: np.where(missing, -np.inf, v) for p, v in scores.items()}, learned=learned)
 
 
 def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -146,7 +184,8 @@ def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tu
     gold = np.argmax(perm == inputs.gold[:, None], axis=1)
     n, k = perm.shape
     if probe == "random":
-        return gold, np.random.default_rng(seed).integers(0, k, size=n)
+        rng = np.random.default_rng(seed)
+        return gold, rng.integers(0, k, size=n) if inputs.fixed_k else rng.integers(0, inputs.counts)
     if probe == "position_prior":
         prior = int(np.argmax(np.bincount(gold, minlength=k)))  # ties: the earliest position
         return gold, np.full(n, prior, dtype=np.intp)
@@ -180,15 +219,24 @@ def _seeded(inputs: _Inputs, probe: str, orders: dict[int, np.ndarray]) -> Probe
         if seed == INTERVAL_SEED:
             interval, n = _intervals(gold, pred, inputs.k), len(gold)
     assert interval is not None
-    scores = {}
+    scores: dict[str, Score | None] = {}
     for i, metric in enumerate(METRICS):
         summary = summarise_seeds({seed: values[i] for seed, values in per_seed.items()})
         scores[metric] = Score(summary.mean, summary.sd, interval[metric].low, interval[metric].high)
-    return ProbeScore(scores["accuracy"], scores["macro_f1"], n, per_seed)
+    return _probe_score(inputs, scores, n, per_seed)
 
 
 def _single(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> ProbeScore:
     gold, pred = _predictions(inputs, probe, perm, seed)
     point, interval = _point(gold, pred, inputs.k), _intervals(gold, pred, inputs.k)
-    scores = {m: Score(point[m], None, interval[m].low, interval[m].high) for m in METRICS}
-    return ProbeScore(scores["accuracy"], scores["macro_f1"], len(gold))
+    scores: dict[str, Score | None] = {m: Score(point[m], None, interval[m].low, interval[m].high) for m in METRICS}
+    return _probe_score(inputs, scores, len(gold), {})
+
+
+def _probe_score(inputs: _Inputs, scores: dict[str, Score | None], n: int,
+                 per_seed: dict[int, tuple[float, float]]) -> ProbeScore:
+    """Macro F1 over positions only where every item has the same k: with varying k a position
+    is not one label (position 10 exists on some items only)."""
+    accuracy = scores["accuracy"]
+    assert accuracy is not None
+    return ProbeScore(accuracy, scores["macro_f1"] if inputs.fixed_k else None, n, per_seed)

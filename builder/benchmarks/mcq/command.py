@@ -45,13 +45,17 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def _cell(score: Score) -> str:
+def _cell(score: Score | None) -> str:
+    if score is None:  # macro F1 where the number of options varies
+        return "–"
     sd = "" if score.sd is None else f" ± {score.sd:5.2f}"
     return f"{score.mean:6.2f}{sd} [{score.ci95_low:6.2f}, {score.ci95_high:6.2f}]"
 
 
 def audit_table(audit: Audit) -> str:
-    lines = [f"{audit.title} ({audit.benchmark}): {audit.items:,} items audited, {audit.options} options each",
+    low, high = audit.options_range
+    each = f"{low} options each" if low == high else f"{low}-{high} options (macro F1 needs one k: not reported)"
+    lines = [f"{audit.title} ({audit.benchmark}): {audit.items:,} items audited, {each}; chance {audit.chance:.2f}",
              f"options per item (all records): " + ", ".join(f"{k}: {v:,}" for k, v in audit.findings.choice_counts.items())]
     for f in audit.findings.items:
         where = "; ".join(f"{e.id} (record {e.record}" + (f", line {e.line})" if e.line else ")") for e in f.examples)

@@ -37,7 +37,10 @@ PAIR_COUNT = choice("count", ("n", "fixes", "breaks"), "shared items; items only
 RECORDS = FactPattern("mcq.{bench}.records", "count", "items loaded from the data file", {"bench": BENCH})
 ITEMS = FactPattern("mcq.{bench}.items", "count", "items audited and probed (after the findings' exclusions)",
                     {"bench": BENCH})
-OPTIONS = FactPattern("mcq.{bench}.options", "count", "choices per audited item", {"bench": BENCH})
+OPTIONS = FactPattern("mcq.{bench}.options", "count", "the most common number of choices per audited item",
+                      {"bench": BENCH})
+CHANCE = FactPattern("mcq.{bench}.chance", "0–100", "a uniform guess's expected accuracy: the mean of 100/k over "
+                     "the audited items", {"bench": BENCH})
 CHOICE_COUNT = FactPattern("mcq.{bench}.choice_count.{k}", "count", "loaded items with k choices",
                            {"bench": BENCH, "k": K})
 SPLIT = FactPattern("mcq.{bench}.split.{label}.n", "count", "audited items in a split", {"bench": BENCH, "label": LABEL})
@@ -81,11 +84,29 @@ PAIR_COUNTS = FactPattern("mcq.{bench}.pair.{run_id}.{count}", "count", "a pair'
 PAIR_P = FactPattern("mcq.{bench}.pair.{run_id}.mcnemar_p", "p-value", "exact McNemar test of fixes against breaks",
                      {"bench": BENCH, "run_id": RUN_ID})
 
+INDEX_PROBE = choice("probe", ("rule", "learned"), "the strongest rule, or the learned option-only probe")
+INDEX_COUNTS = choice("count", ("benchmarks", "above_chance", "rule_wins"), "benchmarks on the index; those whose "
+                      "learned probe's interval lies above chance; those where the strongest rule gains more")
+INDEX_GAIN = FactPattern("mcq.{bench}.index.{probe}.gain", "points (0–100)",
+                         "accuracy on the seeded shuffles minus chance (mean of 100/k over the items answered); "
+                         "interval: seed 1111's bootstrap less the same chance", {"bench": BENCH, "probe": INDEX_PROBE},
+                         interval=True)
+LEARNED_CHANCE = FactPattern("mcq.{bench}.index.learned_chance", "0–100",
+                             "mean of 100/k over the items the learned probe answered", {"bench": BENCH})
+SOLVABLE = FactPattern("mcq.{bench}.index.solvable", "% of items",
+                       "items the learned probe answered whose top choice is the gold (option-solvable)",
+                       {"bench": BENCH})
+LEARNED_ITEMS = FactPattern("mcq.{bench}.index.learned_items", "count", "items the learned probe answered",
+                            {"bench": BENCH})
+INDEX_COUNT = FactPattern("mcq.index.{count}", "count", "the index page's counts over benchmarks",
+                          {"count": INDEX_COUNTS})
+
 SECTIONS: tuple[Section, ...] = (
     Section("Multiple-choice benchmarks from spec files (`mcq.*`)",
             "One family per spec in content/benchmarks/ (docs/audit.md): the data set's composition and findings, "
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
-            (RECORDS, ITEMS, OPTIONS, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P)),
+            (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
+             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P, INDEX_GAIN,
+             LEARNED_CHANCE, SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),
 )

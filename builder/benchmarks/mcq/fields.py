@@ -52,21 +52,28 @@ class Rule:
     fields: tuple[str, ...]
     template: Template | None = None
 
-    def raw(self, record: Mapping[str, Any]) -> Any:
-        """The field's value, the fields' values, or the rendered template text."""
+    def raw(self, record: Mapping[str, Any], context: Mapping[str, Any] | None = None) -> Any:
+        """The field's value, the fields' values, or the rendered template text. `context`
+        holds the names a record gets from where it sits (file_name, file_stem, parent): a
+        template sees them beside the fields (they win a clash; `doc` is the record itself),
+        and a field rule falls back to them."""
+        context = context or {}
         if self.kind == "template":
             assert self.template is not None
             try:
-                return self.template.render({**record, "doc": record})
+                return self.template.render({**record, **context, "doc": record})
             except TemplateError as exc:
                 raise RecordProblem(f"template failed: {describe(exc)}") from None
             except Exception as exc:  # a template over data can raise anything (TypeError, ...)
                 raise RecordProblem(f"template failed: {type(exc).__name__}: {exc}") from None
         values = []
         for name in self.fields:
-            if name not in record:
+            if name in record:
+                values.append(record[name])
+            elif name in context:
+                values.append(context[name])
+            else:
                 raise RecordProblem(f"field {name!r} is missing")
-            values.append(record[name])
         return values if self.kind == "fields" else values[0]
 
 
@@ -92,9 +99,9 @@ def text_value(value: Any, what: str) -> str:
     return str(value)
 
 
-def choices(rule: Rule, record: Mapping[str, Any]) -> tuple[str, ...]:
+def choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str, Any] | None = None) -> tuple[str, ...]:
     """The choices in order: a list, a dict's values in key order, fields, or a list literal."""
-    value = rule.raw(record)
+    value = rule.raw(record, context)
     if rule.kind == "template":
         try:
             value = ast.literal_eval(value.strip())
@@ -113,10 +120,11 @@ def choices(rule: Rule, record: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(text_value(v, f"choice {LETTERS[i]}") for i, v in enumerate(value))
 
 
-def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...]) -> int:
+def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
+           context: Mapping[str, Any] | None = None) -> int:
     """The gold's 0-based index: an integer or numeral is the index; other text is matched
     to a choice's text (surrounding spaces ignored), then to a letter label (A, b, ...)."""
-    value = rule.raw(record)
+    value = rule.raw(record, context)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise RecordProblem(f"target must be an integer or text, not {_kind(value)}")
     if isinstance(value, str):

@@ -2,8 +2,10 @@
 
 Rules (docs/audit.md), applied in this order to the loaded items:
 - varying_choice_counts: items whose number of choices differs from the most common number
-  (ties: the larger number) are EXCLUDED, because option positions are the labels of the
-  macro F1 and every probe compares an item's options with one another;
+  (ties: the larger number) are KEPT and counted: every probe ranks an item's own options,
+  the headline is accuracy against the mean chance 1/k, and macro F1 over positions is
+  reported only when every audited item has the same k (MMLU-Pro has 3-10 options,
+  TruthfulQA MC1 2-13: excluding them would drop 17% and most of the items);
 - gold_duplicated: items whose gold text equals a distractor's (compared after collapsing
   whitespace and case) are EXCLUDED: no reader of the options can tell which copy is gold;
 - duplicate_choices: items with two equal choices (same comparison) are KEPT and counted
@@ -49,7 +51,7 @@ class Findings:
 
     items: tuple[Finding, ...]
     choice_counts: dict[int, int]  # number of choices -> items, before exclusion
-    options: int  # the number of choices every audited item has
+    options: int  # the most common number of choices (ties: the larger)
 
     def by_name(self) -> dict[str, Finding]:
         return {f.name: f for f in self.items}
@@ -83,7 +85,7 @@ def examine(benchmark: Benchmark) -> tuple[tuple[Item, ...], Findings]:
     counts = Counter(len(i.choices) for i in items)
     options = max(counts, key=lambda k: (counts[k], k))
     checks = (
-        ("varying_choice_counts", EXCLUDED, lambda i: len(i.choices) != options),
+        ("varying_choice_counts", KEPT, lambda i: len(i.choices) != options),
         ("gold_duplicated", EXCLUDED, _gold_duplicated),
         ("duplicate_choices", KEPT, _has_duplicates),
         ("empty_choices", KEPT, lambda i: any(not c.strip() for c in i.choices)),

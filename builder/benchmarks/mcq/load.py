@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.benchmarks.mcq import fields
@@ -24,6 +24,7 @@ class Item:
     stem: str
     choices: tuple[str, ...]  # in the published order
     gold: int  # 0-based index into `choices`
+    file: Path | None = field(default=None, compare=False)  # the data file it came from
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,13 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> Benchm
         try:
             items.append(_item(spec, record))
         except _Located as exc:
-            problems.append(Problem(str(data.path), str(exc.__cause__), record.line,
+            problems.append(Problem(str(record.file or data.path), str(exc.__cause__), record.line,
                                     f"record {record.number}, {exc.key}"))
     seen: dict[str, Item] = {}
     for item in items:
         if item.id in seen:
             first = seen[item.id]
-            problems.append(Problem(str(data.path), f"id {item.id!r} repeats record {first.number}'s", item.line,
+            problems.append(Problem(str(item.file or data.path), f"id {item.id!r} repeats record {first.number}'s", item.line,
                                     f"record {item.number}, id"))
         seen.setdefault(item.id, item)
     if problems:
@@ -70,17 +71,18 @@ def _item(spec: Spec, record: Record) -> Item:
         except fields.RecordProblem as exc:
             raise _Located(key) from exc
 
-    doc = record.data
-    stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc), "the text"))
-    choices = run("doc_to_choice", fields.choices, spec.doc_to_choice, doc)
-    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices)
-    extra = {}
-    for key in ("id", "split", "category"):
-        name = getattr(spec, key)
-        extra[key] = None if name is None else run(key, _field, doc, name, key)
+    doc, context = record.data, record.context
+    stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc, context), "the text"))
+    choices = run("doc_to_choice", fields.choices, spec.doc_to_choice, doc, context)
+    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, context)
+    extra: dict[str, str | None] = {}
+    for key, rule in (("id", spec.id), ("category", spec.category)):
+        extra[key] = None if rule is None else run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
+                                                                                               f"the {k}"))
+    extra["split"] = None if spec.split is None else run("split", _field, doc, spec.split, "split")
     return Item(id=extra["id"] if extra["id"] is not None else str(record.number), number=record.number,
                 line=record.line, split=extra["split"], category=extra["category"], stem=stem,
-                choices=choices, gold=gold)
+                choices=choices, gold=gold, file=record.file)
 
 
 def _field(doc: dict, name: str, key: str) -> str:

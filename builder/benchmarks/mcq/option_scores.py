@@ -17,11 +17,20 @@ def flat(texts: Sequence[Sequence[str]]) -> list[str]:
     return [t for row in texts for t in row]
 
 
+def padded(values: Sequence[float], counts: np.ndarray, fill: float = np.nan) -> np.ndarray:
+    """(n, max k) from the item-major flat `values` of items with `counts` options each; the
+    positions an item does not have hold `fill` (varying k: MMLU-Pro has 3-10 options)."""
+    width = int(counts.max())
+    out = np.full((len(counts), width), fill, dtype=float)
+    out[np.arange(width)[None, :] < counts[:, None]] = values
+    return out
+
+
 def char_lengths(texts: Sequence[Sequence[str]]) -> np.ndarray:
-    """Characters (code points) per option, (n, k)."""
-    return np.array([len(t) for t in flat(texts)], dtype=float).reshape(len(texts), -1)
+    """Characters (code points) per option, (n, max k); NaN where an item has fewer options."""
+    return padded([len(t) for t in flat(texts)], np.array([len(row) for row in texts]))
 
 
 def word_lengths(texts: Sequence[Sequence[str]]) -> np.ndarray:
-    """Whitespace-separated words per option, (n, k)."""
-    return np.array([len(t.split()) for t in flat(texts)], dtype=float).reshape(len(texts), -1)
+    """Whitespace-separated words per option, (n, max k); NaN where an item has fewer options."""
+    return padded([len(t.split()) for t in flat(texts)], np.array([len(row) for row in texts]))

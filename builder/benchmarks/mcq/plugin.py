@@ -38,43 +38,56 @@ class SpecBenchmarks(Benchmark):
         found = []
         for path in spec_files(settings.content_dir):
             try:
-                data = load_spec(path).dataset_path
+                files = load_spec(path).location.files()
             except InputError:
                 continue
-            if data.is_file():
-                found.append(data)
+            found.extend(f for f in files if f.is_file())
         return found
 
     def load(self, settings: BuildSettings, runs: Sequence[Any]) -> list[Any]:
         from builder.benchmarks.mcq.report import load_specs
         return load_specs(settings.content_dir, settings.cache_dir, runs)
 
-    def compute(self, loaded: list[Any], facts: FactTable, settings: BuildSettings) -> list[Any]:
+    def compute(self, loaded: list[Any], facts: FactTable, settings: BuildSettings) -> Any:
+        from builder.benchmarks.mcq.index import Shelf, compute_index
         from builder.benchmarks.mcq.report import compute_spec
-        return [compute_spec(one, facts) for one in loaded]
+        specs = [compute_spec(one, facts) for one in loaded]
+        return Shelf(specs, compute_index(specs, facts, PAGE_DIR))
 
     def fact_sections(self) -> tuple[Section, ...]:
         from builder.benchmarks.mcq.fact_keys import SECTIONS
         return SECTIONS
 
-    def site(self, computed: list[Any], facts: FactTable, svg: Any) -> SiteParts:
-        from builder.benchmarks.mcq.views import spec_tables
+    def site(self, shelf: Any, facts: FactTable, svg: Any) -> SiteParts:
+        from builder.benchmarks.mcq.views import INDEX_CHART, INDEX_TABLE, index_chart_rows, index_table, spec_tables
+        from builder.site.charts import category_score_chart
         from builder.site.tables import FactCells
         cells = FactCells(facts)
         tables: dict[str, Any] = {}
+        computed = shelf.specs
         for one in computed:
             tables.update(spec_tables(one, cells))
+        charts = {}
+        if computed:
+            tables[INDEX_TABLE] = index_table(shelf.index, cells)
+            if svg is not None:
+                charts[INDEX_CHART] = category_score_chart(
+                    index_chart_rows(shelf.index, facts), id=INDEX_CHART, renderer=svg,
+                    title="Gain over chance from the options alone", value_title="Points over chance",
+                    series_title="Probe", description="Per benchmark, the learned option-only probe's and the "
+                    "strongest rule's accuracy minus chance, with 95% bootstrap intervals (seed 1111's shuffle).")
         listed = [{"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{PAGE_DIR}/{c.name}.html"}
                   for c in computed]
         return SiteParts(
-            tables=tables, context={"mcq_benchmarks": listed},
+            tables=tables, charts=charts, context={"mcq_benchmarks": listed, "mcq_index": shelf.index},
             sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256) for c in computed],
-            runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in computed for r in c.loaded.runs])
+            runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])
 
-    def pages(self, computed: list[Any], facts: FactTable, settings: PageSettings) -> Files:
+    def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
         from builder.benchmarks.mcq.shuffle import SEEDS
         from builder.benchmarks.mcq.views import LEAK_DIR, spec_tables
         from builder.site.tables import FactCells
+        computed = shelf.specs
         files: Files = {}
         if not computed:
             return files

@@ -8,8 +8,10 @@ locates it). The file is the user's own download; nothing here writes or copies 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
-from dataclasses import dataclass
+import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,35 +22,76 @@ from builder.core.textfiles import csv_records, decode_utf8
 
 @dataclass(frozen=True)
 class Record:
-    number: int  # 1-based position among the records
+    number: int  # 1-based position among all the records (over every file, in order)
     line: int | None
     data: dict[str, Any]
+    file: Path | None = None  # the data file it came from
+    context: dict[str, Any] = field(default_factory=dict)  # file_name, file_stem, file_record, parent
 
 
 @dataclass(frozen=True)
 class DataFile:
-    path: Path
-    sha256: str  # of the bytes read
+    path: Path  # the first file (what messages name when there is one)
+    sha256: str  # of the bytes read (several files: of their names and hashes, in order)
     records: tuple[Record, ...]
+    paths: tuple[Path, ...] = ()
 
 
 def read_records(spec: Spec) -> DataFile:
-    path = spec.dataset_path
+    """Every record of every data file, numbered in order over all of them."""
+    files = spec.location.files()
+    if not files:
+        raise InputError.single(spec.location.patterns[0], f"no data file matches ({_where(spec)})")
+    records: list[Record] = []
+    digests = []
+    for path in files:
+        raw = _read(spec, path)
+        digests.append((path.name, hashlib.sha256(raw).hexdigest()))
+        member, raw = _unzipped(path, raw)
+        text = decode_utf8(path, raw)
+        reader = {"json": _json, "jsonl": _jsonl, "csv": _csv}[spec.dataset_format]
+        found = reader(member, text, spec)
+        if not found:
+            raise InputError.single(path, "no records: the file holds no items")
+        plain = path.name[:-4] if path.suffix.lower() == ".zip" else path.name
+        context = {"file_name": path.name, "file_stem": Path(plain).stem}
+        base = len(records)
+        records.extend(Record(base + i + 1, r.line, r.data, path, {**context, "file_record": i + 1, **r.context})
+                       for i, r in enumerate(found))
+    sha = digests[0][1] if len(digests) == 1 else \
+        hashlib.sha256(json.dumps(digests, separators=(",", ":")).encode()).hexdigest()
+    return DataFile(files[0], sha, tuple(records), tuple(files))
+
+
+def _where(spec: Spec) -> str:
+    if spec.dataset_override:
+        return f"set by {spec.dataset_override}"
+    return f"dataset_path in {spec.path}; {spec.env_var} can name another copy"
+
+
+def _read(spec: Spec, path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
-        where = f"set by {spec.dataset_override}" if spec.dataset_override else \
-            f"dataset_path in {spec.path}; {spec.env_var} can name another copy"
-        raise InputError.single(path, f"cannot read the data file ({where}): {exc.strerror or exc}") from None
-    text = decode_utf8(path, raw)
-    reader = {"json": _json, "jsonl": _jsonl, "csv": _csv}[spec.dataset_format]
-    records = reader(path, text, spec.records)
-    if not records:
-        raise InputError.single(path, "no records: the file holds no items")
-    return DataFile(path, hashlib.sha256(raw).hexdigest(), tuple(records))
+        raise InputError.single(path, f"cannot read the data file ({_where(spec)}): {exc.strerror or exc}") from None
 
 
-def _json(path: Path, text: str, key: str | None) -> list[Record]:
+def _unzipped(path: Path, raw: bytes) -> tuple[Path, bytes]:
+    """A `.zip` holds exactly one data file (MMLU-Pro's published outputs do): its bytes."""
+    if path.suffix.lower() != ".zip":
+        return path, raw
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            members = [m for m in archive.infolist() if not m.is_dir()]
+            if len(members) != 1:
+                raise InputError.single(path, f"a zipped data file must hold exactly one file, found {len(members)}")
+            return path, archive.read(members[0])
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
+        raise InputError.single(path, f"not a readable zip archive: {exc}") from None
+
+
+def _json(path: Path, text: str, spec: Spec) -> list[Record]:
+    key = spec.records
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -62,10 +105,10 @@ def _json(path: Path, text: str, key: str | None) -> list[Record]:
     if not isinstance(data, list):
         hint = "" if key else "; if the list is inside an object, name its key with `records` in the spec"
         raise InputError.single(path, f"expected a list of records, found {type(data).__name__}{hint}")
-    return [_record(path, i + 1, None, item) for i, item in enumerate(data)]
+    return _nested([_record(path, i + 1, None, item) for i, item in enumerate(data)], path, spec.nested)
 
 
-def _jsonl(path: Path, text: str, key: str | None) -> list[Record]:
+def _jsonl(path: Path, text: str, spec: Spec) -> list[Record]:
     records = []
     for line, content in enumerate(text.splitlines(), start=1):
         if not content.strip():
@@ -77,11 +120,13 @@ def _jsonl(path: Path, text: str, key: str | None) -> list[Record]:
         except RecursionError:
             raise InputError.single(path, "not valid JSON: nested too deeply", line=line) from None
         records.append(_record(path, len(records) + 1, line, item))
-    return records
+    return _nested(records, path, spec.nested)
 
 
-def _csv(path: Path, text: str, key: str | None) -> list[Record]:
+def _csv(path: Path, text: str, spec: Spec) -> list[Record]:
     header, rows = csv_records(path, text)
+    if spec.csv_columns is not None:  # no header row: the first row is a record
+        rows, header = [(1, header), *rows], list(spec.csv_columns)
     names = [h.strip() for h in header]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -99,3 +144,23 @@ def _record(path: Path, number: int, line: int | None, item: object) -> Record:
         raise InputError.single(path, f"a record must be an object, found {type(item).__name__}", line=line,
                                 field=f"record {number}")
     return Record(number, line, item)
+
+
+def _nested(documents: list[Record], path: Path, key: str | None) -> list[Record]:
+    """Each document's list under `key` as records of their own, the document as `parent`
+    (a passage with its questions): every element must be an object."""
+    if key is None:
+        return documents
+    records: list[Record] = []
+    for doc in documents:
+        items = doc.data.get(key)
+        if not isinstance(items, list):
+            raise InputError.single(path, f"expected a list under {key!r} (the spec's nested), found "
+                                    f"{type(items).__name__}", line=doc.line, field=f"record {doc.number}")
+        parent = {k: v for k, v in doc.data.items() if k != key}
+        for j, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise InputError.single(path, f"element {j + 1} under {key!r} must be an object, found "
+                                        f"{type(item).__name__}", line=doc.line, field=f"record {doc.number}")
+            records.append(Record(len(records) + 1, doc.line, item, context={"parent": parent}))
+    return records

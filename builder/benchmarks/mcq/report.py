@@ -23,6 +23,7 @@ from builder.benchmarks.mcq.audit import PROBES, Audit
 from builder.benchmarks.mcq.audit_cache import cached_audit
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import Benchmark, load_benchmark
+from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.run_format import ChoiceItem
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
@@ -92,14 +93,10 @@ def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]]) -> Lo
 
 
 def _check_data_file(spec: Spec) -> None:
-    if spec.dataset_path.is_file():
-        return
-    _, lines = load_mapping(spec.path)
-    how = (f"{spec.dataset_override} names it" if spec.dataset_override else
-           f"set {spec.env_var} to its path, or correct dataset_path")
-    raise InputError.single(spec.path, f"the data file of {spec.name!r} is missing: {spec.dataset_path} ({how}; "
-                            "buzzprobe never ships a benchmark's data: docs/audit.md)",
-                            line=line_of(lines, ("dataset_path",)), field="dataset_path")
+    from builder.benchmarks.mcq.fetch import missing_problem
+    missing = spec.location.missing()
+    if missing:
+        raise InputError([missing_problem(spec, path) for path in missing])
 
 
 def run_problems(run: Run, benchmark: Benchmark, data: ChoiceSet) -> list[Problem]:
@@ -164,6 +161,8 @@ def _composition(loaded: Loaded, facts: FactTable, bench: str) -> None:
     facts.add(K.RECORDS.key(bench=bench), len(loaded.benchmark.items), f"records read from {where}")
     facts.add(K.ITEMS.key(bench=bench), audit.items, "items kept by the audit's findings rules")
     facts.add(K.OPTIONS.key(bench=bench), audit.options, "the most common number of choices (ties: the larger)")
+    facts.add(K.CHANCE.key(bench=bench), audit.chance, "mean over the audited items of 100/k (k: the item's number "
+              "of options): the expected accuracy of a uniform guess")
     for k, n in audit.findings.choice_counts.items():
         facts.add(K.CHOICE_COUNT.key(bench=bench, k=k), n, f"records with {k} choices")
     for finding in audit.findings.items:
@@ -177,10 +176,11 @@ def _composition(loaded: Loaded, facts: FactTable, bench: str) -> None:
 
 def _lengths(loaded: Loaded, facts: FactTable, bench: str) -> None:
     items = list(loaded.data.items.values())
-    for unit, size in (("chars", len), ("words", lambda t: len(t.split()))):
-        lengths = np.array([[size(c) for c in i.choices] for i in items], dtype=float)
-        gold = np.array([i.gold for i in items])
-        rows = np.arange(len(items))
+    texts = [i.choices for i in items]
+    gold = np.array([i.gold for i in items])
+    rows = np.arange(len(items))
+    for unit, measure in (("chars", char_lengths), ("words", word_lengths)):
+        lengths = measure(texts)  # NaN past an item's own options
         gold_len = lengths[rows, gold]
         others = lengths.copy()
         others[rows, gold] = np.nan
@@ -202,6 +202,8 @@ def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
         for probe in PROBES:
             for metric in ("accuracy", "macro_f1"):
                 score = getattr(scores[probe], metric)
+                if score is None:  # macro F1 where the number of options varies
+                    continue
                 values = {"bench": bench, "block": block, "probe": probe, "metric": metric}
                 what = f"audit probe {probe}, {metric.replace('_', ' ')} ({how})"
                 facts.add(K.AUDIT.key(**values), score.mean, what)
@@ -241,7 +243,7 @@ def gold_letters(run: Run, loaded: Loaded, row_ids: Sequence[int] | None = None)
 
 
 def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categories: Sequence[tuple[str, str]]) -> None:
-    rid, labels = run.header.run_id, LETTERS[:loaded.audit.options]
+    rid, labels = run.header.run_id, LETTERS[:loaded.audit.options_range[1]]
     runs = (rid,)
     values = {"bench": bench, "run_id": rid}
     facts.add(K.RUN_COUNT.key(count="n", **values), len(run.items), "items answered in the run", runs)
@@ -293,7 +295,7 @@ def find_pairs(runs: Sequence[Run]) -> list[Pair]:
 
 
 def _pair_facts(loaded: Loaded, pair: Pair, facts: FactTable, bench: str) -> None:
-    labels = LETTERS[:loaded.audit.options]
+    labels = LETTERS[:loaded.audit.options_range[1]]
     gold, sighted = gold_letters(pair.sighted, loaded, pair.row_ids)
     _, blind = gold_letters(pair.blind, loaded, pair.row_ids)
     runs = (pair.sighted.header.run_id, pair.blind.header.run_id)

@@ -27,11 +27,16 @@ def order(seed: int, item_id: str, k: int) -> list[int]:
     return indices
 
 
-def permutations(ids: Sequence[str], k: int, seed: int) -> np.ndarray:
-    """(len(ids), k): row r, column j = the published index shown at position j of item r."""
-    return np.array([order(seed, item_id, k) for item_id in ids], dtype=np.intp).reshape(len(ids), k)
+def permutations(ids: Sequence[str], k: int | Sequence[int], seed: int) -> np.ndarray:
+    """(len(ids), max k): row r, column j = the published index shown at position j of item r.
+    With varying k (a sequence, one per item) a row's positions past its own k hold the
+    indices k, k+1, ... unchanged: padding the probes score -inf and never pick."""
+    counts = [k] * len(ids) if isinstance(k, int) else list(k)
+    width = max(counts, default=0)
+    return np.array([order(seed, item_id, n) + list(range(n, width)) for item_id, n in zip(ids, counts)],
+                    dtype=np.intp).reshape(len(ids), width)
 
 
 def published(n: int, k: int) -> np.ndarray:
-    """The identity order: the choices as the file lists them."""
+    """The identity order: the choices as the file lists them (k: the widest item's count)."""
     return np.broadcast_to(np.arange(k, dtype=np.intp), (n, k))

@@ -16,17 +16,19 @@ from typing import Any
 from jinja2 import meta
 from jinja2.exceptions import TemplateError
 
+from builder.benchmarks.mcq.datafiles import DataLocation, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
 from builder.benchmarks.mcq.fields import Rule, compile_rule, environment
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
 
 FORMATS: tuple[str, ...] = ("json", "jsonl", "csv")
-_EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
-TEXT_KEYS = ("name", "title", "citation", "url", "license", "language")
+EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+TEXT_KEYS = ("name", "title", "citation", "url", "license", "language", "revision")
 FIELD_KEYS = ("id", "split", "category")
-KEYS: tuple[str, ...] = (*TEXT_KEYS, "dataset_path", "dataset_format", "records", "doc_to_text",
-                         "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
+LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
+KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
+                         "doc_to_text", "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
                          "sighted", "blind")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
@@ -50,40 +52,53 @@ class Spec:
     citation: str | None
     url: str | None
     license: str | None
-    dataset_path: Path
-    dataset_override: str | None  # the environment variable that named the file, if any
-    dataset_format: str
+    location: DataLocation
+    dataset_format: str  # of each file (of the one member of a .zip)
     records: str | None
+    nested: str | None  # the key of the list of items inside each document (parent: the document)
+    csv_columns: tuple[str, ...] | None  # CSV without a header row: the columns' names
     doc_to_text: Rule
     doc_to_choice: Rule
     doc_to_target: Rule
-    id: str | None
+    id: Rule | None
     split: str | None
     test_split: str | None
     train_split: str | None
-    category: str | None
+    category: Rule | None
     sighted: str
     blind: str
+    revision: str | None = None  # which revision of the data set the files are, and why
 
     @property
     def env_var(self) -> str:
-        return data_env_var(self.name)
+        return self.location.env_var
+
+    @property
+    def dataset_override(self) -> str | None:
+        return self.location.override
+
+    @property
+    def dataset_path(self) -> Path:
+        """The first data file (or pattern): what messages name."""
+        files = self.location.files()
+        return files[0] if files else self.location.patterns[0]
 
 
-def spec_files(content_dir: Path) -> list[Path]:
-    """The site's specs: content/benchmarks/<name>.yaml, in name order."""
-    return sorted((content_dir / "benchmarks").glob("*.yaml"))
+SKIP_ENV = "BUZZPROBE_SKIP_BENCHMARKS"
 
 
-def data_env_var(name: str) -> str:
-    """`BUZZPROBE_DATA_<NAME>`: upper case, `-` as `_` (names are already [a-z0-9_-])."""
-    return "BUZZPROBE_DATA_" + name.upper().replace("-", "_")
+def spec_files(content_dir: Path, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """The site's specs: content/benchmarks/<name>.yaml, in name order, less the names listed
+    (comma-separated) in BUZZPROBE_SKIP_BENCHMARKS: a build without a benchmark whose data you
+    have not downloaded, and the tests' builds of the committed content without third-party data."""
+    skipped = {n.strip() for n in (os.environ if environ is None else environ).get(SKIP_ENV, "").split(",")}
+    return sorted(p for p in (content_dir / "benchmarks").glob("*.yaml") if p.stem not in skipped)
 
 
 def load_spec(path: str | Path, *, root: Path | None = None,
               environ: Mapping[str, str] | None = None) -> Spec:
-    """Read and validate a spec. A relative `dataset_path` is relative to `root` (the
-    repository, i.e. where buzzprobe runs: the current directory by default)."""
+    """Read and validate a spec. A relative `dataset_path` (or `data_dir`) is relative to `root`
+    (the repository, i.e. where buzzprobe runs: the current directory by default)."""
     path = Path(path)
     data, lines = load_mapping(path)
     environ = os.environ if environ is None else environ
@@ -97,7 +112,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     for key in REQUIRED:
         if data.get(key) in (None, ""):
             problem(key, "required")
-    for key in (*TEXT_KEYS, "dataset_path", "records", *FIELD_KEYS, "test_split", "train_split", "sighted", "blind"):
+    for key in (*TEXT_KEYS, "records", "nested", *FIELD_KEYS, "test_split", "train_split", "sighted", "blind"):
         if key in data and not (isinstance(data[key], str) and data[key].strip()):
             problem(key, "must be non-empty text")
     if problems:
@@ -108,48 +123,78 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         problem("name", why)
     if "url" in data and (why := web_link_problem(data["url"])) is not None:
         problem("url", why)
+    rules = _rules(data, problem)
+    prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
+               for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
+    location = parse_location(data, name, root or Path.cwd(), environ, problem)
+    fmt = _format(data, location, problem) if location is not None else None
+    columns = _columns(data, fmt, problem)
+    if problems or location is None or fmt is None:
+        raise InputError(problems)
+    return Spec(path=path, name=name, title=data.get("title", name), language=data.get("language"),
+                citation=data.get("citation"), url=data.get("url"), license=data.get("license"),
+                location=location, dataset_format=fmt, records=data.get("records"), nested=data.get("nested"),
+                csv_columns=columns, doc_to_text=rules["doc_to_text"], doc_to_choice=rules["doc_to_choice"],
+                doc_to_target=rules["doc_to_target"], id=rules.get("id"), split=data.get("split"),
+                test_split=data.get("test_split"), train_split=data.get("train_split"),
+                category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
+                revision=data.get("revision"))
+
+
+def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:
+    """doc_to_* and the optional id and category: a field name or a template; split: a field."""
     rules = {}
-    for key in ("doc_to_text", "doc_to_choice", "doc_to_target"):
+    for key in ("doc_to_text", "doc_to_choice", "doc_to_target", "id", "category"):
+        if key not in data:
+            continue
         try:
             rules[key] = compile_rule(key, data[key], allow_fields=key == "doc_to_choice")
         except ValueError as exc:
             problem(key, str(exc))
-    for key in ("id", "split", "category"):
-        if key in data and "{" in data[key]:
-            problem(key, "must be a field name (templates are allowed only in doc_to_*)")
+    if "split" in data and "{" in data["split"]:
+        problem("split", "must be a field name (templates are allowed in doc_to_*, id and category)")
     has_split = [k for k in ("split", "test_split", "train_split") if k in data]
     if has_split and len(has_split) != 3:
         problem(has_split[0], "split, test_split and train_split go together: give all three or none")
     if "test_split" in data and data.get("test_split") == data.get("train_split"):
         problem("train_split", "must differ from test_split")
-    prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
-               for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
-    dataset, override = _dataset_path(data["dataset_path"], name, root, environ)
-    fmt = data.get("dataset_format") or _EXTENSIONS.get(dataset.suffix.lower())
-    if fmt not in FORMATS:
-        problem("dataset_format" if "dataset_format" in data else "dataset_path",
-                f"format must be one of {', '.join(FORMATS)}" if "dataset_format" in data else
-                f"cannot infer the format from {dataset.name!r}: set dataset_format ({', '.join(FORMATS)})")
-    if "records" in data and fmt != "json":
+    return rules
+
+
+def _format(data: Mapping[str, Any], location: DataLocation, problem: Any) -> str | None:
+    """`dataset_format`, or the extension of the first path (of the name inside `.zip`: the
+    archive's one member decides, so `x.json.zip` or `dataset_format` say it)."""
+    if "dataset_format" in data:
+        if data["dataset_format"] in FORMATS:
+            return str(data["dataset_format"])
+        problem("dataset_format", f"format must be one of {', '.join(FORMATS)}")
+        return None
+    first = location.patterns[0]
+    suffixes = [s.lower() for s in first.suffixes]
+    if suffixes and suffixes[-1] == ".zip":
+        suffixes = suffixes[:-1]
+    fmt = EXTENSIONS.get(suffixes[-1]) if suffixes else None
+    if fmt is None:
+        problem("dataset_path", f"cannot infer the format from {first.name!r}: set dataset_format "
+                f"({', '.join(FORMATS)})")
+    if "records" in data and fmt not in (None, "json"):
         problem("records", "only a JSON file has records inside an object")
-    if problems:
-        raise InputError(problems)
-    return Spec(path=path, name=name, title=data.get("title", name), language=data.get("language"),
-                citation=data.get("citation"), url=data.get("url"), license=data.get("license"),
-                dataset_path=dataset, dataset_override=override, dataset_format=fmt, records=data.get("records"),
-                doc_to_text=rules["doc_to_text"], doc_to_choice=rules["doc_to_choice"],
-                doc_to_target=rules["doc_to_target"], id=data.get("id"), split=data.get("split"),
-                test_split=data.get("test_split"), train_split=data.get("train_split"),
-                category=data.get("category"), sighted=prompts["sighted"], blind=prompts["blind"])
+    return fmt
 
 
-def _dataset_path(value: str, name: str, root: Path | None,
-                  environ: Mapping[str, str]) -> tuple[Path, str | None]:
-    var = data_env_var(name) if name_problem(name) is None else None
-    if var and environ.get(var):
-        return Path(environ[var]), var
-    path = Path(value)
-    return (path if path.is_absolute() else (root or Path.cwd()) / path), None
+def _columns(data: Mapping[str, Any], fmt: str | None, problem: Any) -> tuple[str, ...] | None:
+    """`csv_columns`: the names of a header-less CSV's columns (distinct, non-empty)."""
+    if "csv_columns" not in data:
+        return None
+    value = data["csv_columns"]
+    if fmt != "csv":
+        problem("csv_columns", "only a CSV file has columns")
+    elif not (isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value)) \
+            or len(set(value)) != len(value):
+        problem("csv_columns", "must be a list of distinct column names")
+    else:
+        return tuple(value)
+    return None
 
 
 def _prompt(text: str, key: str, given: bool, problem: Any) -> str:

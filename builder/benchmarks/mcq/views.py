@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.audit import PROBES
 from builder.benchmarks.mcq.report import Computed
@@ -33,7 +35,8 @@ def _composition(c: Computed, cells: FactCells) -> Table:
     b = c.name
     rows = [(Cell("items in the data file"), cells(K.RECORDS.key(bench=b), "count")),
             (Cell("items audited and probed"), cells(K.ITEMS.key(bench=b), "count")),
-            (Cell("options per audited item"), cells(K.OPTIONS.key(bench=b), "count"))]
+            (Cell("options per audited item (most common)"), cells(K.OPTIONS.key(bench=b), "count")),
+            (Cell("chance accuracy, mean of 1/k (%)"), cells(K.CHANCE.key(bench=b), "pct"))]
     rows += [(Cell(f"items with {k} choices"), cells(K.CHOICE_COUNT.key(bench=b, k=k), "count"))
              for k in c.loaded.audit.findings.choice_counts]
     rows += [(Cell(f"split {value}"), cells(K.SPLIT.key(bench=b, label=label), "count")) for value, label in c.splits]
@@ -63,13 +66,14 @@ def _lengths(c: Computed, cells: FactCells) -> Table:
 
 def _audit(c: Computed, cells: FactCells, block: str) -> Table:
     b, shuffled = c.name, block == "shuffled"
+    metrics = METRICS if c.loaded.audit.fixed_k else METRICS[:1]  # macro F1 over positions needs one k
     columns = ["Probe"]
-    for _, label in METRICS:
+    for _, label in metrics:
         columns += [label, *([f"{label} sd"] if shuffled else []), f"{label} 95% low", f"{label} 95% high"]
     rows = []
     for probe in PROBES:
         row = [Cell(probe.replace("_", " "))]
-        for metric, _ in METRICS:
+        for metric, _ in metrics:
             values = {"bench": b, "block": block, "probe": probe, "metric": metric}
             row.append(cells(K.AUDIT.key(**values)))
             if shuffled:
@@ -157,3 +161,44 @@ def _pairs(c: Computed, cells: FactCells) -> Table:
                   "Breaks", "McNemar p"), tuple(rows),
                  "Gaps in points, sighted minus blind, with paired bootstrap intervals over the shared items; fixes: "
                  "items only the sighted arm got right, breaks: only the blind arm; exact McNemar on the two.")
+
+
+INDEX_TABLE, INDEX_CHART = "mcq-index", "mcq-index-gain"
+
+
+def index_table(index: Any, cells: FactCells) -> Table:
+    """One row per benchmark, largest learned gain first; each name links to its page."""
+    rows = []
+    for r in index.rows:
+        b = r.name
+        rule = {"bench": b, "block": "shuffled", "probe": r.rule, "metric": "accuracy"}
+        learned = {"bench": b, "block": "shuffled", "probe": "learned_options", "metric": "accuracy"}
+        gain = {"bench": b, "probe": "learned"}
+        rows.append((Cell(r.title, href=r.href), cells(K.ITEMS.key(bench=b), "count"), Cell(r.options),
+                     cells(K.CHANCE.key(bench=b)), Cell(r.rule.replace("_", " ")), cells(K.AUDIT.key(**rule)),
+                     cells(K.AUDIT.low(**rule)), cells(K.AUDIT.high(**rule)),
+                     cells(K.LEARNED_ITEMS.key(bench=b), "count"), cells(K.AUDIT.key(**learned)),
+                     cells(K.AUDIT.low(**learned)), cells(K.AUDIT.high(**learned)),
+                     cells(K.INDEX_GAIN.key(**gain)), cells(K.INDEX_GAIN.low(**gain)),
+                     cells(K.INDEX_GAIN.high(**gain)), cells(K.SOLVABLE.key(bench=b), "pct"), Cell(r.cue)))
+    return Table(INDEX_TABLE, "How much the options alone give away, per benchmark",
+                 ("Benchmark", "Items", "Options", "Chance", "Strongest rule", "Rule accuracy", "Rule 95% low",
+                  "Rule 95% high", "Learned probe items", "Learned probe accuracy", "Learned 95% low", "Learned 95% high",
+                  "Gain over chance", "Gain 95% low", "Gain 95% high", "Option-solvable", "Top cue family"),
+                 tuple(rows), "Accuracy (0–100) on the five seeded option shuffles: mean over seeds, 95% bootstrap "
+                 "interval of seed 1111. Rules are scored on every audited item; the learned probe on the test split "
+                 "where the spec has one (else every item, 5-fold cross-validation). Chance: the mean of 1/k over "
+                 "the items. Gain: the learned probe's accuracy minus chance on the items it answered. "
+                 "Option-solvable: the share of those items whose learned top choice is the gold. Top cue family: "
+                 "that of the strongest rule, when its interval lies above chance.")
+
+
+def index_chart_rows(index: Any, facts: Any) -> list[tuple[str, str, float, float, float]]:
+    """(benchmark, probe, gain, low, high) for the gain chart, in the table's order."""
+    rows = []
+    for r in index.rows:
+        for probe, label in (("learned", "learned probe"), ("rule", "strongest rule")):
+            values = {"bench": r.name, "probe": probe}
+            rows.append((r.title, label, facts[K.INDEX_GAIN.key(**values)], facts[K.INDEX_GAIN.low(**values)],
+                         facts[K.INDEX_GAIN.high(**values)]))
+    return rows

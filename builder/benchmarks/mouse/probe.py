@@ -16,7 +16,6 @@ whatever the judge says; an unparsed verdict scores 0 and is flagged, never gues
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +32,7 @@ from builder.benchmarks.mouse.probe_protocols import BLIND, MouseProtocol
 from builder.benchmarks.mouse.run_format import JUDGED, PROBE, MouseItem
 from builder.benchmarks.mouse.runs import make_header
 from builder.core.errors import InputError, Problem
+from builder.core.fileio import file_sha256
 from builder.core.names import fill_template, slug
 from builder.probing.jobs import ANSWER, Job, Reply, summed_usage
 from builder.probing.runner import ProbeSettings, RunPlan
@@ -146,7 +146,7 @@ def plan_judge(translations: Run, data: MouseSet[MainInstance], protocol: MouseP
     settings = with_budget(settings, protocol)
     rid = run_id or f"{th.run_id}-judge-{slug(settings.model)}"
     source = {"kind": JUDGED,
-              "translations": {"run_id": th.run_id, "file": path.name, "sha256": _sha256(path)},
+              "translations": {"run_id": th.run_id, "file": path.name, "sha256": file_sha256(path)},
               "judge": {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}}
     header = make_header(rid, TR, th.condition, th.subject, th.dataset["content_sha256"], th.items, source, utc_now())
     out = _out_path(out_template, rid, settings.model) if out_template else path.with_name(f"{rid}.jsonl")
@@ -177,10 +177,6 @@ def _check_translations(run: Run, data: MouseSet, path: Path) -> None:
                                 run.item_lines.get(missing[0]), "row_id"))
     if problems:
         raise InputError(problems)
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _judge_job(inst: MainInstance, translation: str | None, protocol: MouseProtocol) -> Job:

@@ -1,0 +1,141 @@
+"""Where a spec's data lives: one file, a list of files or a glob, under an optional `data_dir`,
+with a pinned `download` (URL template, file -> sha256) for `buzzprobe data fetch`.
+
+The environment variable (`BUZZPROBE_DATA_<NAME>`, or the spec's `dataset_env`) names a local
+copy: the folder that replaces `data_dir` when the spec has one, else the one data file. Paths
+in `download.files` are checked (relative, no `..`, no glob characters) before they become paths:
+a spec is input.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from builder.core.yamlfile import web_link_problem
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_ENV = re.compile(r"[A-Z_][A-Z0-9_]*")
+_URL_FIELDS = re.compile(r"\{([^{}]*)\}")
+_GLOB = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class Download:
+    """The pinned upstream copy: `url` with `{path}` (the file's path under data_dir) or
+    `{name}` (its base name), and each file's expected sha256."""
+
+    url: str
+    files: tuple[tuple[str, str], ...]  # (path under data_dir, sha256)
+
+    def url_of(self, relative: str) -> str:
+        return self.url.replace("{path}", relative).replace("{name}", PurePosixPath(relative).name)
+
+
+@dataclass(frozen=True)
+class DataLocation:
+    patterns: tuple[Path, ...]  # resolved; may hold glob characters
+    root: Path | None  # data_dir resolved (the override applied); None: the spec has none
+    override: str | None  # the environment variable that chose the copy, if it was set
+    env_var: str
+    download: Download | None
+
+    def files(self) -> list[Path]:
+        """The data files in order: each literal path as given, each glob's matches sorted by name."""
+        found: list[Path] = []
+        for pattern in self.patterns:
+            text = str(pattern)
+            matches = [Path(p) for p in sorted(glob.glob(text))] if _GLOB.search(text) else [pattern]
+            found.extend(p for p in matches if p not in found)
+        return found
+
+    def missing(self) -> list[Path]:
+        """Literal paths that are not files, globs that match no file, and pinned files that are
+        absent (a glob over a half-downloaded folder must not shrink the benchmark silently)."""
+        gone = []
+        for pattern in self.patterns:
+            text = str(pattern)
+            if (not glob.glob(text)) if _GLOB.search(text) else not pattern.is_file():
+                gone.append(pattern)
+        if self.download is not None and self.root is not None:
+            gone += [p for p in (self.root / r for r, _ in self.download.files) if not p.is_file() and p not in gone]
+        return gone
+
+
+def data_env_var(name: str) -> str:
+    """`BUZZPROBE_DATA_<NAME>`: upper case, `-` as `_` (names are already [a-z0-9_-])."""
+    return "BUZZPROBE_DATA_" + name.upper().replace("-", "_")
+
+
+def safe_relative(text: object) -> str | None:
+    """Why `text` cannot be a path inside the data folder, or None."""
+    if not isinstance(text, str) or not text.strip():
+        return "must be a non-empty relative path"
+    path = PurePosixPath(text)
+    if path.is_absolute() or "\\" in text or any(part in ("..", "") for part in text.split("/")):
+        return f"{text!r} must be a relative path inside data_dir (no '..', no leading '/')"
+    if _GLOB.search(text) or any(ord(ch) < 32 for ch in text):
+        return f"{text!r} cannot contain glob or control characters"
+    return None
+
+
+def parse_location(data: Mapping[str, Any], name: str, root: Path, environ: Mapping[str, str],
+                   problem: Callable[[str, str], None]) -> DataLocation | None:
+    """The spec's data location, or None after reporting what is wrong (`problem(key, why)`)."""
+    value = data.get("dataset_path")
+    paths = [value] if isinstance(value, str) else value
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):
+        problem("dataset_path", "must be a path (a glob is allowed) or a non-empty list of paths")
+        return None
+    env_var = data.get("dataset_env", data_env_var(str(name)))
+    if "dataset_env" in data and not (isinstance(env_var, str) and _ENV.fullmatch(env_var)):
+        problem("dataset_env", "must be an environment variable's name (A-Z, 0-9, _)")
+        return None
+    override = environ.get(env_var) or None
+    base, data_dir = root, data.get("data_dir")
+    if data_dir is not None:
+        if not (isinstance(data_dir, str) and data_dir.strip()):
+            problem("data_dir", "must be non-empty text")
+            return None
+        base = Path(override) if override else _under(root, data_dir)
+    elif override:
+        paths = [override]
+    download = _download(data["download"], problem) if "download" in data else None
+    if "download" in data and data_dir is None:
+        problem("download", "needs data_dir: the folder the files are downloaded into")
+    return DataLocation(tuple(_under(base, p) for p in paths), base if data_dir is not None else None,
+                        env_var if override else None, env_var, download)
+
+
+def _under(base: Path, text: str) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def _download(value: object, problem: Callable[[str, str], None]) -> Download | None:
+    if not isinstance(value, dict) or set(value) != {"url", "files"}:
+        problem("download", "must be a mapping with exactly `url` and `files`")
+        return None
+    url, files = value["url"], value["files"]
+    fields = set(_URL_FIELDS.findall(url)) if isinstance(url, str) else set()
+    if web_link_problem(url) is not None or not str(url).startswith(("https://", "http://")) \
+            or not fields or not fields <= {"path", "name"}:
+        problem("download", "url must be an http(s) URL using {path} or {name} (and nothing else in braces)")
+        return None
+    if not isinstance(files, dict) or not files:
+        problem("download", "files must map each path under data_dir to its sha256")
+        return None
+    checked = []
+    for path, digest in files.items():
+        why = safe_relative(path)
+        if why is None and not (isinstance(digest, str) and _SHA256.fullmatch(digest)):
+            why = f"the sha256 of {path!r} must be 64 lower-case hex digits"
+        if why is not None:
+            problem("download", why)
+            return None
+        checked.append((path, digest))
+    return Download(url, tuple(checked))

@@ -1,0 +1,69 @@
+"""`buzzprobe data fetch` for the spec'd benchmarks: each spec's pinned files (its `download`)
+into its `data_dir`, verified by sha256, with CIBuzzBench's downloader (retries, atomic
+replace, nothing half-written). A local copy named by the spec's variable is used as it is:
+its files must exist, nothing is downloaded. A file already present with the pinned sha256 is
+kept. Data never enters git: `data/` is ignored.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
+from builder.core.errors import InputError, Problem, gather
+from builder.core.fileio import file_sha256
+
+
+def fetch_specs(content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> list[Path]:
+    """Fetch the data of every spec (or of the named ones); every problem at once."""
+    paths = spec_files(content_dir)
+    known = {p.stem for p in paths}
+    unknown = sorted(set(names or ()) - known)
+    if unknown:
+        raise InputError.single(content_dir / "benchmarks", f"no spec named {', '.join(unknown)} "
+                                f"(known: {', '.join(sorted(known)) or 'none'})", field="--benchmark")
+    chosen = [p for p in paths if not names or p.stem in names]
+    return [f for files in gather(chosen, lambda p: fetch_spec(load_spec(p), log)) for f in files]
+
+
+def fetch_spec(spec: Spec, log: Callable[[str], None]) -> list[Path]:
+    """The spec's data files, downloading the pinned ones that are absent or differ."""
+    location = spec.location
+    if location.override or location.download is None:
+        missing = location.missing()
+        if missing:
+            raise InputError([missing_problem(spec, path) for path in missing])
+        where = f"{location.override}" if location.override else "dataset_path"
+        log(f"{spec.name}: using the copy named by {where} (no download)")
+        return location.files()
+    from builder.benchmarks.cibuzzbench.dataset.fetch import fetch_dataset
+    assert location.root is not None  # a download needs data_dir (spec validation)
+    for relative, sha256 in location.download.files:
+        dest = location.root / relative
+        if dest.is_file() and file_sha256(dest) == sha256:
+            continue
+        fetch_dataset(dest, url=location.download.url_of(relative), expected_sha256=sha256, header=None,
+                      require_pin=True, log=log, hint=f"download it elsewhere and set {spec.env_var} to the folder "
+                      f"that holds {relative}")
+    log(f"{spec.name}: {len(location.download.files)} file(s) in {location.root}, sha256 as pinned")
+    return location.files()
+
+
+def missing_problem(spec: Spec, path: Path) -> Problem:
+    """A missing data file, located at the spec's dataset_path line: the file, the variable
+    that names a local copy and, when the spec pins it, the URL to download it from."""
+    from builder.core.yamlfile import line_of, load_mapping
+    _, lines = load_mapping(spec.path)
+    location = spec.location
+    url = None
+    if location.download is not None and location.root is not None:
+        root = location.root
+        url = next((location.download.url_of(relative) for relative, _ in location.download.files
+                    if fnmatch.fnmatchcase(str(root / relative), str(path))), None)
+    how = (f"{location.override} names this copy" if location.override else
+           f"run `buzzprobe data fetch` or set {location.env_var} to a local copy")
+    source = f"; upstream: {url}" if url else ""
+    return Problem(str(spec.path), f"the data file of {spec.name!r} is missing: {path} ({how}{source}; buzzprobe "
+                   "never ships a benchmark's data: docs/audit.md)", line_of(lines, ("dataset_path",)), "dataset_path")
