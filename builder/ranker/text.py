@@ -1,5 +1,5 @@
 """CJK-aware tokens and n-gram set matrices, vectorised and stateless (nothing is fitted on
-labels, so nothing leaks from held-out items; columns are exact n-grams, not hashes).
+labels, so nothing leaks from held-out items; an n-gram's column is its exact key modulo a prime).
 
 A CJK character is one token (Chinese has no spaces, so whitespace words would make every
 Chinese option one word); a run of other letters or digits is one token. Character n-grams run
@@ -25,12 +25,13 @@ def tokens(text: str) -> list[str]:
     return TOKEN.findall(text.casefold())
 
 
+BUCKETS = 1_048_573  # a prime near 2^20: n-gram keys modulo it (sorting 7M keys to number them cost seconds)
+
+
 def _sets(rows: np.ndarray, keys: np.ndarray, n_rows: int) -> sp.csr_matrix:
-    """0/1 matrix: row r holds column c when some (r, key of c) pair occurs."""
-    if len(keys) == 0:
-        return sp.csr_matrix((n_rows, 1))
-    uniq, cols = np.unique(keys, return_inverse=True)
-    m = sp.csr_matrix((np.ones(len(rows)), (rows, cols.reshape(-1))), shape=(n_rows, len(uniq)))
+    """0/1 matrix: row r holds column key % BUCKETS when some (r, key) pair occurs."""
+    m = sp.csr_matrix((np.ones(len(rows)), (rows, keys % BUCKETS)), shape=(n_rows, BUCKETS))
+    m.sum_duplicates()
     m.data[:] = 1.0  # duplicates were summed
     return m
 
