@@ -20,9 +20,9 @@ import numpy as np
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.audit import PROBES, Audit
-from builder.benchmarks.mcq.audit_cache import cached_audit
+from builder.benchmarks.mcq.audit_cache import cached_audit, cached_benchmark
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.load import Benchmark, load_benchmark
+from builder.benchmarks.mcq.load import Benchmark
 from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.run_format import ChoiceItem
@@ -83,7 +83,7 @@ def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]]) -> Lo
     if (problem := spec_name_problem(path, spec.name)) is not None:
         raise InputError([problem])
     _check_data_file(spec)
-    benchmark = load_benchmark(path)
+    benchmark = cached_benchmark(path, cache_dir)
     data = choice_set(benchmark)
     mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
     found = [p for run in mine for p in run_problems(run, benchmark, data)]
