@@ -59,12 +59,17 @@ def forced_builds(cache: Path, repeat: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "builder.cli", "build", "--out", str(Path(tmp) / "site"), "--force"]
         run_child(command, env)  # fills the per-run and chart caches (the audits are cached already)
-        floors, forced = [], []
+        without = {**env, "BUZZPROBE_SKIP_BENCHMARKS": ",".join(p.stem for p in (REPO / "content" / "benchmarks")
+                                                                  .glob("*.yaml"))}
+        floors, forced, bare = [], [], []
         for _ in range(repeat):
             floors.append(floor())
             forced.append(run_child(command, env)[0])
+            bare.append(run_child(command, without)[0])
     return {"import_floor_s": summary(floors), "forced_build_warm_s": summary(forced),
+            "forced_build_without_specs_s": summary(bare),
             "ratio_forced_to_floor": round(statistics.median(forced) / statistics.median(floors), 2),
+            "ratio_without_specs_to_floor": round(statistics.median(bare) / statistics.median(floors), 2),
             "load_average_1m_after": round(os.getloadavg()[0], 2)}
 
 

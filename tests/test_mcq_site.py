@@ -55,3 +55,26 @@ def test_a_spec_file_is_named_after_its_benchmark(tmp_path: Path) -> None:
         load_specs(content, tmp_path / "cache", [])
     assert f"{content / 'benchmarks' / 'other.yaml'}:2 [name]: the spec of 'synthetic-dict' must be named " \
            "synthetic-dict.yaml" in str(caught.value)
+
+
+def test_the_loaded_items_are_cached_by_spec_data_and_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm build reads the items back instead of parsing every record again; a changed data
+    file is parsed anew."""
+    import shutil
+    from builder.benchmarks.mcq import load as load_module
+    data = tmp_path / "columns.csv"
+    shutil.copy(FIXTURES / "columns.csv", data)
+    content = content_with(tmp_path, "columns.yaml")
+    spec = content / "benchmarks" / "synthetic-columns.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace(f"{REPO}/tests/fixtures/mcq/columns.csv", str(data)),
+                    encoding="utf-8")
+    parsed = []
+    real = load_module.read_records
+    monkeypatch.setattr(load_module, "read_records", lambda s: parsed.append(s.name) or real(s))
+    first = audit_cache.cached_benchmark(spec, tmp_path / "cache")
+    again = audit_cache.cached_benchmark(spec, tmp_path / "cache")
+    assert parsed == ["synthetic-columns"] and again.items == first.items
+    assert again.content_sha256 == first.content_sha256 and again.data.sha256 == first.data.sha256
+    data.write_text(data.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # other bytes, same records
+    audit_cache.cached_benchmark(spec, tmp_path / "cache")
+    assert parsed == ["synthetic-columns", "synthetic-columns"]

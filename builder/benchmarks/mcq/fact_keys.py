@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from builder.benchmarks.mcq.audit import PROBES
 from builder.core.factkeys import FactPattern, Part, Section, choice
+from builder.ranker.cues import GROUPS
 
 _SLUG = r"[a-z0-9][a-z0-9_-]*"
 BENCH = Part("bench", _SLUG, "a spec's `name` (content/benchmarks/<name>.yaml)")
@@ -22,6 +23,11 @@ BLOCK = choice("block", ("shuffled", "published"), "the five seeded option shuff
                "file's own order")
 PROBE = choice("probe", PROBES, "a model-free probe of the audit (docs/audit.md, *The probes*)")
 METRIC = choice("metric", ("accuracy", "macro_f1"), "")
+GROUP = choice("group", GROUPS, "a cue family of the learned probe (docs/ranker.md, *Cue families*)")
+ABLATION_VALUE = choice("value", ("accuracy", "drop"), "accuracy without the family, or the full probe's accuracy "
+                        "minus it (points; interval: paired bootstrap over the held-out items)")
+LEAK_VALUE = choice("value", ("solvable", "mean_leak_score"), "% of audited items whose gold the cross-fitted probe "
+                    "ranks strictly first (option-solvable); mean cross-fitted probability of the gold (0-100)")
 RUN_ID = Part("run_id", _SLUG, "a run's id (its header's `run_id`)")
 COUNT = choice("count", ("n", "unparsed", "errors", "differs"), "items scored; answers with no letter (scored wrong); "
                "requests that failed after their retries (scored wrong); items of an imported run whose question, "
@@ -56,6 +62,12 @@ AUDIT = FactPattern("mcq.{bench}.audit.{block}.{probe}.{metric}", "0–100",
 AUDIT_SD = FactPattern("mcq.{bench}.audit.shuffled.{probe}.{metric}.sd", "0–100",
                        "sample standard deviation of the probe's score over the five option seeds",
                        {"bench": BENCH, "probe": PROBE, "metric": METRIC})
+ABLATION = FactPattern("mcq.{bench}.ablation.{group}.{value}", "0–100 / points",
+                       "the learned probe refitted without one cue family, on the same held-out items",
+                       {"bench": BENCH, "group": GROUP, "value": ABLATION_VALUE}, interval=True)
+LEAK = FactPattern("mcq.{bench}.leak.{value}", "% of items / 0–100",
+                   "per-item leak scores (5-fold cross-fitted learned probe), summarised",
+                   {"bench": BENCH, "value": LEAK_VALUE})
 RUN_SCORE = FactPattern("mcq.{bench}.run.{run_id}.{metric}", "0–100", "a model run's score over its answered "
                         "items (letters of the shown order as labels)", {"bench": BENCH, "run_id": RUN_ID,
                                                                          "metric": METRIC}, interval=True)
@@ -116,6 +128,7 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, RUN_SCORE, RUN_OFFICIAL, RUN_TIE_GROUP, RUN_TIE_P, RECONCILE_SITE, RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P, INDEX_GAIN, LEARNED_CHANCE,
-             SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),
+             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_TIE_GROUP, RUN_TIE_P, RECONCILE_SITE,
+             RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS,
+             PAIR_P, INDEX_GAIN, LEARNED_CHANCE, SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),
 )

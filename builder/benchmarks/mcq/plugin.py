@@ -87,7 +87,7 @@ class SpecBenchmarks(Benchmark):
 
     def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
         from builder.benchmarks.mcq.shuffle import SEEDS
-        from builder.benchmarks.mcq.views import spec_tables
+        from builder.benchmarks.mcq.views import LEAK_DIR, spec_tables
         from builder.site.tables import FactCells
         computed = shelf.specs
         files: Files = {}
@@ -103,11 +103,20 @@ class SpecBenchmarks(Benchmark):
                                    spec=spec, computed=one, tables=tables, prompts=_example_prompts(one),
                                    seed=SEEDS[0])
             files[f"{PAGE_DIR}/{one.name}.html"] = html.encode("utf-8")
+            files[f"{LEAK_DIR}/{one.name}.csv"] = leak_csv(one.loaded.audit.leak)
         return files
 
     def add_commands(self, subcommands: Any) -> None:
         from builder.benchmarks.mcq.command import add_audit_parser
         add_audit_parser(subcommands)
+
+
+def leak_csv(leak: Any) -> bytes:
+    """`id,leak_score,solvable` per audited item (probability to six decimals, solvable 0/1): the
+    download the frontier split reads (builder.ranker.leak)."""
+    from builder.ranker.leak import CSV_COLUMNS
+    from builder.site.tables_csv import table_csv
+    return table_csv(CSV_COLUMNS, [(i, round(p, 6), int(s)) for i, p, s in leak.rows()])
 
 
 def _example_prompts(computed: Any) -> dict[str, str]:

@@ -58,9 +58,14 @@ def read_records(spec: Spec) -> DataFile:
         base = len(records)
         records.extend(Record(base + i + 1, r.line, r.data, path, {**context, "file_record": i + 1, **r.context})
                        for i, r in enumerate(found))
-    sha = digests[0][1] if len(digests) == 1 else \
-        hashlib.sha256(json.dumps(digests, separators=(",", ":")).encode()).hexdigest()
-    return DataFile(files[0], sha, tuple(records), tuple(files))
+    return DataFile(files[0], data_sha256(digests), tuple(records), tuple(files))
+
+
+def data_sha256(digests: list[tuple[str, str]]) -> str:
+    """One file: its sha256; several: the sha256 of their (name, sha256) list, in order."""
+    if len(digests) == 1:
+        return digests[0][1]
+    return hashlib.sha256(json.dumps(digests, separators=(",", ":")).encode()).hexdigest()
 
 
 def _where(spec: Spec) -> str:

@@ -20,9 +20,9 @@ import numpy as np
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.audit import PROBES, Audit
-from builder.benchmarks.mcq.audit_cache import cached_audit
+from builder.benchmarks.mcq.audit_cache import cached_audit, cached_benchmark
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.load import Benchmark, load_benchmark
+from builder.benchmarks.mcq.load import Benchmark
 from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.run_format import ChoiceItem
@@ -86,7 +86,7 @@ def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]]) -> Lo
     if (problem := spec_name_problem(path, spec.name)) is not None:
         raise InputError([problem])
     _check_data_file(spec)
-    benchmark = load_benchmark(path)
+    benchmark = cached_benchmark(path, cache_dir)
     data = choice_set(benchmark)
     mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
     found = [p for run in mine for p in run_problems(run, benchmark, data)]
@@ -148,6 +148,7 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     _composition(loaded, facts, bench)
     _lengths(loaded, facts, bench)
     _audit(loaded.audit, facts, bench)
+    _learned(loaded.audit, facts, bench)
     categories = _labels(loaded, "category")
     for run in loaded.runs:
         _run_facts(loaded, run, facts, bench, categories)
@@ -233,6 +234,22 @@ def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
                 if score.sd is not None:
                     facts.add(K.AUDIT_SD.key(bench=bench, probe=probe, metric=metric), score.sd,
                               f"audit probe {probe}, {metric.replace('_', ' ')}: sample sd over the five option seeds")
+
+
+def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
+    """The ablation by cue family and the leak summary (the per-item scores are a download)."""
+    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    for a in audit.ablation:
+        what = f"learned probe without cue family {a.group}, refitted on the same training items and scored on {held}"
+        facts.add(K.ABLATION.key(bench=bench, group=a.group, value="accuracy"), a.accuracy, what)
+        facts.add(K.ABLATION.key(bench=bench, group=a.group, value="drop"), a.drop, what + ": full minus without")
+        facts.add(K.ABLATION.low(bench=bench, group=a.group, value="drop"), a.ci95_low, what + ": paired bootstrap")
+        facts.add(K.ABLATION.high(bench=bench, group=a.group, value="drop"), a.ci95_high, what + ": paired bootstrap")
+    leak = audit.leak
+    facts.add(K.LEAK.key(bench=bench, value="solvable"), leak.solvable_share,
+              "% of audited items option-solvable: the cross-fitted learned probe ranks the gold strictly first")
+    facts.add(K.LEAK.key(bench=bench, value="mean_leak_score"), 100.0 * float(np.mean(leak.leak_score)),
+              "mean cross-fitted probability the learned probe gives the gold (0-100)")
 
 
 def gold_letters(run: Run, loaded: Loaded, row_ids: Sequence[int] | None = None) -> tuple[list[str], list[str]]:

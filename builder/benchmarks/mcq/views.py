@@ -13,13 +13,16 @@ from builder.site.tables import Cell, FactCells, Table
 METRICS = (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))
 
 
+LEAK_DIR = "leak"  # per-item leak-score downloads: leak/<name>.csv
+
+
 def table_id(name: str, part: str) -> str:
     return f"mcq-{name}-{part}"
 
 
 def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
     tables = [_composition(c, cells), _findings(c, cells), _lengths(c, cells), _audit(c, cells, "shuffled"),
-              _audit(c, cells, "published")]
+              _audit(c, cells, "published"), _ablation(c, cells)]
     if c.categories:
         tables.append(_categories(c, cells))
     from builder.benchmarks.mcq.published import imported
@@ -92,6 +95,25 @@ def _audit(c: Computed, cells: FactCells, block: str) -> Table:
         caption, note = "Audit: options as published (the file's order)", "Position bias in the published order is " \
                                                                            "itself a finding."
     return Table(table_id(b, "audit" if shuffled else "published"), caption, tuple(columns), tuple(rows), note)
+
+
+def _ablation(c: Computed, cells: FactCells) -> Table:
+    """Which cue families carry the learned probe's signal, largest drop first (the audit's order)."""
+    b, audit = c.name, c.loaded.audit
+    rows = []
+    for a in audit.ablation:
+        values = {"bench": b, "group": a.group}
+        rows.append((Cell(a.group), cells(K.ABLATION.key(value="accuracy", **values)),
+                     cells(K.ABLATION.key(value="drop", **values)), cells(K.ABLATION.low(value="drop", **values)),
+                     cells(K.ABLATION.high(value="drop", **values))))
+    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    return Table(table_id(b, "ablation"), "Learned probe without each cue family (drop-one ablation)",
+                 ("Cue family left out", "Accuracy without it", "Drop (points)", "Drop 95% low", "Drop 95% high"),
+                 tuple(rows),
+                 f"Refitted on the same training items with the full probe's penalty and scored on {held}; a drop "
+                 f"whose interval excludes 0 is a family the probe relies on. Accuracy counts an item solved only "
+                 f"when the gold scores strictly highest. Option-solvable items (cross-fitted, every audited item): "
+                 f"{cells(K.LEAK.key(bench=b, value='solvable')).text}% — per item: {LEAK_DIR}/{b}.csv.")
 
 
 def _categories(c: Computed, cells: FactCells) -> Table:
