@@ -66,7 +66,7 @@ def run_import(tmp_path: Path, results: Path, *extra: str, fmt: str = "mmlu-pro"
         os.chdir(cwd)
 
 
-RUN = "synth-7b-synthetic-results-sighted-import.jsonl.gz"
+RUN = "synth-7b-synthetic-results-pub.jsonl.gz"
 
 
 def test_upstream_extraction_follows_its_three_regexes() -> None:
@@ -232,3 +232,16 @@ def test_a_damaged_compressed_run_is_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         read_run(path)
     assert f"{path}: not a readable gzip file" in str(caught.value)
+
+
+def test_the_stratified_gap_interval_covers_its_estimate_and_follows_the_data() -> None:
+    import numpy as np
+    from builder.benchmarks.mcq.leak_split import stratified_gap
+    rng = np.random.default_rng(0)
+    strata = np.repeat([0, 1, 2], 200)
+    solvable = rng.random(600) < np.where(strata == 0, 0.7, 0.2)
+    right = rng.random(600) < np.where(solvable, 0.8, 0.4)
+    gap, low, high = stratified_gap(right, solvable, strata, resamples=300)
+    assert low < gap < high and low > 0  # solvable items answered better, clearly
+    flat, flat_low, flat_high = stratified_gap(rng.random(600) < 0.5, solvable, strata, resamples=300)
+    assert flat_low < 0 < flat_high  # no difference: the interval straddles zero

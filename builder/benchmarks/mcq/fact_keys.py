@@ -79,6 +79,17 @@ RUN_TIE_GROUP = FactPattern("mcq.{bench}.run.{run_id}.tie_group", "group number"
                             "by strict accuracy (1 = the top group; published.py)", {"bench": BENCH, "run_id": RUN_ID})
 RUN_TIE_P = FactPattern("mcq.{bench}.run.{run_id}.tie_p", "p-value", "exact McNemar of an imported run against the run "
                         "ranked just above it, on the items both answered", {"bench": BENCH, "run_id": RUN_ID})
+SPLIT_VALUE = choice("value", ("solvable_items", "accuracy_solvable", "accuracy_rest"), "answered items the "
+                     "probe solves; strict accuracy on them; strict accuracy on the rest")
+LEAK_SPLIT = FactPattern("mcq.{bench}.run.{run_id}.leak_split.{value}", "count or 0–100", "a model run split by the "
+                         "cross-fitted leak score (leak_split.py)", {"bench": BENCH, "run_id": RUN_ID, "value": SPLIT_VALUE})
+LEAK_GAP = FactPattern("mcq.{bench}.run.{run_id}.leak_split.gap", "points (0–100)", "accuracy on option-solvable "
+                       "items minus on the rest; interval: bootstrap over items stratified by category",
+                       {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+LEAK_TAU = FactPattern("mcq.{bench}.leak_split.kendall_tau", "tau", "Kendall's tau between the models' ranking on "
+                       "all items and on the items the probe does not solve", {"bench": BENCH})
+LEAK_WIDER = FactPattern("mcq.{bench}.leak_split.gap_above_zero", "count", "model runs whose gap interval lies above "
+                         "zero", {"bench": BENCH})
 STATEMENT = Part("statement", _SLUG, "a statement's id in content/reconciliation/<bench>.yaml")
 OUTCOME = choice("outcome", ("recomputed", "matches", "differs", "reported_only", "unavailable"), "")
 RECONCILE_SITE = FactPattern("mcq.{bench}.reconcile.{statement}.site", "as quoted", "the site's value of an upstream "
@@ -128,7 +139,8 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_TIE_GROUP, RUN_TIE_P, RECONCILE_SITE,
+             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_TAU, LEAK_WIDER,
+             RECONCILE_SITE,
              RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS,
              PAIR_P, INDEX_GAIN, LEARNED_CHANCE, SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),
 )

@@ -155,8 +155,10 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     pairs = find_pairs(loaded.runs)
     for pair in pairs:
         _pair_facts(loaded, pair, facts, bench)
+    from builder.benchmarks.mcq.leak_split import add_split_facts
     from builder.benchmarks.mcq.published import tie_groups
     tie_groups(loaded, facts, bench)
+    add_split_facts(loaded, facts, bench)
     if loaded.reconciliation is not None:
         from builder.benchmarks.mcq.reconcile import add_reconciliation_facts
         add_reconciliation_facts(facts, bench, loaded.reconciliation)

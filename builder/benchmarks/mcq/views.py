@@ -30,6 +30,15 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
         tables.append(_runs(c, cells))
     if imported(c.loaded.runs):
         tables.append(_published(c, cells))
+    split = _leak_split(c, cells)
+    tables += [split] if split is not None else []
+    if K.LEAK_TAU.key(bench=c.name) in cells.facts:
+        tables.append(Table(table_id(c.name, "leak-rank"), "Ranking on all items against ranking on the rest",
+                            ("What", "Value"), ((Cell("Kendall's tau, strict accuracy on all items vs on the rest"),
+                                                 cells(K.LEAK_TAU.key(bench=c.name), "num")),
+                                                (Cell("models whose gap interval lies above zero"),
+                                                 cells(K.LEAK_WIDER.key(bench=c.name), "count"))),
+                            "Over the model runs of the split table."))
     if c.pairs:
         tables.append(_pairs(c, cells))
     if c.loaded.reconciliation is not None:
@@ -182,6 +191,35 @@ def _published(c: Computed, cells: FactCells) -> Table:
                  "differ from the spec's reference revision. Tie groups: by strict accuracy, a new group where an "
                  "exact McNemar test against the model above (items both answered) gives p < 0.05. Intervals: 95% "
                  "percentile bootstrap over items.")
+
+
+LEAK_COLUMNS = ("model", "items", "coverage", "accuracy_strict", "accuracy_official", "solvable_items",
+                "accuracy_solvable", "accuracy_rest", "gap", "gap_low", "gap_high")
+
+
+def _leak_split(c: Computed, cells: FactCells) -> Table | None:
+    """Each model's strict accuracy on option-solvable items and on the rest (leak_split.py)."""
+    rows = []
+    for run in c.loaded.runs:
+        values = {"bench": c.name, "run_id": run.header.run_id}
+        if K.LEAK_GAP.key(**values) not in cells.facts:
+            continue
+        n, total = len(run.items), run.header.items.get("n", len(run.items))
+        rows.append((Cell(run.header.subject_label), cells(K.RUN_COUNT.key(count="n", **values), "count"),
+                     Cell(f"{100.0 * n / total:.2f}" if total else "–"),
+                     cells(K.RUN_SCORE.key(metric="accuracy", **values)), cells.optional(K.RUN_OFFICIAL.key(**values)),
+                     cells(K.LEAK_SPLIT.key(value="solvable_items", **values), "count"),
+                     cells(K.LEAK_SPLIT.key(value="accuracy_solvable", **values)),
+                     cells(K.LEAK_SPLIT.key(value="accuracy_rest", **values)), cells(K.LEAK_GAP.key(**values)),
+                     cells(K.LEAK_GAP.low(**values)), cells(K.LEAK_GAP.high(**values))))
+    if not rows:
+        return None
+    return Table(table_id(c.name, "leak-split"), "Models on the items the options give away, and on the rest",
+                 LEAK_COLUMNS, tuple(rows),
+                 "Option-solvable: the cross-fitted choices-only probe ranks the gold strictly first (the audit's "
+                 "leak score). Accuracy is strict; coverage is the % of audited items the run answered; gap = "
+                 "accuracy_solvable minus accuracy_rest (points), 95% bootstrap interval resampling items within each "
+                 "category. A leak score says what a reader could exploit, not what a model did.")
 
 
 def _pairs(c: Computed, cells: FactCells) -> Table:
