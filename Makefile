@@ -14,7 +14,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # never dated after the build that shows it.
 PROBE_EPOCH ?= 1795996800
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs eee-venv
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,31 @@ runs: data
 
 test: $(TEST_INSTALLED)
 	$(BIN)/python -m pytest
+
+# The 29 published MMLU-Pro output files (MANIFEST.tsv of the shared copy) as runs in runs/mmlu-pro/
+# (docs/import-results.md); FORCE=--force replaces runs whose content changed.
+MMLU_PRO_SHARED ?= ../shared/data/mmlu-pro
+MMLU_PRO_COMMIT := f418b116db00b065c2aea046518d8fcf74d39872
+mmlu-pro-runs: $(INSTALLED)
+	tail -n +2 $(MMLU_PRO_SHARED)/MANIFEST.tsv | cut -f1 | while read -r file; do \
+	  model=$${file#model_outputs_}; model=$${model%_5shots.zip}; \
+	  BUZZPROBE_DATA_MMLU_PRO=$(MMLU_PRO_SHARED) $(BIN)/python -m builder.cli import results $(MMLU_PRO_SHARED)/outputs/$$file \
+	    --benchmark mmlu-pro --model "$$model" --source-repo https://github.com/TIGER-AI-Lab/MMLU-Pro \
+	    --source-commit $(MMLU_PRO_COMMIT) --source-file eval_results/$$file \
+	    --prompt-setting "5-shot chain of thought, upstream" --out runs/mmlu-pro $(FORCE) || exit 1; \
+	done
+
+# Every Eval Ever's validator for the export round trip (tests/test_eee_export.py): every-eval-ever
+# 0.3.0 needs Python >= 3.12 and the build's venv may be older, so it gets a virtualenv of its own.
+# python3.12 on the PATH, or pyenv's newest 3.12 (its shim needs the version named)
+PYTHON312 ?= $(shell PYENV_VERSION=$$(pyenv latest 3.12 2>/dev/null) python3.12 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3.12)
+EEE_VENV ?= .venv-eee
+$(EEE_VENV)/.installed:
+	test -x $(EEE_VENV)/bin/python || $(PYTHON312) -m venv $(EEE_VENV)
+	$(EEE_VENV)/bin/python -m pip install --quiet every-eval-ever==0.3.0
+	touch $@
+
+eee-venv: $(EEE_VENV)/.installed
 
 # Cold and no-change builds of the committed site, then the scale bench (forced, cold and
 # one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder),

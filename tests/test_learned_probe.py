@@ -3,6 +3,7 @@ items it predicts, is deterministic, writes valid runs, and finds the synthetic 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import random
@@ -20,6 +21,8 @@ from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, TASK_LABELS
 from builder.stats.classification import classification_report
 from builder.benchmarks.cibuzzbench.probes import learned as lp
+from builder.ranker import evaluate as ranker
+from builder.ranker.cues import GROUPS
 from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.run_format import VARIANTS, Item
 from builder.runs.schema import Footer, Header
@@ -139,40 +142,42 @@ def test_train_to_test_never_trains_on_test_items(tmp_path: Path, synthetic_data
     poisoned = dataset_from(rows, tmp_path)
     clean_table, poisoned_table = lp.option_table(synthetic_dataset), lp.option_table(poisoned)
     assert not np.array_equal(clean_table.gold, poisoned_table.gold)
-    clean = lp.train_test(clean_table, lp.features(clean_table))
-    dirty = lp.train_test(poisoned_table, lp.features(poisoned_table))
+    clean = lp.train_test(clean_table, lp.options(clean_table))
+    dirty = lp.train_test(poisoned_table, lp.options(poisoned_table))
     assert np.array_equal(clean.scores, dirty.scores)
 
 
 def test_training_reads_no_text_of_held_out_items(synthetic_dataset: Dataset) -> None:
+    """Noise in the test items' features and other test golds leave the fitted weights alone."""
     table = lp.option_table(synthetic_dataset)
-    feats = lp.features(table)
-    split = np.array(table.splits)
-    train, test = np.flatnonzero(split == "train"), np.flatnonzero(split == "test")
-    noise = lp.Features(feats.dense.copy(), feats.char.copy(), feats.word.copy())
+    opts = lp.options(table)
+    train, test = table.split_items()
+    dense = opts.dense.values.copy()
     rows = (4 * test[:, None] + np.arange(4)).reshape(-1)
-    noise.dense[rows] = np.random.default_rng(0).normal(size=(len(rows), noise.dense.shape[1])) * 1e3
-    gold = table.gold.copy()
+    dense[rows] = np.random.default_rng(0).normal(size=(len(rows), dense.shape[1])) * 1e3
+    gold = opts.grid.gold.copy()
     gold[test] = (gold[test] + 1) % 4
-    a, b = lp.fit_scorer(feats, table.gold, train), lp.fit_scorer(noise, gold, train)
-    assert np.array_equal(a.model.coef_, b.model.coef_) and np.array_equal(a.scaler.mean_, b.scaler.mean_)
+    noisy = ranker.Options(dataclasses.replace(opts.grid, gold=gold), dataclasses.replace(opts.dense, values=dense),
+                           opts.char, opts.word)
+    (a, _), (b, _) = ranker.fit_ranker(opts, train, GROUPS, None), ranker.fit_ranker(noisy, train, GROUPS, None)
+    assert np.array_equal(a.w, b.w) and np.array_equal(a.mean, b.mean) and a.alpha == b.alpha
 
 
 def test_cv_folds_partition_the_items() -> None:
-    folds = lp.cv_folds(3001)
+    folds = ranker.folds(3001)
     assert len(folds) == 5
     held = np.concatenate([b for _, b in folds])
     assert sorted(held.tolist()) == list(range(3001))
     for train, held_out in folds:
         assert not set(train.tolist()) & set(held_out.tolist())
         assert len(train) + len(held_out) == 3001
-    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, lp.cv_folds(3001)))
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, ranker.folds(3001)))
 
 
 def test_cv_predictions_come_from_models_blind_to_them(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     """Poison the gold of fold 0's held-out items: their CV scores must not move."""
     rows = synthetic_rows()
-    _, held_out = lp.cv_folds(len(rows))[0]
+    _, held_out = ranker.folds(len(rows))[0]
     for i in held_out:
         r = rows[int(i)]
         r["equivalent_en"], r["distractor_pragmatic_neighbor_en"] = r["distractor_pragmatic_neighbor_en"], r["equivalent_en"]
@@ -247,8 +252,9 @@ def test_feature_importance_is_deterministic_and_complete(synthetic_dataset: Dat
     coefs = [(n, v) for n, v in first if n.startswith("coef:")]
     perms = [(n, v) for n, v in first if n.startswith("permutation:")]
     assert len(coefs) + len(perms) == len(first)
-    assert {n[5:] for n, _ in coefs} == set(lp.DENSE_FEATURES)
-    assert {n[12:] for n, _ in perms} == set(lp.DENSE_FEATURES) | {"char_ngrams", "word_ngrams"}
+    names = set(ranker.feature_names(lp.options(lp.option_table(synthetic_dataset))))
+    assert {n[5:] for n, _ in coefs} == names == {n[12:] for n, _ in perms}
+    assert {"chars", "centroid", "char_ngram_prior", "value_rank", "negates_sibling"} <= names
     assert [abs(v) for _, v in coefs] == sorted((abs(v) for _, v in coefs), reverse=True)
     assert [v for _, v in perms] == sorted((v for _, v in perms), reverse=True)
 
@@ -286,28 +292,27 @@ def masked(rows: list[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def test_length_probe_reads_lengths_only(tmp_path: Path, synthetic_dataset: Dataset) -> None:
-    """Same lengths and word counts, other characters: every option gets the same length-only
-    features (and no n-grams at all), while the full feature set changes."""
+    """Same lengths and word breaks, other characters: every option gets the same length-only
+    features, while the full feature set changes."""
     other = dataset_from(masked(synthetic_rows()), tmp_path)
     tables = lp.option_table(synthetic_dataset), lp.option_table(other)
     for probe, same in ((lp.LENGTHS, True), (lp.NAME, False)):
-        feats = [lp.features(t, probe) for t in tables]
         by_source = []
-        for table, f in zip(tables, feats):
-            rows = {(i, s): f.dense[4 * i + k] for i, sources in enumerate(table.sources) for k, s in enumerate(sources)}
+        for table in tables:
+            train, _ = table.split_items()
+            x = lp.options(table).design(train, lp.PROBE_GROUPS[probe]).x
+            rows = {(i, s): x[4 * i + k] for i, sources in enumerate(table.sources) for k, s in enumerate(sources)}
             by_source.append(np.array([rows[key] for key in sorted(rows)]))
         assert np.array_equal(by_source[0], by_source[1]) == same, probe
-        if probe == lp.LENGTHS:
-            assert feats[0].char.shape[1] == feats[0].word.shape[1] == 0
-            assert feats[0].dense.shape[1] == len(lp.LENGTH_FEATURES)
 
 
 def test_length_probe_runs_and_parameters(synthetic_dataset: Dataset) -> None:
     runs = lp.learned_probe_runs(synthetic_dataset, seeds=(1111,), created=CREATED, probe=lp.LENGTHS)
     assert [h.run_id for h, _ in runs] == ["probe-learned_lengths-t2-s1111-test", "probe-learned_lengths-cv-t2-s1111-all"]
     parameters = runs[0][0].subject["parameters"]
-    assert parameters["dense_features"] == list(lp.LENGTH_FEATURES) and "char_ngrams" not in parameters
-    assert set(lp.LENGTH_FEATURES) < set(lp.DENSE_FEATURES) and "has_quote" not in lp.LENGTH_FEATURES
+    assert parameters["cue_families"] == ["length"]
+    full = lp.learned_probe_runs(synthetic_dataset, seeds=(1111,), created=CREATED)[0][0].subject["parameters"]
+    assert set(full["cue_families"]) == set(GROUPS) and "ngrams" in full["cue_families"]
 
 
 def test_length_probe_finds_the_length_leak_and_not_on_the_article_set(synthetic_dataset: Dataset) -> None:

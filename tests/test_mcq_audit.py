@@ -76,8 +76,9 @@ def test_findings_count_locate_and_apply_the_rules(tmp_path: Path) -> None:
 
 def test_varying_k_keeps_every_item_and_drops_macro_f1(tmp_path: Path) -> None:
     """Items with 5 and 3 options are all audited; chance is the mean of 1/k; macro F1 over
-    positions is not reported (position E exists on half the items only); the learned probe
-    scores the five 5-option items (its 5-fold CV fits) and leaves the 3-option group of four."""
+    positions is not reported (position E exists on half the items only); the learned probe is one
+    model over both option counts (padding + mask), so it scores all nine items, and so do the
+    per-item leak scores."""
     rows = plain_rows(9, k=5)
     for row in rows[5:]:
         row["choices"], row["answer"] = row["choices"][:3], 0
@@ -87,7 +88,10 @@ def test_varying_k_keeps_every_item_and_drops_macro_f1(tmp_path: Path) -> None:
     assert audit.chance == pytest.approx((5 * 20.0 + 4 * 100.0 / 3) / 9)
     assert all(s.macro_f1 is None for s in audit.probes.values())
     assert audit.as_json()["probes"]["random"]["macro_f1"] is None
-    assert audit.probes["learned_options"].items == 5 and audit.probes["longest_chars"].items == 9
+    assert audit.probes["learned_options"].items == 9 and audit.probes["longest_chars"].items == 9
+    assert audit.learned_chance == pytest.approx(audit.chance)
+    assert audit.leak is not None and len(audit.leak.ids) == 9
+    assert audit.solvable == pytest.approx(100 * sum(audit.leak.solvable) / 9)
 
 
 def test_too_few_items_after_exclusions_is_an_input_error(tmp_path: Path) -> None:

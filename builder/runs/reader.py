@@ -14,6 +14,7 @@ from builder.core.errors import InputError, Problem
 from builder.core.names import display_name_problem, name_problem
 from builder.core.fileio import being_written
 from builder.runs import schema as s
+from builder.runs.files import is_compressed
 from builder.runs.formats import RunFormat, format_for, known_benchmarks
 from builder.runs.lines import LineError, load_line
 from builder.core.textfiles import read_input
@@ -46,7 +47,9 @@ def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
         raw = read_input(path) if raw is None else raw  # a FIFO or device named like a run is refused
     except OSError as exc:
         raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
-    if not raw.endswith(b"\n") and being_written(path):
+    if is_compressed(path):
+        raw = _decompressed(path, raw)
+    elif not raw.endswith(b"\n") and being_written(path):
         raw = raw[: raw.rfind(b"\n") + 1]  # a probe is appending this line now: read the run without it
     try:
         text = raw.decode("utf-8")
@@ -57,6 +60,16 @@ def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
     if numbered and numbered[-1][1] == "":
         numbered.pop()  # the newline that ends the last line
     return [(n, t) for n, t in numbered if t.strip()]
+
+
+def _decompressed(path: Path, raw: bytes) -> bytes:
+    """A `.jsonl.gz` run: written whole (never appended), so a damaged stream is an error."""
+    import gzip
+    import zlib
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError.single(path, f"not a readable gzip file: {exc}") from None
 
 
 def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat | None:

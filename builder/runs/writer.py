@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from builder.core.errors import InputError
 from builder.core.names import check_display_name
+from builder.runs.files import is_compressed
 from builder.runs.lines import LineError, load_line
 from builder.core.fileio import atomic_file
 from builder.runs.schema import Footer, Header, ItemLine
@@ -35,14 +36,31 @@ def dump_line(record: dict[str, Any]) -> str:
 
 
 def write_run(path: str | Path, header: Header, items: Iterable[ItemLine], footer: Footer | None) -> None:
-    """Write a whole run at once, replacing any previous file atomically (user's umask mode)."""
+    """Write a whole run at once, replacing any previous file atomically (user's umask mode);
+    a `.jsonl.gz` path is gzip-compressed without a timestamp, so the same run is the same bytes."""
     check_display_name(header.subject_name, str(path), "subject.name")
+    if is_compressed(Path(path)):
+        with atomic_file(path) as handle:
+            handle.write(run_bytes(header, items, footer, compress=True))
+        return
     with atomic_file(path, text=True) as handle:
         handle.write(dump_line(header.to_json()))
         for item in items:
             handle.write(dump_line(item.to_json()))
         if footer is not None:
             handle.write(dump_line(footer.to_json()))
+
+
+def run_bytes(header: Header, items: Iterable[Any], footer: Footer | None, *, compress: bool = False) -> bytes:
+    """The run file's bytes (gzip with mtime 0 and no file name when `compress`)."""
+    lines = [dump_line(header.to_json()), *(dump_line(i.to_json()) for i in items)]
+    if footer is not None:
+        lines.append(dump_line(footer.to_json()))
+    raw = "".join(lines).encode("utf-8")
+    if not compress:
+        return raw
+    import gzip
+    return gzip.compress(raw, compresslevel=9, mtime=0)
 
 
 class RunWriter:

@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from builder.benchmarks.mcq.results.command import WORD as RESULTS
+from builder.benchmarks.mcq.results.command import add_results_options, run_results_import
 from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
@@ -40,7 +42,9 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
 
     imports = sub.add_parser("import", help="convert official CIBuzzBench outputs, or lm-eval / Inspect outputs, into runs",
                              usage="buzzprobe import RESULTS --model NAME [--out DIR]\n"
-                                   "       buzzprobe import {lm-eval,inspect} PATH [--model NAME] [--out DIR]")
+                                   "       buzzprobe import {lm-eval,inspect} PATH [--model NAME] [--out DIR]\n"
+                                   "       buzzprobe import results FILE --benchmark NAME --model NAME "
+                                   "[--format mmlu-pro|eee|mapped] [--force]")
     imports.add_argument("results", type=Path, help="the official results folder <output_dir>/<model>/<lang> (docs/import.md), "
                          "or `lm-eval` / `inspect` followed by PATH (docs/lm-eval.md, docs/inspect.md)")
     imports.add_argument("path", type=Path, nargs="?", help="lm-eval: a samples_*.jsonl file or its output folder; "
@@ -49,8 +53,7 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
                          "(required for official outputs; harness imports default to the logged name)")
     imports.add_argument("--out", default=None, help="folder for the runs (default runs/official; harness imports "
                          "runs/{model_slug})")
-    imports.add_argument("--force", action="store_true",
-                         help="replace an existing run that has different content (refused otherwise)")
+    add_results_options(imports)
     imports.set_defaults(handler=_cmd_import)
 
     add_export_parser(sub)
@@ -120,6 +123,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.official_import import import_official
     created = utc_now()
+    if args.path is not None and str(args.results) == RESULTS:
+        return run_results_import(args, created)
     if args.path is not None:
         harness = str(args.results)
         if harness not in HARNESSES:

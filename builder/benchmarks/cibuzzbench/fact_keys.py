@@ -36,7 +36,7 @@ MODEL_ID = Part("id", _NAME, "a model or paired summary's id (docs/model-facts.m
 ARM = choice("arm", ("a", "b"), "the arm of a pair: a = blind, b = sighted")
 SETTING = choice("setting", COMPARED_SETTINGS, "")
 SOURCE = choice("source", ERROR_SOURCES, "the option a wrong answer chose: " + ", ".join(ERROR_SOURCES))
-FEATURE = Part("feature", r"[a-z0-9_]+", "a feature of the learned probe (or the `char_ngrams` / `word_ngrams` block)")
+FEATURE = Part("feature", r"[a-z0-9_]+", "a feature of the learned probe: a ranker cue or an n-gram prior (docs/ranker.md)")
 STATEMENT = Part("statement", _NAME, "a statement's id in content/article-figures.yaml")
 OUTCOME = choice("outcome", ("recomputed", "matches", "differs", "reported_only", "unavailable"), "")
 CHECKED = choice("kind", ("data", "counts"), "`data`: recomputed independently from the CIBuzzBench data; `counts`: "
@@ -115,9 +115,9 @@ HARM_PROBE = _p("harm.{probe}{scope}.{metric}", S, "a Task 3 probe's score", PRO
 HARM_PROBE_CLASS = _p("harm.{probe}{scope}.{score}.{harm}", S, "a Task 3 probe's F1, precision or recall of a class",
                       PROBE, SCOPE, CLASS_SCORE, HARM_CLASS, variants=True)
 IMPORTANCE_COEF = _p("learned.importance.coef.{feature}", "coefficient",
-                     "coefficient of the standardised dense feature in the learned option-only probe", FEATURE)
+                     "coefficient of the standardised feature in the learned option-only probe", FEATURE)
 IMPORTANCE_PERMUTATION = _p("learned.importance.permutation.{feature}", PTS,
-                            "accuracy drop on the test split when the feature (or block) is shuffled", FEATURE)
+                            "accuracy drop on the test split when the feature is shuffled", FEATURE)
 
 # ------------------------------------------------------------------------------ fidelity
 FIDELITY_SITE = _p("fidelity.{statement}.site", "as quoted",

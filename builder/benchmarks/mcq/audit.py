@@ -19,13 +19,13 @@ import numpy as np
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.findings import Findings, examine
-from builder.benchmarks.mcq.learned import LearnedScores
+from builder.benchmarks.mcq.learned import LearnedScores, learned_scores
 from builder.benchmarks.mcq.load import Benchmark, Item
 from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
-from builder.benchmarks.mcq.varying import by_option_count
 from builder.core.errors import InputError
+from builder.ranker.evaluate import FOLDS, Options
+from builder.ranker.leak import CSV_COLUMNS, GroupAblation, LeakScores
 from builder.stats import bootstrap_intervals, metric_on_resamples, summarise_seeds
-from builder.benchmarks.cibuzzbench.probes.learned import FOLDS
 
 PROBES: tuple[str, ...] = ("random", "position_prior", "longest_chars", "shortest_chars", "longest_words",
                            "centroid", "learned_options")
@@ -69,10 +69,12 @@ class Audit:
     chance: float = 0.0  # mean of 100/k over the audited items: a uniform guess's expected accuracy
     options_range: tuple[int, int] = (0, 0)  # fewest and most options of an audited item
     learned_chance: float = 0.0  # mean of 100/k over the items the learned probe answered
-    # Option-solvable: % of the items the learned probe answered whose top choice (published
-    # order, ties to the first) is the gold. HOOK: the shared ranker's cross-fitted per-item leak score
-    # (issue 23, item 5) replaces this definition when it lands; the index reads only this field.
+    # Option-solvable: % of the audited items whose gold the 5-fold cross-fitted ranker scores
+    # strictly highest (builder.ranker.leak); the index reads only this field.
     solvable: float = 0.0
+    leak: LeakScores | None = None  # per audited item: cross-fitted probability of the gold, option-solvable
+    ablation: tuple[GroupAblation, ...] = ()  # drop-one-cue-family, largest drop first
+    learned_alphas: tuple[float, ...] = ()  # the ranker's L2 penalty per fit (inner CV)
 
     @property
     def fixed_k(self) -> bool:
@@ -99,7 +101,16 @@ class Audit:
                          "learned_options": self.learned_evaluation,
                          "learned_options_items": self.probes["learned_options"].items,
                          "content_sha256": self.content_sha256},
+            "learned": self._learned_json(),
         }
+
+    def _learned_json(self) -> dict[str, Any]:
+        leak = None if self.leak is None else {
+            "solvable_share": self.leak.solvable_share, "mean_leak_score": float(np.mean(self.leak.leak_score)),
+            "evaluation": "5-fold cross-fitting over every audited item", "csv_columns": list(CSV_COLUMNS)}
+        return {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas), "leak": leak,
+                "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop, "ci95_low": a.ci95_low,
+                              "ci95_high": a.ci95_high} for a in self.ablation]}
 
 
 def _probe_json(score: ProbeScore) -> dict[str, Any]:
@@ -143,25 +154,28 @@ def run_audit(benchmark: Benchmark) -> Audit:
     published = shuffle.published(len(kept), inputs.k)
     as_published = {p: _single(inputs, p, published, INTERVAL_SEED) for p in PROBES}
     learned = inputs.learned
-    solvable = learned.scores.argmax(axis=1) == inputs.gold[learned.items]
     return Audit(spec.name, spec.title, benchmark.content_sha256, len(kept), findings.options, findings, probes,
                  as_published, learned.evaluation, chance=float(np.mean(100.0 / inputs.counts)),
                  options_range=(int(inputs.counts.min()), int(inputs.counts.max())),
                  learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
-                 solvable=100.0 * float(solvable.mean()))
+                 solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
+                 learned_alphas=learned.alphas)
 
 
 def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
-    """Every probe's option scores, padded to the widest item; the learned probe and the
-    sibling similarities are computed per number of options (see varying.py)."""
+    """Every probe's option scores, padded to the widest item; the centroid and the learned probe
+    come from the shared ranker, one model over every number of options (padding + mask)."""
     texts = [i.choices for i in kept]
     gold = np.array([i.gold for i in kept], dtype=np.intp)
     counts = np.array([len(t) for t in texts], dtype=np.intp)
     chars, words = char_lengths(texts), word_lengths(texts)
     missing = np.isnan(chars)
-    centroids, learned = by_option_count(texts, gold, [i.split for i in kept], spec.train_split, spec.test_split)
-    scores = {"longest_chars": chars, "shortest_chars": -chars, "longest_words": words, "centroid": centroids}
-    return _Inputs(ids=[i.id for i in kept], gold=gold, k=int(counts.max()), counts=counts,
+    options = Options.build(texts, gold)
+    ids = [i.id for i in kept]
+    learned = learned_scores(options, ids, [i.split for i in kept], spec.train_split, spec.test_split)
+    scores = {"longest_chars": chars, "shortest_chars": -chars, "longest_words": words,
+              "centroid": options.feature("centroid")}
+    return _Inputs(ids=ids, gold=gold, k=int(counts.max()), counts=counts,
                    option_scores={p: np.where(missing, -np.inf, v) for p, v in scores.items()}, learned=learned)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from builder.benchmarks.mcq.audit import PROBES
 from builder.core.factkeys import FactPattern, Part, Section, choice
+from builder.ranker.cues import GROUPS
 
 _SLUG = r"[a-z0-9][a-z0-9_-]*"
 BENCH = Part("bench", _SLUG, "a spec's `name` (content/benchmarks/<name>.yaml)")
@@ -22,9 +23,15 @@ BLOCK = choice("block", ("shuffled", "published"), "the five seeded option shuff
                "file's own order")
 PROBE = choice("probe", PROBES, "a model-free probe of the audit (docs/audit.md, *The probes*)")
 METRIC = choice("metric", ("accuracy", "macro_f1"), "")
+GROUP = choice("group", GROUPS, "a cue family of the learned probe (docs/ranker.md, *Cue families*)")
+ABLATION_VALUE = choice("value", ("accuracy", "drop"), "accuracy without the family, or the full probe's accuracy "
+                        "minus it (points; interval: paired bootstrap over the held-out items)")
+LEAK_VALUE = choice("value", ("solvable", "mean_leak_score"), "% of audited items whose gold the cross-fitted probe "
+                    "ranks strictly first (option-solvable); mean cross-fitted probability of the gold (0-100)")
 RUN_ID = Part("run_id", _SLUG, "a run's id (its header's `run_id`)")
-COUNT = choice("count", ("n", "unparsed", "errors"), "items scored; answers with no letter (scored wrong); "
-               "requests that failed after their retries (scored wrong)")
+COUNT = choice("count", ("n", "unparsed", "errors", "differs"), "items scored; answers with no letter (scored wrong); "
+               "requests that failed after their retries (scored wrong); items of an imported run whose question, "
+               "options or gold differ from the reference revision (scored against the file's own gold)")
 PAIR_COUNT = choice("count", ("n", "fixes", "breaks"), "shared items; items only the sighted arm got right; "
                     "items only the blind arm got right")
 
@@ -55,9 +62,46 @@ AUDIT = FactPattern("mcq.{bench}.audit.{block}.{probe}.{metric}", "0–100",
 AUDIT_SD = FactPattern("mcq.{bench}.audit.shuffled.{probe}.{metric}.sd", "0–100",
                        "sample standard deviation of the probe's score over the five option seeds",
                        {"bench": BENCH, "probe": PROBE, "metric": METRIC})
+ABLATION = FactPattern("mcq.{bench}.ablation.{group}.{value}", "0–100 / points",
+                       "the learned probe refitted without one cue family, on the same held-out items",
+                       {"bench": BENCH, "group": GROUP, "value": ABLATION_VALUE}, interval=True)
+LEAK = FactPattern("mcq.{bench}.leak.{value}", "% of items / 0–100",
+                   "per-item leak scores (5-fold cross-fitted learned probe), summarised",
+                   {"bench": BENCH, "value": LEAK_VALUE})
 RUN_SCORE = FactPattern("mcq.{bench}.run.{run_id}.{metric}", "0–100", "a model run's score over its answered "
                         "items (letters of the shown order as labels)", {"bench": BENCH, "run_id": RUN_ID,
                                                                          "metric": METRIC}, interval=True)
+RUN_OFFICIAL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_official", "0–100",
+                           "an imported run's accuracy as its upstream scores it (results/upstream.py: an unparsed "
+                           "answer replaced by the upstream's seeded random letter); interval: bootstrap over items",
+                           {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+RUN_TIE_GROUP = FactPattern("mcq.{bench}.run.{run_id}.tie_group", "group number", "an imported run's paired tie group "
+                            "by strict accuracy (1 = the top group; published.py)", {"bench": BENCH, "run_id": RUN_ID})
+RUN_TIE_P = FactPattern("mcq.{bench}.run.{run_id}.tie_p", "p-value", "exact McNemar of an imported run against the run "
+                        "ranked just above it, on the items both answered", {"bench": BENCH, "run_id": RUN_ID})
+SPLIT_VALUE = choice("value", ("solvable_items", "accuracy_solvable", "accuracy_rest"), "answered items the "
+                     "probe solves; strict accuracy on them; strict accuracy on the rest")
+LEAK_SPLIT = FactPattern("mcq.{bench}.run.{run_id}.leak_split.{value}", "count or 0–100", "a model run split by the "
+                         "cross-fitted leak score (leak_split.py)", {"bench": BENCH, "run_id": RUN_ID, "value": SPLIT_VALUE})
+LEAK_GAP = FactPattern("mcq.{bench}.run.{run_id}.leak_split.gap", "points (0–100)", "accuracy on option-solvable "
+                       "items minus on the rest; interval: bootstrap over items stratified by category",
+                       {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+LEAK_TAU = FactPattern("mcq.{bench}.leak_split.kendall_tau", "tau", "Kendall's tau between the models' ranking on "
+                       "all items and on the items the probe does not solve", {"bench": BENCH})
+LEAK_WIDER = FactPattern("mcq.{bench}.leak_split.gap_above_zero", "count", "model runs whose gap interval lies above "
+                         "zero", {"bench": BENCH})
+STATEMENT = Part("statement", _SLUG, "a statement's id in content/reconciliation/<bench>.yaml")
+OUTCOME = choice("outcome", ("recomputed", "matches", "differs", "reported_only", "unavailable"), "")
+RECONCILE_SITE = FactPattern("mcq.{bench}.reconcile.{statement}.site", "as quoted", "the site's value of an upstream "
+                             "figure (its provenance names the fact)", {"bench": BENCH, "statement": STATEMENT})
+RECONCILE_DIFFERENCE = FactPattern("mcq.{bench}.reconcile.{statement}.difference", "as quoted",
+                                   "site minus the upstream's quoted figure (content/reported.yaml)",
+                                   {"bench": BENCH, "statement": STATEMENT})
+RECONCILE_MATCHES = FactPattern("mcq.{bench}.reconcile.{statement}.matches", "0/1", "1 when the site's value rounds "
+                                "to the quoted figure (or lies within the statement's tolerance), else 0",
+                                {"bench": BENCH, "statement": STATEMENT})
+RECONCILE_COUNT = FactPattern("mcq.{bench}.reconcile.{outcome}.count", "count", "upstream figures recomputed, "
+                              "matching, differing, quoted only or unavailable", {"bench": BENCH, "outcome": OUTCOME})
 RUN_COUNT = FactPattern("mcq.{bench}.run.{run_id}.{count}", "count", "a model run's item counts",
                         {"bench": BENCH, "run_id": RUN_ID, "count": COUNT})
 RUN_CATEGORY = FactPattern("mcq.{bench}.run.{run_id}.category.{label}.accuracy", "0–100",
@@ -95,6 +139,8 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, RUN_SCORE, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS, PAIR_P, INDEX_GAIN, LEARNED_CHANCE,
-             SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),
+             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_TAU, LEAK_WIDER,
+             RECONCILE_SITE,
+             RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS,
+             PAIR_P, INDEX_GAIN, LEARNED_CHANCE, SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),
 )

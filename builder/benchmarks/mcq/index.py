@@ -8,9 +8,9 @@ chance (the mean of 1/k over the items it answered: varying k has no single chan
 of items option-solvable and the top cue family. Rows are sorted by the learned probe's gain.
 Every number is a fact; the sentences' wording is chosen here, by the numbers.
 
-Hooks (issue 23, items 3 and 5): `Audit.solvable` is today the learned probe's top choice
-being the gold; the top cue family is the family of the strongest rule. The shared ranker's
-leak score and ablation replace both without changing this module's callers.
+Option-solvable is the share of audited items whose gold the 5-fold cross-fitted ranker scores
+strictly highest (builder.ranker.leak); the top cue family is the one whose removal costs the
+learned probe most in the drop-one ablation, named only when that drop's interval excludes 0.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.report import Computed
 from builder.core.facts import FactTable
 
-RULES: dict[str, str] = {"position_prior": "position", "longest_chars": "length", "shortest_chars": "length",
-                         "longest_words": "length", "centroid": "sibling similarity"}
+RULES: tuple[str, ...] = ("position_prior", "longest_chars", "shortest_chars", "longest_words", "centroid")
 LEARNED = "learned_options"
 NO_CUE = "none above chance"
 
@@ -76,15 +75,19 @@ def _row(c: Computed, facts: FactTable, page_dir: str) -> Row:
         facts.add(K.INDEX_GAIN.high(**values), score.ci95_high - chance, what)
     facts.add(K.LEARNED_CHANCE.key(bench=bench), audit.learned_chance,
               "mean of 100/k over the items the learned probe answered")
-    facts.add(K.SOLVABLE.key(bench=bench), audit.solvable, "% of the items the learned probe answered whose top "
-              "choice is the gold (placeholder for the ranker's cross-fitted leak score)")
+    facts.add(K.SOLVABLE.key(bench=bench), audit.solvable, "% of the audited items option-solvable: the 5-fold "
+              "cross-fitted learned probe scores the gold strictly highest")
     facts.add(K.LEARNED_ITEMS.key(bench=bench), shuffled[LEARNED].items, "items the learned probe answered (the test "
               "split when the spec has splits, else every audited item under 5-fold cross-validation)")
-    rule_low = shuffled[rule].accuracy.ci95_low - audit.chance
     low, high = audit.options_range
     return Row(bench, c.loaded.benchmark.spec.title, f"{page_dir}/{bench}.html", str(low) if low == high else
-               f"{low}–{high}", rule,
-               RULES[rule] if rule_low > 0 else NO_CUE, learned.mean - audit.learned_chance)
+               f"{low}–{high}", rule, top_cue(audit.ablation), learned.mean - audit.learned_chance)
+
+
+def top_cue(ablation: Sequence[Any]) -> str:
+    """The cue family the learned probe loses most without (the ablation is sorted by drop), if
+    that drop is distinguishable from 0 (its paired bootstrap interval lies above 0)."""
+    return ablation[0].group if ablation and ablation[0].ci95_low > 0 else NO_CUE
 
 
 def _prose(rows: list[Row], facts: FactTable) -> dict[str, Any]:

@@ -31,7 +31,9 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
     probes = True
 
     def run_names(self, settings: BuildSettings) -> set[str]:
-        return {name for _, name in _named_specs(settings.content_dir)}
+        """Every spec's name, skipped ones too: the runs of a benchmark left out of this build
+        (BUZZPROBE_SKIP_BENCHMARKS) are set aside with it, not refused as unknown."""
+        return {path.stem for path in (settings.content_dir / "benchmarks").glob("*.yaml")}
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         """The data files the specs name (a changed file changes the audit); a spec with a
@@ -88,7 +90,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
 
     def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
         from builder.benchmarks.mcq.shuffle import SEEDS
-        from builder.benchmarks.mcq.views import spec_tables
+        from builder.benchmarks.mcq.views import LEAK_DIR, spec_tables
         from builder.site.tables import FactCells
         computed = shelf.specs
         files: Files = {}
@@ -104,6 +106,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
                                    spec=spec, computed=one, tables=tables, prompts=_example_prompts(one),
                                    seed=SEEDS[0])
             files[f"{PAGE_DIR}/{one.name}.html"] = html.encode("utf-8")
+            files[f"{LEAK_DIR}/{one.name}.csv"] = leak_csv(one.loaded.audit.leak)
         return files
 
     def add_commands(self, subcommands: Any) -> None:
@@ -119,10 +122,12 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         return spec_plans(args)
 
 
-def _named_specs(content_dir: Path) -> list[tuple[Path, str]]:
-    """(spec file, benchmark name): the file is named after the benchmark (report.spec_name_problem)."""
-    from builder.benchmarks.mcq.spec import spec_files
-    return [(path, path.stem) for path in spec_files(content_dir)]
+def leak_csv(leak: Any) -> bytes:
+    """`id,leak_score,solvable` per audited item (probability to six decimals, solvable 0/1): the
+    download the frontier split reads (builder.ranker.leak)."""
+    from builder.ranker.leak import CSV_COLUMNS
+    from builder.site.tables_csv import table_csv
+    return table_csv(CSV_COLUMNS, [(i, round(p, 6), int(s)) for i, p, s in leak.rows()])
 
 
 def _source(computed: Any) -> tuple[str | None, str | None]:

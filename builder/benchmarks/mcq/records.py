@@ -104,7 +104,13 @@ def _unzipped(path: Path, raw: bytes) -> tuple[Path, bytes]:
 
 
 def _json(path: Path, text: str, spec: Spec) -> list[Record]:
-    key = spec.records
+    data = json_list(path, text, spec.records)
+    return _nested([_record(path, i + 1, None, item) for i, item in enumerate(data)], path, spec.nested)
+
+
+def json_list(path: Path | str, text: str, key: str | None) -> list[Any]:
+    """The list a JSON file holds (under `key` when it is an object), read by the one bounded
+    JSON loader; a located error otherwise."""
     data = load_document(path, text)
     if key is not None:
         if not isinstance(data, dict) or key not in data:
@@ -113,7 +119,7 @@ def _json(path: Path, text: str, spec: Spec) -> list[Record]:
     if not isinstance(data, list):
         hint = "" if key else "; if the list is inside an object, name its key with `records` in the spec"
         raise InputError.single(path, f"expected a list of records, found {type(data).__name__}{hint}")
-    return _nested([_record(path, i + 1, None, item) for i, item in enumerate(data)], path, spec.nested)
+    return data
 
 
 def _jsonl(path: Path, text: str, spec: Spec) -> list[Record]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ class Loaded:
     data: ChoiceSet
     audit: Audit
     runs: tuple[Run, ...]  # checked against the data, in run-id order
+    reconciliation: Any = None  # reconcile.Reconciliation: the upstream's reported figures, when a file names them
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,9 @@ def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run]) -> list[
     by_name: dict[str, list[Run]] = {}
     for run in runs:
         by_name.setdefault(run.header.benchmark, []).append(run)
-    return gather(spec_files(content_dir), lambda path: _load_spec(path, cache_dir, by_name))
+    from builder.benchmarks.mcq.reconcile import load_reconciliation
+    return gather(spec_files(content_dir), lambda path: replace(
+        _load_spec(path, cache_dir, by_name), reconciliation=load_reconciliation(content_dir, path.stem)))
 
 
 def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]]) -> Loaded:
@@ -139,9 +142,23 @@ def _item_problems(run: Run, benchmark: Benchmark, data: ChoiceSet, declared: se
                                     line, "prediction"))
         if item.id != known.id:
             problems.append(Problem(run.path, f"record {item.row_id} has id {known.id!r}, not {item.id!r}", line, "id"))
-        elif item.letter_map != letter_map(seed, known.id, len(known.choices)):
-            problems.append(Problem(run.path, f"not the seed-{seed} shuffle of item {known.id!r}", line, "letter_map"))
+        elif item.letter_map != shown_letters(seed, known.id, shown_count(item, known)):
+            how = f"the seed-{seed} shuffle" if seed is not None else "the published order (A = the first option)"
+            problems.append(Problem(run.path, f"not {how} of item {known.id!r}", line, "letter_map"))
+        elif item.revision is not None and not 0 <= item.revision["gold"] < item.revision["k"]:
+            problems.append(Problem(run.path, f"gold {item.revision['gold']} is not one of its {item.revision['k']} "
+                                    "options", line, "revision.gold"))
     return problems
+
+
+def shown_count(item: ChoiceItem, known: Any) -> int:
+    """The number of options the model saw: the file's own when its revision differs."""
+    return int(item.revision["k"]) if item.revision is not None else len(known.choices)
+
+
+def shown_letters(seed: int | None, item_id: str, k: int) -> dict[str, int]:
+    """The letter map a run must have: the seeded shuffle, or (an import, seed None) the published order."""
+    return {LETTERS[j]: j for j in range(k)} if seed is None else letter_map(seed, item_id, k)
 
 
 def letter_map(seed: int | None, item_id: str, k: int) -> dict[str, int]:
@@ -155,12 +172,20 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     _composition(loaded, facts, bench)
     _lengths(loaded, facts, bench)
     _audit(loaded.audit, facts, bench)
+    _learned(loaded.audit, facts, bench)
     categories = _labels(loaded, "category")
     for run in loaded.runs:
         _run_facts(loaded, run, facts, bench, categories)
     pairs = find_pairs(loaded.runs)
     for pair in pairs:
         _pair_facts(loaded, pair, facts, bench)
+    from builder.benchmarks.mcq.leak_split import add_split_facts
+    from builder.benchmarks.mcq.published import tie_groups
+    tie_groups(loaded, facts, bench)
+    add_split_facts(loaded, facts, bench)
+    if loaded.reconciliation is not None:
+        from builder.benchmarks.mcq.reconcile import add_reconciliation_facts
+        add_reconciliation_facts(facts, bench, loaded.reconciliation)
     return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs))
 
 
@@ -237,13 +262,29 @@ def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
                               f"audit probe {probe}, {metric.replace('_', ' ')}: sample sd over the five option seeds")
 
 
+def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
+    """The ablation by cue family and the leak summary (the per-item scores are a download)."""
+    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    for a in audit.ablation:
+        what = f"learned probe without cue family {a.group}, refitted on the same training items and scored on {held}"
+        facts.add(K.ABLATION.key(bench=bench, group=a.group, value="accuracy"), a.accuracy, what)
+        facts.add(K.ABLATION.key(bench=bench, group=a.group, value="drop"), a.drop, what + ": full minus without")
+        facts.add(K.ABLATION.low(bench=bench, group=a.group, value="drop"), a.ci95_low, what + ": paired bootstrap")
+        facts.add(K.ABLATION.high(bench=bench, group=a.group, value="drop"), a.ci95_high, what + ": paired bootstrap")
+    leak = audit.leak
+    facts.add(K.LEAK.key(bench=bench, value="solvable"), leak.solvable_share,
+              "% of audited items option-solvable: the cross-fitted learned probe ranks the gold strictly first")
+    facts.add(K.LEAK.key(bench=bench, value="mean_leak_score"), 100.0 * float(np.mean(leak.leak_score)),
+              "mean cross-fitted probability the learned probe gives the gold (0-100)")
+
+
 def gold_letters(run: Run, loaded: Loaded, row_ids: Sequence[int] | None = None) -> tuple[list[str], list[str]]:
     """(gold letter, predicted letter) per item, in row_id order."""
     items: dict[int, ChoiceItem] = {i.row_id: i for i in run.items}
     gold, pred = [], []
     for row_id in sorted(items) if row_ids is None else row_ids:
         item = items[row_id]
-        answer = loaded.data.items[row_id].gold
+        answer = item.revision["gold"] if item.revision is not None else loaded.data.items[row_id].gold
         gold.append(next(letter for letter, index in item.letter_map.items() if index == answer))
         pred.append(item.prediction)
     return gold, pred
@@ -260,6 +301,7 @@ def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categorie
               "requests that failed after their retries", runs)
     if not run.items:
         return
+    _import_facts(loaded, run, facts, values, labels)
     gold, pred = gold_letters(run, loaded)
     report, ci = classification_report(gold, pred, labels), bootstrap_intervals(gold, pred, labels)
     for metric in ("accuracy", "macro_f1"):
@@ -275,6 +317,27 @@ def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categorie
             right = sum(gold[n] == pred[n] for n in picked)
             facts.add(K.RUN_CATEGORY.key(label=label, **values), 100.0 * right / len(picked),
                       f"accuracy on the run's items of category {value!r}", runs)
+
+
+def _import_facts(loaded: Loaded, run: Run, facts: FactTable, values: dict[str, str], labels: str) -> None:
+    """An imported run: how many items its file's revision differs on, and (scored by the
+    upstream's own rules) the official accuracy beside the strict one."""
+    source = run.header.source
+    if not isinstance(source, dict) or source.get("kind") != "import":
+        return
+    runs = (run.header.run_id,)
+    facts.add(K.RUN_COUNT.key(count="differs", **values), sum(1 for i in run.items if i.revision is not None),
+              "items whose question, options or gold in the run's file differ from the reference revision", runs)
+    if source.get("scoring") != "upstream":
+        return
+    gold, _ = gold_letters(run, loaded)
+    official = [i.scored for i in sorted(run.items, key=lambda i: i.row_id)]
+    report, ci = classification_report(gold, official, labels), bootstrap_intervals(gold, official, labels)
+    what = "accuracy as the upstream scorer counts it (unparsed -> its seeded random letter); 95% percentile " \
+           "bootstrap over items"
+    facts.add(K.RUN_OFFICIAL.key(**values), report.accuracy, what, runs)
+    facts.add(K.RUN_OFFICIAL.low(**values), ci["accuracy"].low, what, runs)
+    facts.add(K.RUN_OFFICIAL.high(**values), ci["accuracy"].high, what, runs)
 
 
 def _pair_key(run: Run) -> tuple[Any, ...]:

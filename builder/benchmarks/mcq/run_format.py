@@ -7,6 +7,16 @@ record number) and `id` (the spec's item id, so a run made on a reordered file i
 keeps `letter_map` (letter -> the published choice index shown under it), the raw `response`
 and its parsed `prediction` (a letter, or "" when unparsed: counted wrong). Items never copy
 the data set's text or its gold: both come from the data when the build reads the run.
+
+A run imported from published results (`buzzprobe import results`, results/importer.py) says
+where it came from in the header's `source`, shows the options in the published order
+(`option_seed: null`, every `letter_map` the identity), and may keep, instead of the raw
+response, its `response_sha256` and `response_chars`; `official` is the letter the upstream's
+own scorer counts when it differs from the strict `prediction` (its random pick for an
+unparsed answer); `revision` is what the file said about an item whose question, options or
+gold differ from the benchmark's reference revision (`differs`, the file's number of options
+`k` and its `gold` index, and `sha256` of its text), so the run is scored against the gold
+its own file carries.
 """
 
 from __future__ import annotations
@@ -20,12 +30,15 @@ from builder.runs.reader import is_instance
 TASK = "multiple_choice"
 CONDITIONS = ("sighted", "blind")
 SELECTIONS = ("all", "split", "sample")
-_ENVELOPE = ("error", "latency_ms", "usage", "response_truncated")
+_ENVELOPE = ("error", "latency_ms", "usage", "response_truncated", "response_sha256", "response_chars", "official",
+             "revision")
 _FIELDS: dict[str, type | tuple[type, ...]] = {
     "row_id": int, "id": str, "letter_map": dict, "prediction": str, "response": (str, type(None)),
     "error": (str, type(None)), "latency_ms": (int, float, type(None)), "usage": (dict, type(None)),
-    "response_truncated": (bool, type(None)),
+    "response_truncated": (bool, type(None)), "response_sha256": (str, type(None)),
+    "response_chars": (int, type(None)), "official": (str, type(None)), "revision": (dict, type(None)),
 }
+_REVISION = {"differs": list, "k": int, "gold": int, "sha256": str}
 _REQUIRED = ("row_id", "id", "letter_map", "prediction")
 
 
@@ -42,6 +55,15 @@ class ChoiceItem:
     latency_ms: float | None = None
     usage: dict[str, int] | None = None
     response_truncated: bool | None = None
+    response_sha256: str | None = None
+    response_chars: int | None = None
+    official: str | None = None  # the upstream scorer's letter, when it differs from `prediction`
+    revision: dict[str, Any] | None = None  # the file's own version of an item that differs from the reference
+
+    @property
+    def scored(self) -> str:
+        """The official letter: the upstream scorer's when it differs, else the strict one."""
+        return self.official if self.official is not None else self.prediction
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "item", "row_id": self.row_id, "id": self.id, "letter_map": self.letter_map,
@@ -56,8 +78,11 @@ class ChoiceItem:
 def check_header(c: Checker, line: int, data: dict[str, Any]) -> None:
     """An option seed always (the options are always shuffled), and all items, a split or a sample."""
     items = data["items"]
-    if not is_instance(data["option_seed"], int):
-        c.add("multiple-choice runs need an option seed", line, "option_seed")
+    if not is_instance(data["option_seed"], int) and not (data["option_seed"] is None and imported(data)):
+        c.add("multiple-choice runs need an option seed (null only for an import in the published order)", line,
+              "option_seed")
+    if "source" in data and not imported(data):
+        c.add("expected an object with kind 'import' and option_order 'published'", line, "source")
     if items.get("selection") not in SELECTIONS:
         c.add(f"expected one of: {', '.join(SELECTIONS)}", line, "items.selection")
     if items.get("selection") == "split" and not isinstance(items.get("split"), str):
@@ -66,6 +91,12 @@ def check_header(c: Checker, line: int, data: dict[str, Any]) -> None:
         c.add("a sample needs an integer sample_seed", line, "items.sample_seed")
     if data["subject"].get("kind") != "model":
         c.add("multiple-choice runs are a model's answers", line, "subject.kind")
+
+
+def imported(header: dict[str, Any]) -> bool:
+    """A run imported from published results, its options in the published order."""
+    source = header.get("source")
+    return isinstance(source, dict) and source.get("kind") == "import" and source.get("option_order") == "published"
 
 
 def read_item(c: Checker, line: int, data: dict[str, Any], header: dict[str, Any]) -> ChoiceItem | None:
@@ -79,7 +110,12 @@ def read_item(c: Checker, line: int, data: dict[str, Any], header: dict[str, Any
     if not letters or not all(isinstance(k, str) and is_instance(v, int) for k, v in letters.items()):
         c.add("must map letters to choice indices (integers)", line, "letter_map")
         return None
+    revision = data.get("revision")
+    if revision is not None and not (set(revision) == set(_REVISION) and
+                                     all(is_instance(revision[k], t) for k, t in _REVISION.items())):
+        c.add(f"expected an object with {', '.join(_REVISION)}", line, "revision")
+        return None
     return ChoiceItem(**{k: data[k] for k in _FIELDS if k in data})
 
 
-FORMAT = RunFormat("mcq", (TASK,), CONDITIONS, check_header, read_item, any_name=True)
+FORMAT = RunFormat("mcq", (TASK,), CONDITIONS, check_header, read_item, header_extra={"source": dict}, any_name=True)

@@ -29,7 +29,7 @@ FIELD_KEYS = ("id", "split", "category")
 LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
                          "doc_to_text", "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
-                         "sighted", "blind")
+                         "sighted", "blind", "results")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
 
@@ -68,6 +68,7 @@ class Spec:
     sighted: str
     blind: str
     revision: str | None = None  # which revision of the data set the files are, and why
+    results: Any = None  # results.mapping.ResultsMapping: the fields of `--format mapped` result files
 
     @property
     def env_var(self) -> str:
@@ -129,6 +130,10 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     location = parse_location(data, name, root or Path.cwd(), environ, problem)
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
+    if "results" in data:
+        from builder.benchmarks.mcq.results.mapping import mapping_problems
+        for key, message in mapping_problems(data["results"]):
+            problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
     if problems or location is None or fmt is None:
         raise InputError(problems)
     return Spec(path=path, name=name, title=data.get("title", name), language=data.get("language"),
@@ -138,7 +143,12 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 doc_to_target=rules["doc_to_target"], id=rules.get("id"), split=data.get("split"),
                 test_split=data.get("test_split"), train_split=data.get("train_split"),
                 category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
-                revision=data.get("revision"))
+                revision=data.get("revision"), results=_results(data.get("results")))
+
+
+def _results(value: Any) -> Any:
+    from builder.benchmarks.mcq.results.mapping import results_mapping
+    return results_mapping(value)
 
 
 def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:

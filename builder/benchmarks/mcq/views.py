@@ -7,9 +7,13 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.audit import PROBES
 from builder.benchmarks.mcq.report import Computed
+from builder.runs.schema import Run
 from builder.site.tables import Cell, FactCells, Table
 
 METRICS = (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))
+
+
+LEAK_DIR = "leak"  # per-item leak-score downloads: leak/<name>.csv
 
 
 def table_id(name: str, part: str) -> str:
@@ -18,13 +22,29 @@ def table_id(name: str, part: str) -> str:
 
 def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
     tables = [_composition(c, cells), _findings(c, cells), _lengths(c, cells), _audit(c, cells, "shuffled"),
-              _audit(c, cells, "published")]
+              _audit(c, cells, "published"), _ablation(c, cells)]
     if c.categories:
         tables.append(_categories(c, cells))
-    if c.loaded.runs:
+    from builder.benchmarks.mcq.published import imported
+    if len(imported(c.loaded.runs)) < len(c.loaded.runs):
         tables.append(_runs(c, cells))
+    if imported(c.loaded.runs):
+        tables.append(_published(c, cells))
+    split = _leak_split(c, cells)
+    tables += [split] if split is not None else []
+    if K.LEAK_TAU.key(bench=c.name) in cells.facts:
+        tables.append(Table(table_id(c.name, "leak-rank"), "Ranking on all items against ranking on the rest",
+                            ("What", "Value"), ((Cell("Kendall's tau, strict accuracy on all items vs on the rest"),
+                                                 cells(K.LEAK_TAU.key(bench=c.name), "num")),
+                                                (Cell("models whose gap interval lies above zero"),
+                                                 cells(K.LEAK_WIDER.key(bench=c.name), "count"))),
+                            "Over the model runs of the split table."))
     if c.pairs:
         tables.append(_pairs(c, cells))
+    if c.loaded.reconciliation is not None:
+        from builder.benchmarks.mcq.reconcile import reconciliation_table
+        found = reconciliation_table(cells, c.name, c.loaded.benchmark.spec.title, c.loaded.reconciliation)
+        tables += [found] if found is not None else []
     return {t.id: t for t in tables}
 
 
@@ -86,6 +106,25 @@ def _audit(c: Computed, cells: FactCells, block: str) -> Table:
     return Table(table_id(b, "audit" if shuffled else "published"), caption, tuple(columns), tuple(rows), note)
 
 
+def _ablation(c: Computed, cells: FactCells) -> Table:
+    """Which cue families carry the learned probe's signal, largest drop first (the audit's order)."""
+    b, audit = c.name, c.loaded.audit
+    rows = []
+    for a in audit.ablation:
+        values = {"bench": b, "group": a.group}
+        rows.append((Cell(a.group), cells(K.ABLATION.key(value="accuracy", **values)),
+                     cells(K.ABLATION.key(value="drop", **values)), cells(K.ABLATION.low(value="drop", **values)),
+                     cells(K.ABLATION.high(value="drop", **values))))
+    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    return Table(table_id(b, "ablation"), "Learned probe without each cue family (drop-one ablation)",
+                 ("Cue family left out", "Accuracy without it", "Drop (points)", "Drop 95% low", "Drop 95% high"),
+                 tuple(rows),
+                 f"Refitted on the same training items with the full probe's penalty and scored on {held}; a drop "
+                 f"whose interval excludes 0 is a family the probe relies on. Accuracy counts an item solved only "
+                 f"when the gold scores strictly highest. Option-solvable items (cross-fitted, every audited item): "
+                 f"{cells(K.LEAK.key(bench=b, value='solvable')).text}% — per item: {LEAK_DIR}/{b}.csv.")
+
+
 def _categories(c: Computed, cells: FactCells) -> Table:
     b = c.name
     runs = list(c.loaded.runs)
@@ -100,8 +139,10 @@ def _categories(c: Computed, cells: FactCells) -> Table:
 
 def _runs(c: Computed, cells: FactCells) -> Table:
     b = c.name
+    from builder.benchmarks.mcq.published import imported
     rows = []
-    for run in c.loaded.runs:
+    mine = {id(r) for r in imported(c.loaded.runs)}
+    for run in (r for r in c.loaded.runs if id(r) not in mine):
         h, values = run.header, {"bench": c.name, "run_id": run.header.run_id}
         row = [Cell(h.subject_label), Cell(h.condition), Cell(str(h.option_seed)), Cell(h.run_id),
                cells(K.RUN_COUNT.key(count="n", **values), "count")]
@@ -118,6 +159,67 @@ def _runs(c: Computed, cells: FactCells) -> Table:
                   "Complete"), tuple(rows),
                  "Scores over the answered items; unparsed answers and failed requests count as wrong. A run without "
                  "its footer is still in progress and is left out of the pairs.")
+
+
+def _published(c: Computed, cells: FactCells) -> Table:
+    """Imported published results: strict and official accuracy, coverage, tie groups."""
+    from builder.benchmarks.mcq.published import imported
+    def strict(run: Run) -> float:
+        key = K.RUN_SCORE.key(bench=c.name, run_id=run.header.run_id, metric="accuracy")
+        return float(cells.facts[key]) if key in cells.facts else -1.0
+    runs = sorted(imported(c.loaded.runs), key=lambda r: (-strict(r), r.header.run_id))
+    rows = []
+    for run in runs:
+        values = {"bench": c.name, "run_id": run.header.run_id}
+        rows.append((cells.optional(K.RUN_TIE_GROUP.key(**values), "count"), Cell(run.header.subject_label),
+                     Cell(f"{len(run.items):,} of {run.header.items['n']:,}"),
+                     cells.optional(K.RUN_SCORE.key(metric="accuracy", **values)),
+                     cells.optional(K.RUN_SCORE.low(metric="accuracy", **values)),
+                     cells.optional(K.RUN_SCORE.high(metric="accuracy", **values)),
+                     cells.optional(K.RUN_OFFICIAL.key(**values)), cells.optional(K.RUN_OFFICIAL.low(**values)),
+                     cells.optional(K.RUN_OFFICIAL.high(**values)),
+                     cells(K.RUN_COUNT.key(count="unparsed", **values), "count"),
+                     cells.optional(K.RUN_COUNT.key(count="differs", **values), "count"),
+                     Cell(str(run.header.source.get("file", "")))))
+    return Table(table_id(c.name, "imported"), "Models: published per-item results, imported",
+                 ("Tie group", "Model", "Items", "Strict accuracy", "Strict 95% low", "Strict 95% high",
+                  "Official accuracy", "Official 95% low", "Official 95% high", "Unparsed", "Differ from reference",
+                  "File"), tuple(rows),
+                 "Strict: an answer the upstream's three regexes cannot read is wrong; official: it gets the "
+                 "upstream script's seeded random letter. Each item is scored against the gold its own file "
+                 "carries; 'differ from reference' counts the items whose question, options or gold in that file "
+                 "differ from the spec's reference revision. Tie groups: by strict accuracy, a new group where an "
+                 "exact McNemar test against the model above (items both answered) gives p < 0.05. Intervals: 95% "
+                 "percentile bootstrap over items.")
+
+
+LEAK_COLUMNS = ("model", "items", "coverage", "accuracy_strict", "accuracy_official", "solvable_items",
+                "accuracy_solvable", "accuracy_rest", "gap", "gap_low", "gap_high")
+
+
+def _leak_split(c: Computed, cells: FactCells) -> Table | None:
+    """Each model's strict accuracy on option-solvable items and on the rest (leak_split.py)."""
+    rows = []
+    for run in c.loaded.runs:
+        values = {"bench": c.name, "run_id": run.header.run_id}
+        if K.LEAK_GAP.key(**values) not in cells.facts:
+            continue
+        n, total = len(run.items), run.header.items.get("n", len(run.items))
+        rows.append((Cell(run.header.subject_label), cells(K.RUN_COUNT.key(count="n", **values), "count"),
+                     Cell(f"{100.0 * n / total:.2f}" if total else "–"),
+                     cells(K.RUN_SCORE.key(metric="accuracy", **values)), cells.optional(K.RUN_OFFICIAL.key(**values)),
+                     cells(K.LEAK_SPLIT.key(value="solvable_items", **values), "count"),
+                     cells(K.LEAK_SPLIT.key(value="accuracy_solvable", **values)),
+                     cells(K.LEAK_SPLIT.key(value="accuracy_rest", **values)), cells(K.LEAK_GAP.key(**values)),
+                     cells(K.LEAK_GAP.low(**values)), cells(K.LEAK_GAP.high(**values))))
+    if not rows:
+        return None
+    return Table(table_id(c.name, "leak-split"), "Models on the items the options give away, and on the rest",
+                 LEAK_COLUMNS, tuple(rows),
+                 "Option-solvable: the cross-fitted choices-only probe ranks the gold strictly first (the audit's "
+                 "leak score). Accuracy is strict; coverage is the % of audited items the run answered; gap = "
+                 "accuracy_solvable minus accuracy_rest (points), 95% bootstrap interval resampling items within each "
+                 "category. A leak score says what a reader could exploit, not what a model did.")
 
 
 def _pairs(c: Computed, cells: FactCells) -> Table:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from builder.stats.paired import mcnemar_exact
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
@@ -20,11 +22,31 @@ from builder.core.errors import InputError, Problem
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.facts import FactTable
 
+
+@dataclass(frozen=True)
+class FidelityKeys:
+    """The fact patterns one comparison writes: the article's (`fidelity.*`) by default, a spec'd
+    benchmark's reconciliation with its upstream (`mcq.<bench>.reconcile.*`) with `values`."""
+
+    site: Any = K.FIDELITY_SITE
+    difference: Any = K.FIDELITY_DIFFERENCE
+    matches: Any = K.FIDELITY_MATCHES
+    count: Any = K.FIDELITY_COUNT
+    values: tuple[tuple[str, str], ...] = ()  # extra key parts, e.g. (("bench", "mmlu-pro"),)
+    what: str = "article statements"  # what the counts count
+
+    def key(self, pattern: Any, **parts: str) -> str:
+        return pattern.key(**dict(self.values), **parts)
+
+
+ARTICLE = FidelityKeys()
+
 _OPS: dict[type, Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
 
-def add_fidelity_facts(facts: FactTable, statements: Sequence[ArticleStatement], reported: ReportedTable) -> None:
+def add_fidelity_facts(facts: FactTable, statements: Sequence[ArticleStatement], reported: ReportedTable,
+                       keys: FidelityKeys = ARTICLE) -> None:
     """`fidelity.<id>.site | .difference | .matches` per statement recomputable in this build,
     and counts. A statement whose fact is missing (its runs are not in the build) is counted as
     unavailable; `check_fact_keys` catches misspelt keys against a full build."""
@@ -42,17 +64,19 @@ def add_fidelity_facts(facts: FactTable, statements: Sequence[ArticleStatement],
         site, how, runs = _site_value(s, facts, reported)
         tolerance = figure.half_unit if s.tolerance is None else s.tolerance
         matches = abs(site - figure.value) <= tolerance * (1 + 1e-9)
-        facts.add(K.FIDELITY_SITE.key(statement=s.id), site, how, runs)
-        facts.add(K.FIDELITY_DIFFERENCE.key(statement=s.id), site - figure.value,
+        facts.add(keys.key(keys.site, statement=s.id), site, how, runs)
+        facts.add(keys.key(keys.difference, statement=s.id), site - figure.value,
                   f"site's value minus the quoted {figure.quoted or figure.value} ({s.figure})", runs)
-        facts.add(K.FIDELITY_MATCHES.key(statement=s.id), int(matches),
+        facts.add(keys.key(keys.matches, statement=s.id), int(matches),
                   f"1 when |difference| <= {tolerance:g} ({'half a unit in the quoted last digit' if s.tolerance is None else 'stated tolerance'}), else 0",
                   runs)
         for tally in (counts, by_kind[s.kind]):
             tally["recomputed"] += 1
             tally["matches" if matches else "differs"] += 1
     for name, n in counts.items():
-        facts.add(K.FIDELITY_COUNT.key(outcome=name), n, f"article statements: {name.replace('_', ' ')}")
+        facts.add(keys.key(keys.count, outcome=name), n, f"{keys.what}: {name.replace('_', ' ')}")
+    if keys is not ARTICLE:
+        return  # the split by kind is the article's fidelity table's (its three parts)
     how = {"data": "recomputed from the data", "counts": "checked against the probe's own counts"}
     for kind, tally in by_kind.items():
         for name, n in tally.items():

@@ -23,10 +23,12 @@ PERMUTATION = ("drop in test-split accuracy (points) when the feature is shuffle
 
 
 LEARNED_SOURCE = Path(__file__).resolve().parents[1] / "probes" / "learned.py"
+RANKER_SOURCES = sorted((Path(__file__).resolve().parents[3] / "ranker").glob("*.py"))  # the shared ranker
 
 
 def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[str, float]]:
-    code = LEARNED_SOURCE.read_bytes()  # not imported unless needed: scikit-learn takes seconds to load
+    # not imported unless needed: scikit-learn takes seconds to load
+    code = b"".join(p.read_bytes() for p in (LEARNED_SOURCE, *RANKER_SOURCES))
     key = hashlib.sha256(dataset.content_sha256.encode() + environment_key().encode() + code).hexdigest()[:24]
     path = cache_dir / f"feature-importance-{key}.json.sealed" if cache_dir else None
     data = read_sealed(path) if path is not None else None

@@ -74,10 +74,10 @@ def build_option_set(row: dict[str, object], seed: int) -> OptionSet:
 
 def option_sets(dataset: Dataset, seed: int) -> Mapping[int, OptionSet]:
     """All items' options for one seed, keyed by row_id (cached per dataset, read-only)."""
-    return _cached_option_sets(_DatasetKey(dataset), seed)
+    return _cached_option_sets(DatasetKey(dataset), seed)
 
 
-class _DatasetKey:
+class DatasetKey:
     """Hashable by content hash so the cache survives re-loading the same data."""
 
     def __init__(self, dataset: Dataset):
@@ -87,11 +87,11 @@ class _DatasetKey:
         return hash(self.dataset.content_sha256)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _DatasetKey) and other.dataset.content_sha256 == self.dataset.content_sha256
+        return isinstance(other, DatasetKey) and other.dataset.content_sha256 == self.dataset.content_sha256
 
 
 @lru_cache(maxsize=16)
-def _cached_option_sets(key: _DatasetKey, seed: int) -> Mapping[int, OptionSet]:
+def _cached_option_sets(key: DatasetKey, seed: int) -> Mapping[int, OptionSet]:
     columns = ["row_id", "term_zh"] + [column for _, column in SOURCES]
     records = (dict(zip(columns, values)) for values in key.dataset.frame[columns].itertuples(index=False))
     return MappingProxyType({int(r["row_id"]): build_option_set(r, seed) for r in records})

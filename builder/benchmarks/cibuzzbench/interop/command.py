@@ -12,6 +12,7 @@ from builder.core.errors import InputError, Problem
 from builder.core.paths import REPO_DIR
 
 HARNESSES = ("lm-eval", "inspect")
+EEE = "eee"  # Every Eval Ever: a run (any spec'd benchmark's) out, not tasks (builder/benchmarks/mcq/results/eee.py)
 
 
 def add_export_parser(sub: Any) -> None:
@@ -20,7 +21,9 @@ def add_export_parser(sub: Any) -> None:
     p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect",
                        description="Write buzzprobe's Task 2 sighted/blind and Task 3 protocol as another harness's "
                                    "tasks. The items carry the dataset's text: --out must be outside the repository.")
-    p.add_argument("harness", choices=HARNESSES)
+    p.add_argument("harness", choices=(*HARNESSES, EEE))
+    p.add_argument("--run", type=Path, help="eee: the run file to export (a spec'd benchmark's run)")
+    p.add_argument("--developer", default="unknown", help="eee: the model's developer, a folder of the datastore path")
     p.add_argument("--out", type=Path, required=True, help="folder to write into (your own, never the repository)")
     p.add_argument("--arms", nargs="+", choices=("t2-sighted", "t2-blind", "t3"),
                    default=["t2-sighted", "t2-blind", "t3"], help="which tasks (default: all three)")
@@ -38,10 +41,13 @@ def add_export_parser(sub: Any) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.harness == EEE:
+        from builder.benchmarks.mcq.results.command import run_eee_export
+        return run_eee_export(args)
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.runs.selection import make_selection
-    _refuse_repository(args.out)
+    refuse_repository(args.out)
     if len(set(args.seeds)) != len(args.seeds):
         raise InputError.single("--seeds", "a seed is listed twice")
     dataset = _variant(args.variant)
@@ -55,7 +61,7 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_repository(out: Path) -> None:
+def refuse_repository(out: Path) -> None:
     """Exported items are dataset text, which must never be committed: refuse the checkout this
     code runs from and any other buzzprobe checkout at or above the target (a second clone, a
     worktree), even when the installed package lives elsewhere."""

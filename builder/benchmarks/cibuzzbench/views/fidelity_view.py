@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from builder.benchmarks.cibuzzbench import fact_keys as K
+from builder.benchmarks.cibuzzbench.analyses.fidelity import ARTICLE, FidelityKeys
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.core.reported import Reported, ReportedTable
 from builder.site.environment import fmt_count
@@ -41,29 +42,35 @@ def fidelity_tables(f: FactCells, statements: Sequence[ArticleStatement], report
 
 
 def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable,
-                   kind: str) -> Table | None:
-    """The statements of one kind beside the site's recomputation (statements of the article)."""
+                   kind: str | None = None, keys: FidelityKeys = ARTICLE,
+                   table: tuple[str, ...] | None = None) -> Table | None:
+    """The statements of one `kind` (the article's three tables) or all of them (a spec'd
+    benchmark's reconciliation with its upstream) beside the site's recomputation. `table`: id,
+    caption, the two first headings (what is stated, the quoted figure) and the note."""
     rows: list[tuple[Cell, ...]] = []
-    for s in (s for s in statements if s.kind == kind):
+    for s in (s for s in statements if kind is None or s.kind == kind):
         figure = reported[s.figure]
         if not s.recomputable:
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(NOT_RECOMPUTABLE), Cell(s.note)))
             continue
-        if K.FIDELITY_MATCHES.key(statement=s.id) not in f.facts:
+        if keys.key(keys.matches, statement=s.id) not in f.facts:
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(f"{UNAVAILABLE} ({s.fact})"), Cell(s.note)))
             continue
-        matches = bool(f.facts[K.FIDELITY_MATCHES.key(statement=s.id)])
+        matches = bool(f.facts[keys.key(keys.matches, statement=s.id)])
         why = " ".join(t for t in ((s.reason or NO_REASON) if not matches else "", s.note) if t)
-        rows.append((Cell(s.where), _quoted(figure), _site(f, K.FIDELITY_SITE.key(statement=s.id), figure),
-                     Cell(("matches" if matches else "differs") if kind == "data" else
-                          ("consistent" if matches else "inconsistent")), Cell(why)))
+        verdict = ("matches" if matches else "differs") if kind in (None, "data") else \
+            ("consistent" if matches else "inconsistent")
+        rows.append((Cell(s.where), _quoted(figure), _site(f, keys.key(keys.site, statement=s.id), figure),
+                     Cell(verdict), Cell(why)))
         rows += [(Cell(f"… {c.label}"), Cell("–"), _site(f, c.fact, figure), Cell("–"), Cell(""))
                  for c in s.context if c.fact in f.facts]
     if not rows:
         return None
-    table_id, title, note = TITLES[kind]
-    return Table(table_id, title, ("What the article states", "Article", "This site", "Verdict", "Why"), tuple(rows),
-                 note=note + " Statements: content/article-figures.yaml.")
+    if table is None:
+        table_id, title, note = TITLES[str(kind)]
+        table = (table_id, title, "What the article states", "Article", note + " Statements: content/article-figures.yaml.")
+    table_id, caption, what, quoted, note = table
+    return Table(table_id, caption, (what, quoted, "This site", "Verdict", "Why"), tuple(rows), note=note)
 
 
 def _quoted(figure: Reported) -> Cell:

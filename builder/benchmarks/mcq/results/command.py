@@ -1,0 +1,73 @@
+"""`buzzprobe import results FILE --benchmark NAME --model NAME [--format mmlu-pro|eee|mapped]`.
+
+Registered on CIBuzzBench's `import` command (whose first argument names what is imported):
+the options below apply to `import results` only. Nothing is written unless the file is clean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from builder.benchmarks.mcq.results.sources import FORMATS
+
+WORD = "results"
+
+
+def add_results_options(p: Any) -> None:
+    group = p.add_argument_group("import results FILE (a spec'd benchmark's published per-item results)")
+    group.add_argument("--benchmark", help="the spec'd benchmark (content/benchmarks/NAME.yaml)")
+    group.add_argument("--spec", type=Path, help="the spec file, instead of content/benchmarks/NAME.yaml")
+    group.add_argument("--format", choices=FORMATS, default=FORMATS[0], dest="results_format",
+                       help="mmlu-pro: MMLU-Pro's model_outputs_*.json(.zip); eee: Every Eval Ever instance JSONL; "
+                            "mapped: fields named by the spec's `results` (default %(default)s)")
+    group.add_argument("--force", action="store_true",
+                       help="replace an existing run that has different content (refused otherwise; every import)")
+    group.add_argument("--source-repo", help="where the file is published (recorded in the run header)")
+    group.add_argument("--source-commit", help="the commit of that repository the file is from")
+    group.add_argument("--source-file", help="the file's path in that repository (default: its name)")
+    group.add_argument("--prompt-setting", help="how the model was prompted, in words (recorded in the header)")
+
+
+def run_results_import(args: argparse.Namespace, created: str) -> int:
+    from builder.benchmarks.mcq.load import load_benchmark
+    from builder.benchmarks.mcq.probe import choice_set, spec_path
+    from builder.benchmarks.mcq.results.importer import Origin, convert
+    from builder.benchmarks.mcq.results.sources import read_source
+    from builder.benchmarks.mcq.results.store import save, summary
+    from builder.core.errors import InputError
+    if args.benchmark is None and args.spec is None:
+        raise InputError.single("--benchmark", "required for `import results`")
+    if args.model is None:
+        raise InputError.single("--model", "required for `import results`")
+    benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec))
+    data = choice_set(benchmark)
+    mapping = benchmark.spec.results
+    source = read_source(args.path, args.results_format, mapping.records if mapping else None)
+    origin = Origin(args.results_format, args.source_repo, args.source_commit, args.source_file, args.prompt_setting)
+    imported = convert(source, data, args.model, origin, created)
+    for note in imported.notes:
+        print(f"{args.path}: note: {note}", file=sys.stderr)
+    path, what = save(imported.run, Path(args.out or f"runs/{benchmark.spec.name}"), args.force)
+    print(f"{what} {path}: {summary(imported.run)}")
+    return 0
+
+
+def run_eee_export(args: argparse.Namespace) -> int:
+    """`buzzprobe export eee --run RUN --out DIR [--developer NAME]` (results/eee.py)."""
+    from builder.benchmarks.cibuzzbench.interop.command import refuse_repository
+    from builder.benchmarks.mcq.probe import spec_path
+    from builder.benchmarks.mcq.report import _load_spec
+    from builder.benchmarks.mcq.results.eee import export_eee
+    from builder.core.errors import InputError
+    from builder.runs.reader import read_run
+    if args.run is None:
+        raise InputError.single("--run", "required for `export eee`: the run file to export")
+    refuse_repository(args.out)
+    run = read_run(args.run)
+    loaded = _load_spec(spec_path(run.header.benchmark, None), Path(".cache"), {run.header.benchmark: [run]})
+    for path in export_eee(loaded.runs[0], loaded, args.out, args.developer):
+        print(f"wrote {path}")
+    return 0
