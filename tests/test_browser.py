@@ -4,7 +4,7 @@ A small synthetic site is built, served by a real HTTP server under a GitHub Pag
 sub-path (/buzzprobe/), and every HTML page is opened: no console errors or uncaught
 exceptions, no request leaves 127.0.0.1, no request fails, every chart is drawn by the Vega
 bundle (and without JavaScript its static SVG shows), every internal link resolves, the item
-browser works, nothing from the data or the runs can execute, and at 375 px nothing but the
+browser works, nothing from the data or the runs can execute, and at 390 px nothing but the
 table wrappers scrolls sideways.
 
 Needs `playwright` (the `test` extra) and a Chromium at /usr/bin/chromium (Debian package
@@ -19,7 +19,7 @@ import re
 import urllib.error
 import urllib.request
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace as dc_replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -28,7 +28,9 @@ import pytest
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, derive_variants
 from builder.benchmarks.cibuzzbench.probes.generate import CONSTANT_PROBES, OPTION_PROBES, SCOPES, run_id
+from builder.runs.reader import read_run
 from builder.runs.schema import Item
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 from tests.browser_support import (
@@ -54,7 +56,8 @@ from tests.synthetic import synthetic_rows
 ROWS, TEST_ROWS = 260, 52  # more than the browser's page of 200 items on the "all" runs
 SEED, SEED2 = 1111, 2222  # a second seed on all items: seed means need a standard deviation
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 375, "height": 740}
+PHONE = {"width": 390, "height": 844}
+MIN_CHART_WIDTH = 560  # px: a chart narrower than this on a phone draws its 11 px labels at about 6 px
 
 # Injection payloads: the site carries them in dataset text (terms, options, explanations)
 # and in runs (subject names, responses, errors, header fields), and every page is checked.
@@ -66,17 +69,24 @@ PAYLOADS = (P_SCRIPT, P_IMG, P_JS_URL, P_ATTR)
 EVIL_SUBJECT = " ".join(PAYLOADS)
 
 
+GOLD_POOL_PROBE = run_id("random", EQUIVALENT_SELECTION, "all", SEED, "gold_pool")  # one run on another option set
+
+
 def _keep_probe(stem: str) -> bool:
+    if "gold_pool" in stem:
+        return stem == GOLD_POOL_PROBE
     return "-t3-" in stem or f"-s{SEED}-" in stem or stem.endswith(f"-s{SEED2}-all")
 
 
 PROBE_RUNS = sorted(
     [run_id(p.name, EQUIVALENT_SELECTION, scope, SEED) for p in OPTION_PROBES for scope in SCOPES]
     + [run_id(p.name, EQUIVALENT_SELECTION, "all", SEED2) for p in OPTION_PROBES]
-    + [run_id(p.name, HARMFULNESS_DETECTION, scope, None) for p in CONSTANT_PROBES for scope in SCOPES])
+    + [run_id(p.name, HARMFULNESS_DETECTION, scope, None) for p in CONSTANT_PROBES for scope in SCOPES]
+    + [GOLD_POOL_PROBE])
 SIGHTED, BLIND, HARM = "toy-sighted-t2-s1111-all", "toy-blind-t2-s1111-all", "toy-sighted-t3-test"
 EVIL_SIGHTED, EVIL_BLIND, EVIL_HARM = "evil-sighted-t2-s1111-all", "evil-blind-t2-s1111-all", "evil-t3-all"
-MODEL_RUNS = [SIGHTED, BLIND, HARM, EVIL_SIGHTED, EVIL_BLIND, EVIL_HARM]
+POOL_BLIND = "toy-blind-t2-s1111-all-gold_pool"  # the same model on the article's gold-pool options
+MODEL_RUNS = [SIGHTED, BLIND, HARM, EVIL_SIGHTED, EVIL_BLIND, EVIL_HARM, POOL_BLIND]
 UNPARSED = (5, 17, 33, 250)
 ERRORS = {41: "timeout after 60 s", 201: "HTTP 500 from the endpoint"}
 
@@ -143,6 +153,11 @@ def _write_model_runs(dataset: Dataset, runs_dir: Path) -> dict[str, list[Item]]
                        tool={"name": P_IMG, "version": P_ATTR}), evil, {P_IMG: 7, P_SCRIPT: 1})
     evil_blind = model_items(dataset, SEED, 0.5, 5, evil_response)
     write(model_header(dataset, EVIL_BLIND, EVIL_SUBJECT, "blind", SEED, len(evil_blind)), evil_blind)
+    pool = derive_variants(dataset, [GOLD_POOL])[GOLD_POOL]
+    pool_blind = model_items(dataset, SEED, 0.3, 6)
+    header = model_header(dataset, POOL_BLIND, "toy-model", "blind", SEED, len(pool_blind))
+    write(dc_replace(header, dataset={**header.dataset, "variant": GOLD_POOL, "content_sha256": pool.content_sha256}),
+          pool_blind)
     evil_harm = [Item(row_id=r, prediction="harmful" if r % 3 else "", response=PAYLOADS[r % 4])
                  for r in dataset.row_ids()]
     write(model_header(dataset, EVIL_HARM, P_ATTR, "sighted", None, len(evil_harm), task=HARMFULNESS_DETECTION),
@@ -162,7 +177,7 @@ def browser():
 @pytest.fixture(scope="module")
 def site(browser, tmp_path_factory) -> Site:
     root = tmp_path_factory.mktemp("browser-site")
-    csv_path, runs, dataset = make_inputs(root, site_rows(), spec_for(ROWS, TEST_ROWS), _keep_probe)
+    csv_path, runs, dataset = make_inputs(root, site_rows(), spec_for(ROWS, TEST_ROWS), _keep_probe, ("gold_pool",))
     models = _write_model_runs(dataset, runs)
     out = build_site(csv_path, runs, spec_for(ROWS, TEST_ROWS), root / "site", charts=True)
     return Site(out, dataset, models)
@@ -183,7 +198,7 @@ class Loaded:
     links: list[tuple[str, str]]  # (href as written, resolved URL)
     resources: list[str]  # src / link href as written
     safety: dict[str, Any]  # what an injected payload would have left behind (see SAFETY)
-    layout: dict[str, Any]  # after narrowing the same page to a 375 px viewport
+    layout: dict[str, Any]  # after narrowing the same page to a 390 px viewport
 
 
 CHART_STATE = """() => Array.from(document.querySelectorAll('figure.chart')).map(fig => {
@@ -216,12 +231,18 @@ LAYOUT = """() => {
   const tables = Array.from(document.querySelectorAll('table')).map(t => {
     const wrap = t.parentElement ? t.parentElement.closest('.scroll') : null;
     const wr = wrap ? wrap.getBoundingClientRect() : null;
+    const first = t.querySelector('tbody td, thead th');
     return {id: t.id || (t.closest('figure') ? t.closest('figure').id : ''), wrapped: !!wrap,
             overflow: wrap ? getComputedStyle(wrap).overflowX : null,
+            sticky: first ? getComputedStyle(first).position : null,
             right: wr ? wr.right : 0, shown: !!(wr && wr.width > 0),
             wider: wrap ? wrap.scrollWidth > wrap.clientWidth + 1 : false};
   });
-  return {scrollWidth: de.scrollWidth, clientWidth: vw, wide: wide.slice(0, 8), tables: tables};
+  const charts = Array.from(document.querySelectorAll('figure.chart .chart-body svg')).map(svg => {
+    const r = svg.getBoundingClientRect();
+    return {id: svg.closest('figure').id, width: r.width, shown: r.width > 0 && r.height > 0};
+  });
+  return {scrollWidth: de.scrollWidth, clientWidth: vw, wide: wide.slice(0, 8), tables: tables, charts: charts};
 }"""
 
 
@@ -229,7 +250,7 @@ LAYOUT = """() => {
 def loaded(browser, server, site):
     """Each page loaded once (lazily) with JavaScript; several tests read the result.
 
-    After the desktop checks the same page is narrowed to a phone's 375 px and its layout
+    After the desktop checks the same page is narrowed to a phone's 390 px and its layout
     measured, which saves a second load of every page."""
     context = new_context(browser, viewport=DESKTOP)
     cache: dict[str, Loaded] = {}
@@ -427,7 +448,7 @@ def phone(browser):
 
 
 @pytest.mark.parametrize("name", pages_for("narrow"))
-def test_no_horizontal_overflow_at_375px(loaded, name):
+def test_no_horizontal_overflow_at_390px(loaded, name):
     layout = loaded(name).layout
     assert layout["clientWidth"] == PHONE["width"]
     problems = []
@@ -441,10 +462,15 @@ def test_no_horizontal_overflow_at_375px(loaded, name):
             problems.append(f"table {table['id']!r}: its .scroll wrapper has overflow-x {table['overflow']}")
         elif table["shown"] and table["right"] > layout["clientWidth"] + 1:
             problems.append(f"table {table['id']!r}: its wrapper ends at {table['right']} px")
-    assert not problems, f"{name} at 375 px:\n" + "\n".join(problems)
+        elif table["wider"] and table["sticky"] != "sticky":
+            problems.append(f"table {table['id']!r} scrolls but its first column is {table['sticky']}, not sticky")
+    for chart in layout["charts"]:
+        if chart["shown"] and chart["width"] < MIN_CHART_WIDTH:
+            problems.append(f"chart {chart['id']!r} shrinks to {chart['width']:.0f} px (its type would be unreadable)")
+    assert not problems, f"{name} at 390 px:\n" + "\n".join(problems)
 
 
-def test_wide_tables_scroll_inside_their_wrapper_at_375px(phone, server):
+def test_wide_tables_scroll_inside_their_wrapper_at_390px(phone, server):
     with open_page(phone, server.url(f"runs/{SIGHTED}.html"), SIGHTED) as (page, _):
         page.wait_for_selector("#browser-table tbody tr")
         wrapper = page.locator("#browser .scroll")
@@ -526,6 +552,23 @@ def test_item_browser_shows_rows_and_more(run_page, site):
     b.page.click("#browser-more")
     assert len(b.rows()) == ROWS and b.count() == f"{ROWS} of {ROWS} items shown"
     assert not b.more_visible()
+
+
+def test_item_browser_names_other_items_golds_on_a_gold_pool_run(run_page, site):
+    """On the gold pool the slots keep the distractors' names, but hold other items' golds: the
+    browser says so, and still says "[literal]" on the original options."""
+    from builder.benchmarks.cibuzzbench.views.run_pages import replaced_slots
+    pool = derive_variants(site.dataset, [GOLD_POOL])[GOLD_POOL]
+    replaced = replaced_slots(pool, site.dataset)
+    rows = run_page(POOL_BLIND).rows()
+    assert len(rows) == 200
+    for r in rows:
+        assert r["Options"].count("[another item's gold]") == len(replaced.get(int(r["Row"]), ()))
+        assert r["Options"].count("[gold]") == 1
+        assert pool.frame.loc[int(r["Row"]), "distractor_literal_en"] in r["Options"]
+    assert sum(r["Options"].count("[another item's gold]") for r in rows) > 0
+    original = run_page(BLIND).rows()
+    assert all("[literal]" in r["Options"] and "another item's gold" not in r["Options"] for r in original)
 
 
 def test_item_browser_has_no_more_button_for_200_items_or_fewer(run_page):
@@ -676,8 +719,8 @@ def test_subject_names_and_run_headers_are_text(site_page):
     assert subject.text_content() == EVIL_SUBJECT and subject.is_visible()
     header = page.text_content("dl.header") or ""
     assert P_IMG in header and P_ATTR in header  # tool name and version
-    page.click("details summary")  # the full header, as JSON text
-    full = page.locator("details pre")
+    page.click("main details summary")  # the full header, as JSON text (the footer has a details too)
+    full = page.locator("main details pre")
     assert full.is_visible() and P_SCRIPT in (full.text_content() or "")
     page = site_page("runs.html")
     for rid in (EVIL_SIGHTED, EVIL_BLIND, EVIL_HARM):
@@ -692,3 +735,84 @@ def test_subject_names_and_run_headers_are_text(site_page):
         cells = row.locator("td").all_text_contents()
         assert EVIL_SUBJECT in cells, ("models.html", condition, cells)
         assert row.locator("td", has_text=EVIL_SUBJECT).first.is_visible()
+
+
+# --- finding your way: run filters, paired runs, permalinks ------------------------------
+
+
+def _paired_effects(site: Site) -> dict[int, str]:
+    """What seeing the term did on each item of the toy pair, recomputed from the written runs."""
+    gold = {r: s.gold_letter for r, s in option_sets(site.dataset, SEED).items()}
+    blind = {i.row_id: i.prediction == gold[i.row_id] for i in site.runs[BLIND]}
+    sighted = {i.row_id: i.prediction == gold[i.row_id] for i in site.runs[SIGHTED]}
+    return {r: "fixed" if sighted[r] else "broken" for r in blind.keys() & sighted.keys() if blind[r] != sighted[r]}
+
+
+def test_runs_list_filters_by_model_task_condition_and_option_set(site_page, site):
+    page = site_page("runs.html")
+    page.wait_for_selector("#runs .filters select")
+    labels = page.eval_on_selector_all("#runs .filters label", "ls => ls.map(l => l.firstChild.textContent.trim())")
+    assert labels == ["Subject", "Task", "Condition", "Option set"]
+    header = page.eval_on_selector_all("#runs thead th", "ths => ths.map(th => th.textContent.trim())")
+    column = {name: header.index(name) for name in labels}
+
+    def shown() -> list[list[str]]:
+        return page.eval_on_selector_all("#runs tbody tr:not([hidden])", ROWS_JS)
+
+    headers = [read_run(path).header for path in sorted((site.root.parent / "runs").rglob("*.jsonl"))]
+    total = len(shown())
+    assert total == len(headers)
+    page.select_option("#runs select[data-column='%d']" % column["Condition"], "blind")
+    rows = shown()
+    assert rows and {r[column["Condition"]] for r in rows} == {"blind"}
+    assert {r[0] for r in rows} == {BLIND, EVIL_BLIND}
+    page.select_option("#runs select[data-column='%d']" % column["Subject"], "toy-model")
+    assert [r[0] for r in shown()] == [BLIND]
+    page.select_option("#runs select[data-column='%d']" % column["Task"], "harmfulness detection")
+    assert shown() == [] and page.text_content("#runs .filters [aria-live]") == f"0 of {total} rows shown"
+    for name in ("Subject", "Task", "Condition"):
+        page.select_option("#runs select[data-column='%d']" % column[name], "")
+    options = page.eval_on_selector_all("#runs select[data-column='%d'] option" % column["Option set"],
+                                        "os => os.map(o => o.value)")
+    variants = sorted({h.variant.replace("_", " ") for h in headers})
+    assert options == ["", *variants] and len(variants) > 1
+    page.select_option("#runs select[data-column='%d']" % column["Option set"], "gold pool")
+    assert {r[0] for r in shown()} == {h.run_id for h in headers if h.variant == "gold_pool"}
+    page.select_option("#runs select[data-column='%d']" % column["Option set"], "")
+    assert len(shown()) == total
+
+
+def test_run_page_links_its_paired_run_and_names_its_rule(site_page):
+    page = site_page(f"runs/{SIGHTED}.html")
+    assert page.get_attribute("#paired-run", "href") == f"{BLIND}.html"
+    blind = site_page(f"runs/{BLIND}.html")
+    assert blind.get_attribute("#paired-run", "href") == f"{SIGHTED}.html"
+    assert site_page(f"runs/{HARM}.html").locator("#paired-run").count() == 0
+    probe = site_page(f"runs/{run_id('longest_chars', EQUIVALENT_SELECTION, 'all', SEED)}.html")
+    assert "longest option by characters" in (probe.text_content("#probe-rule") or "")
+
+
+def test_item_browser_filters_what_seeing_the_term_fixed_and_broke(run_page, site):
+    effects = _paired_effects(site)
+    for rid in (SIGHTED, BLIND):
+        b = run_page(rid)
+        for effect in ("fixed", "broken"):
+            expected = sorted(r for r, e in effects.items() if e == effect)
+            assert expected, effect
+            b.page.select_option("#browser-filter", effect)
+            rows = b.rows()
+            assert [int(r["Row"]) for r in rows] == expected[:200], (rid, effect)
+            assert b.count() == f"{min(len(expected), 200)} of {len(expected)} items shown"
+    assert run_page(HARM).page.locator("#browser-filter option[value='fixed']").count() == 0
+
+
+def test_items_have_permalinks(site_page, server):
+    page = site_page(f"runs/{SIGHTED}.html#item-250")  # beyond the first page of 200 rows
+    row = page.wait_for_selector("#item-250.target")
+    assert row.is_visible()
+    assert page.get_attribute("#item-12 td:first-child a", "href") == "#item-12"
+    page.fill("#browser-search", "(item 7)")
+    page.click("#item-7 td:first-child a")
+    page.wait_for_selector("#item-7.target")
+    assert page.evaluate("() => location.hash") == "#item-7"
+    assert page.locator("tr.target").count() == 1

@@ -382,3 +382,25 @@ def test_site_builds_with_few_or_no_runs(small_inputs, tmp_path, keep):
     out = tmp_path / "site"
     build(BuildConfig(csv_path, subset, CONTENT, out, spec=SMALL_SPEC))
     assert (out / "article.html").exists() and (out / "tracker.html").exists()
+
+
+def test_one_baselines_box_that_every_random_letter_mention_links_to(small_inputs, tmp_path):
+    """The random letter has one home (metric × items × option seed) and the pages link to it."""
+    import csv as csv_module
+    out = tmp_path / "site"
+    small_build(small_inputs, out, charts=False)
+    dataset = (out / "dataset.html").read_text(encoding="utf-8")
+    assert 'id="baselines"' in dataset and 'id="baselines-box"' in dataset
+    rows = list(csv_module.reader((out / "tables" / "baselines-box.csv").read_text(encoding="utf-8").splitlines()))
+    assert rows[0][:4] == ["Baseline", "Task", "Items", "Option seed"]
+    seeds = {(r[0], r[2], r[3]) for r in rows[1:]}
+    for items in ("all items", "the test split"):
+        assert ("Uniform random letter", items, "option order seed 1111") in seeds
+        assert ("Uniform random letter", items, "mean over the 5 official option seeds") in seeds
+    # The synthetic pair's two runs share their items and letter order, so they share one chance line.
+    assert ("Uniform random letter, on the items of 2 model runs", "all items", "option order seed 1111") in seeds
+    facts = json.loads((out / "facts.json").read_text())
+    line = next(r for r in rows if r[0].startswith("Uniform random letter, on the items"))
+    assert float(line[4]) == pytest.approx(facts["run.synthetic-demo-t2-blind-s1111-all.chance.accuracy"], abs=0.005)
+    for page in ("article.html", "tracker.html", "faq.html"):
+        assert 'href="dataset.html#baselines"' in (out / page).read_text(encoding="utf-8"), page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,7 @@ def test_unknown_measure_is_an_error_at_evaluation():
 
 
 def test_project_predictions_load_with_the_build_measures():
-    predictions = load_predictions(REPO / "content" / "predictions.yaml", {"run_metric", "pair_metric", "fact"})
+    predictions = load_predictions(REPO / "content" / "predictions.yaml", {"run_metric", "pair_metric", "fact", "above_chance"})
     ids = [p.id for p in predictions]
     assert ids == ["gold-pool-collapse", "frontier-blind-near-80"]
     first = predictions[0]
@@ -194,24 +195,127 @@ def test_a_qualifying_population_counts_only_subjects_that_qualify():
     assert judge_prediction(gap_above_30, reg, today).status == "open"
 
 
-def test_population_yaml_is_validated(tmp_path: Path):
+@pytest.mark.parametrize("entry, measures, expected", [
+    ('population: {subjects: ["gpt-5(("]}', {"run_metric"}, ("population.subjects[0]", "regular expression")),
+    ('premise: {measure: above_chance, op: "~", threshold: 0}', {"above_chance"}, ("premise.op", "premise.text")),
+])
+def test_population_and_premise_yaml_are_validated(tmp_path: Path, entry, measures, expected):
     path = tmp_path / "predictions.yaml"
-    path.write_text("""predictions:
+    path.write_text(f"""predictions:
   - id: p
     claim: c
     source: s
     registered: 2026-09-22
-    population: {subjects: ["gpt-5(("]}
+    {entry}
     supported_when: []
 """, encoding="utf-8")
     with pytest.raises(InputError) as caught:
-        load_predictions(path, {"run_metric"})
-    assert "population.subjects[0]" in str(caught.value) and "regular expression" in str(caught.value)
+        load_predictions(path, measures)
+    assert all(text in str(caught.value) for text in expected)
 
 
 def test_the_shipped_predictions_name_their_populations():
     predictions = {p.id: p for p in load_predictions(REPO / "content" / "predictions.yaml",
-                                                     {"run_metric", "pair_metric", "fact"})}
+                                                     {"run_metric", "pair_metric", "fact", "above_chance"})}
     assert predictions["frontier-blind-near-80"].population.subjects == ("gpt-5\\.5", "gemini-3\\.1-pro")
     # Prediction 1 is about "a blind model", any model (the article names none): no population.
     assert predictions["gold-pool-collapse"].population is None
+
+
+def test_a_premise_keeps_uninformative_subjects_out_and_lists_them():
+    from builder.claims.engine import Premise
+    today = dt.date(2026, 12, 1)
+    exploits = Premise("blind on the original set above chance", cond("original_blind_margin", "all", ">", 0))
+    under_40 = Prediction("p", "c", "s", today, None, (cond("pool_blind", "max", "<", 40),),
+                          (cond("pool_blind", "any", ">=", 65),), "", None, exploits)
+    # The small model collapses on the pool but never read the original options: no evidence.
+    reg = labelled(original_blind_margin={"small": [-0.7]}, pool_blind={"small": [18.9]})
+    verdict = judge_prediction(under_40, reg, today)
+    assert verdict.status == "open"
+    assert [(c.subject, c.informative) for c in verdict.premise_checks] == [("small", False)]
+    assert [e.label for e in verdict.supported[0].uninformative] == ["small"] and verdict.supported[0].holds is None
+    # A model above chance on the original options counts: its collapse supports the claim ...
+    reg = labelled(original_blind_margin={"small": [-0.7], "capable": [45.0]},
+                   pool_blind={"small": [18.9], "capable": [30.0]})
+    verdict = judge_prediction(under_40, reg, today)
+    assert verdict.status == "supported" and verdict.supported[0].value == 30.0
+    assert [c.subject for c in verdict.uninformative] == ["small"]
+    # ... and a subject with no original-set run at all cannot meet the premise either.
+    reg = labelled(original_blind_margin={}, pool_blind={"unknown": [70.0]})
+    verdict = judge_prediction(under_40, reg, today)
+    assert verdict.status == "open" and verdict.uninformative[0].evidence == ()
+
+
+# ----------------------------------------------------------- the shipped tracker on real runs
+LOCAL_MODEL = REPO / "runs" / "qwen2_5-coder-1_5b-instruct-q4_k_m"
+
+
+def _verdicts(real_dataset, variants, folder: Path) -> dict:
+    """The shipped predictions judged on the runs of `folder`, as a build judges them."""
+    from builder.benchmarks.cibuzzbench.compute import compute
+    from builder.benchmarks.cibuzzbench.measures import register_run_measures
+    from builder.benchmarks.cibuzzbench.run_checks import validate_runs
+    from builder.runs.reader import read_run
+    runs = validate_runs([read_run(p) for p in sorted(folder.glob("*.jsonl"))], {"original": real_dataset, **variants})
+    computed = compute(real_dataset, runs, variants)
+    reg = MeasureRegistry()
+    register_run_measures(reg, computed.scores.values(), computed.facts, computed.pair_triples())
+    predictions = load_predictions(REPO / "content" / "predictions.yaml", set(reg.measures), reg)
+    return {p.id: judge_prediction(p, reg, dt.date(2026, 12, 1)) for p in predictions}
+
+
+def _simulated_model(source: Path, out: Path, name: str, right: dict[tuple[str, str], int]) -> None:
+    """Copies of the local model's Task 2 runs under another name, answering the gold on
+    `right[(condition, variant)]` percent of the items (chosen by row id) and a fixed wrong
+    letter otherwise: a model whose informativeness the test decides."""
+    import json
+    for path in sorted(source.glob("*-t2-*.jsonl")):
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        header = lines[0]
+        share = right[(header["condition"], header["dataset"].get("variant", "original"))]
+        header["run_id"] = header["run_id"].replace(LOCAL_MODEL.name.replace("_", "-"), name).replace(
+            LOCAL_MODEL.name, name)
+        header["subject"]["name"] = name
+        for item in lines[1:-1]:
+            gold = next(k for k, v in item["letter_map"].items() if v == "correct")
+            wrong = next(k for k in "ABCD" if k != gold)
+            item["prediction"] = item["response"] = gold if (item["row_id"] * 37) % 100 < share else wrong
+        (out / f"{header['run_id']}.jsonl").write_text(
+            "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def real_variants(real_dataset):
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    return derive_variants(real_dataset)
+
+
+def test_the_committed_runs_leave_prediction_1_open_with_the_local_model_not_informative(
+        real_dataset, real_variants, tmp_path):
+    for path in LOCAL_MODEL.glob("*.jsonl"):
+        shutil.copy(path, tmp_path / path.name)
+    verdict = _verdicts(real_dataset, real_variants, tmp_path)["gold-pool-collapse"]
+    # Its gold-pool collapse alone would support the prediction; its blind arm at chance on the
+    # original options makes that collapse no evidence.
+    assert verdict.status == "open"
+    (check,) = verdict.uninformative
+    assert check.subject == "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M" and check.evidence[0].value <= 0
+    assert "random letter's 95% interval" in check.evidence[0].note
+    assert "400-item sample drawn with seed 0, option order seed 1111" in check.evidence[0].note
+    assert all(r.evidence == () and r.uninformative for r in verdict.supported)
+
+
+@pytest.mark.parametrize("pool_blind, status", [(25, "supported"), (80, "refuted")])
+def test_an_informative_model_decides_prediction_1(real_dataset, real_variants, tmp_path, pool_blind, status):
+    """A simulated model that reads the original options (76% blind, as the article's did)
+    decides the prediction by its gold-pool runs, whichever way they go."""
+    for path in LOCAL_MODEL.glob("*.jsonl"):
+        shutil.copy(path, tmp_path / path.name)
+    _simulated_model(LOCAL_MODEL, tmp_path, "simulated-exploiter",
+                     {("blind", "original"): 76, ("sighted", "original"): 86,
+                      ("blind", "gold_pool"): pool_blind, ("sighted", "gold_pool"): 86})
+    verdict = _verdicts(real_dataset, real_variants, tmp_path)["gold-pool-collapse"]
+    assert verdict.status == status
+    informative = {c.subject: c.informative for c in verdict.premise_checks}
+    assert informative == {"simulated-exploiter": True, "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M": False}
+    assert [e.label for e in verdict.refuted[0].evidence] == ["simulated-exploiter"]

@@ -12,7 +12,7 @@ from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
 from builder.core.reported import ReportedTable, load_reported
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
-from builder.benchmarks.cibuzzbench.views.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE, fidelity_table
+from builder.benchmarks.cibuzzbench.views.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE, fidelity_tables
 from builder.site.tables import FactCells
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,6 +77,11 @@ def compared(tmp_path: Path, seed: float, share: float) -> tuple[FactTable, list
     return facts, statements, reported
 
 
+def all_rows(facts: FactTable, statements: list, reported: ReportedTable) -> list:
+    """The rows of the three fidelity tables, in their order (data, counts, model run)."""
+    return [row for table in fidelity_tables(FactCells(facts), statements, reported) for row in table.rows]
+
+
 def test_quoted_precision_comes_from_the_yaml_text(tmp_path: Path) -> None:
     reported = reported_table(tmp_path)
     assert (reported["share"].quoted, reported["share"].half_unit) == ("2.80", pytest.approx(0.005))
@@ -99,9 +104,7 @@ def test_flipping_the_data_flips_the_wording(tmp_path: Path) -> None:
     words = {}
     for name, (seed, share) in {"as published": (41.4877, 2.7991), "flipped": (41.391, 2.7849)}.items():
         facts, statements, reported = compared(tmp_path, seed, share)
-        table = fidelity_table(FactCells(facts), statements, reported)
-        assert table is not None
-        words[name] = {row[0].text: (row[3].text, row[4].text) for row in table.rows}
+        words[name] = {row[0].text: (row[3].text, row[4].text) for row in all_rows(facts, statements, reported)}
     assert words["as published"]["The score at one seed."] == ("differs", "It is the mean.")
     assert words["flipped"]["The score at one seed."] == ("matches", "")
     assert words["as published"]["The share."] == ("matches", "Case-insensitive.")
@@ -111,13 +114,25 @@ def test_flipping_the_data_flips_the_wording(tmp_path: Path) -> None:
 
 def test_table_shows_quotes_as_written_and_facts_at_their_precision(tmp_path: Path) -> None:
     facts, statements, reported = compared(tmp_path, seed=41.4877, share=2.7991)
-    table = fidelity_table(FactCells(facts), statements, reported)
-    assert table is not None
-    seed, context, share = table.rows[:3]
+    rows = all_rows(facts, statements, reported)
+    seed, context, share = rows[:3]
     assert seed[1].text == "41.39" and (seed[2].key, seed[2].digits) == ("fidelity.seed.site", 2)
     assert context[0].text == "… mean over seeds" and context[2].key == "leak.mean"
     assert share[1].text == "2.80%" and (share[2].kind, share[2].digits) == ("pct", 2)
-    assert table.rows[3][2].kind == "p"
+    assert rows[3][2].kind == "p"
+
+
+def test_reproductions_arithmetic_and_quotes_are_counted_and_tabled_apart(tmp_path: Path) -> None:
+    """A figure recomputed from the probe's own counts checks its arithmetic, not its result:
+    it is never counted with the figures recomputed from the data."""
+    facts, statements, reported = compared(tmp_path, seed=41.4877, share=2.7991)
+    assert [facts[f"fidelity.data.{k}.count"] for k in ("recomputed", "matches", "differs")] == [2, 1, 1]
+    assert [facts[f"fidelity.counts.{k}.count"] for k in ("recomputed", "matches", "differs")] == [1, 1, 0]
+    tables = {t.id: t for t in fidelity_tables(FactCells(facts), statements, reported)}
+    assert {k: [r[0].text for r in t.rows] for k, t in tables.items()} == {
+        "article-fidelity-data": ["The score at one seed.", "… mean over seeds", "The share."],
+        "article-fidelity-counts": ["The p-value."], "article-fidelity-model-run": ["Accuracy."]}
+    assert tables["article-fidelity-counts"].rows[0][3].text == "consistent"
 
 
 def test_tolerance_can_be_stated(tmp_path: Path) -> None:
@@ -171,11 +186,11 @@ def test_a_build_without_the_runs_says_so(tmp_path: Path) -> None:
     facts.add("audit.share", 2.7991, "case-insensitive share")  # no probe runs: no leak.* facts
     add_fidelity_facts(facts, statements, reported)
     assert "fidelity.seed.matches" not in facts and facts["fidelity.unavailable.count"] == 1
-    table = fidelity_table(FactCells(facts), statements, reported)
-    assert table is not None
-    row = next(r for r in table.rows if r[0].text == "The score at one seed.")
+    rows = all_rows(facts, statements, reported)
+    row = next(r for r in rows if r[0].text == "The score at one seed.")
     assert row[3].text == f"{UNAVAILABLE} (leak.seed)"
-    assert not any(r[0].text.startswith("… ") for r in table.rows)  # its context fact is missing too
+    assert not any(r[0].text.startswith("… ") for r in rows)  # its context fact is missing too
+    assert facts["fidelity.data.unavailable.count"] == 1 and facts["fidelity.data.recomputed.count"] == 1
 
 
 def test_every_fact_the_projects_statements_name_exists_in_a_full_build() -> None:
@@ -221,4 +236,4 @@ def test_real_data_comparison(real_dataset, tmp_path: Path) -> None:
     assert round(f["leak.longest_chars.macro_f1.mean"], 2) == 41.39
     assert f["fidelity.distractor-is-other-gold.matches"] == 1
     assert round(f["audit.distractor_is_other_gold.exact.share"], 2) == 2.78
-    assert f["fidelity.differs.count"] == 1
+    assert f["fidelity.differs.count"] == 1 and f["fidelity.data.differs.count"] == 1

@@ -120,7 +120,7 @@ def t3_path(root: Path) -> Path:
 
 
 def do_import(root: Path, dataset: Dataset, out: Path) -> list[Path]:
-    return import_official(root, dataset, model=MODEL, out_dir=out, created=CREATED)
+    return [path for path, _ in import_official(root, dataset, model=MODEL, out_dir=out, created=CREATED)]
 
 
 def rejected(root: Path, dataset: Dataset, out: Path) -> list[Problem]:
@@ -173,6 +173,7 @@ def test_raw_response_kept_verbatim(tmp_path: Path, synthetic_dataset: Dataset) 
     d = synthetic_dataset
     rows = t2_rows(d, 1111, split_ids(d))
     rows[5]["raw_response"] = TRICKY
+    rows[5]["prediction"] = "B"  # what the official parser reads in it
     root = tmp_path / "results"
     write_csv(t2_path(root, 1111), rows)
     (path,) = do_import(root, d, tmp_path / "runs")
@@ -402,7 +403,7 @@ def test_extra_columns_are_ignored(tmp_path: Path, synthetic_dataset: Dataset) -
 def test_wrong_gold_letter_names_file_line_field(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     d = synthetic_dataset
     rows = t2_rows(d, 1111, split_ids(d))
-    rows[2]["raw_response"] = "two\nextra\nlines"  # the record for row 10 starts 2 lines later
+    rows[2]["raw_response"] = rows[2]["prediction"] + "\nextra\nlines"  # row 10's record starts 2 lines later
     gold = rows[10]["gold_letter"]
     rows[10]["gold_letter"] = next(letter for letter in LETTERS if letter != gold)
     root = tmp_path / "results"
@@ -527,3 +528,23 @@ def test_model_name_must_give_a_run_id(tmp_path: Path, synthetic_dataset: Datase
     assert slug("//").startswith("m-")  # nothing usable left: a short hash of the name, never a path
     with pytest.raises(InputError, match="cannot be empty"):
         import_official(tmp_path, synthetic_dataset, model=" ", out_dir=tmp_path / "runs", created=CREATED)
+
+
+def test_a_prediction_the_raw_response_does_not_support_is_refused(tmp_path: Path, synthetic_dataset: Dataset) -> None:
+    """Issue 25 item 5: the raw response is re-parsed with the official parser."""
+    d = synthetic_dataset
+    rows = t2_rows(d, 1111, split_ids(d))
+    rows[4].update(raw_response="I am not sure.", prediction=rows[4]["gold_letter"])
+    rows[6].update(raw_response="Definitely C.", prediction="A" if rows[6]["prediction"] != "A" else "B")
+    root = tmp_path / "results"
+    write_csv(t2_path(root, 1111), rows)
+    first, second = rejected(root, d, tmp_path / "runs")
+    assert (first.line, first.field) == (line_of(rows, 4), "prediction")
+    assert f"prediction {rows[4]['gold_letter']!r} is not what the official parser reads in raw_response ('', " \
+           "from 'I am not sure.')" in first.message
+    assert "('C', from 'Definitely C.')" in second.message
+    t3 = t3_rows(d, d.row_ids("test"))
+    t3[0].update(raw_response="No idea", prediction="harmful")
+    write_csv(t3_path(tmp_path / "t3"), t3)
+    (problem,) = rejected(tmp_path / "t3", d, tmp_path / "runs3")
+    assert "reads in raw_response ('', from 'No idea')" in problem.message

@@ -3,6 +3,7 @@ them, data-driven comparatives (flip the data, the word flips), rounded download
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import statistics
@@ -224,7 +225,7 @@ def test_seeds_are_summarised_and_models_compared(small, tmp_path) -> None:
     rows = (site / "tables" / "model-pair-summaries.csv").read_text().splitlines()
     assert len(rows) == 3 and ",2," in rows[1] + rows[2]  # one row per model; demo has 2 seeds
     per_seed = (site / "tables" / "model-pairs.csv").read_text().splitlines()
-    assert len(per_seed) == 4 and per_seed[0].split(",")[2] == "Seed"
+    assert len(per_seed) == 4 and per_seed[0].split(",")[2:5] == ["Option set", "Items asked", "Option seed"]
     assert categories.count("synthetic-demo") == len(CATEGORIES)  # one row per category, not per seed
     assert "pair-categories.csv" in categories
     assert "Task 2: every model" in models
@@ -271,3 +272,71 @@ def test_a_model_at_chance_sighted_is_presented_as_a_negative_control(small, tmp
     article = text(site, "article.html")
     assert ("its pair is a negative control" in article) is at_chance
     assert ("It finds none: the gap's interval contains 0." in article) is at_chance
+
+
+def test_tie_groups_form_only_among_comparable_rows() -> None:
+    from builder.benchmarks.cibuzzbench.views.tables import tie_groups_within
+    original, pool = ("Original", "en", "400-item sample drawn with seed 0"), ("Gold pool (article)", "en", "x")
+    groups = tie_groups_within([(original, "a", 70.0, 65.0, 75.0), (original, "b", 40.0, 35.0, 45.0),
+                                (pool, "a-pool", 20.0, 15.0, 25.0)])
+    # Alone in its setting, the gold-pool row leads its own group; it is never ranked below "b".
+    assert groups == {"a": 1, "b": 2, "a-pool": 1}
+
+
+def _summary(name: str, variant: str, local: bool = True, items: dict | None = None):
+    from types import SimpleNamespace
+
+    from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary
+    from builder.runs.schema import Header
+    runtime = {"local": True, "parameters": "1.5B", "quantisation": "Q4_K_M"} if local else {}
+    items = items or {"selection": "sample", "n": 400, "sample_seed": 0}
+    header = Header(f"{name}-{variant}", "cibuzzbench", "equivalent_selection", "blind",
+                    {"kind": "model", "name": name, "runtime": runtime}, 1111, items,
+                    {"variant": variant}, "2026-11-30T00:00:00Z", {})
+    blind = ModelSummary(f"{name}-{variant}-{json.dumps(items)}", header.subject_label, header.task, "blind", variant,
+                         "en", items, (SimpleNamespace(run=SimpleNamespace(header=header)),))
+    return PairSummary(blind.id, blind, blind, ())
+
+
+def test_chart_labels_name_the_option_set_and_never_repeat() -> None:
+    from builder.benchmarks.cibuzzbench.views.model_views import chart_labels
+    name = "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M"
+    summaries = [_summary(name, "original"), _summary(name, "gold_pool"),
+                 _summary(name, "original", items={"selection": "split", "split": "test"}), _summary("gpt-x", "original", local=False)]
+    labels = list(chart_labels(summaries).values())
+    short = "Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M"
+    # The same model on two option sets: the option set tells them apart ...
+    assert labels[1] == f"{short} · Gold pool (article)"
+    # ... and on two item selections of one set, the items asked are added to both (only to them).
+    assert labels[0] == f"{short} · Original · 400-item sample drawn with seed 0"
+    assert labels[2] == f"{short} · Original · the test split"
+    assert labels[3] == "gpt-x · Original" and len(set(labels)) == len(labels)
+
+
+def test_the_committed_local_model_rows_name_their_option_set(real_dataset, tmp_path) -> None:
+    """The local model answered the original options and the gold pool: every summary row says
+    which, and the two are never ranked against each other."""
+    from builder.benchmarks.cibuzzbench.compute import compute
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.run_checks import validate_runs
+    from builder.benchmarks.cibuzzbench.views import model_views as mv
+    from builder.benchmarks.cibuzzbench.views.tables import FactCells
+    from builder.runs.reader import read_run
+    variants = derive_variants(real_dataset, ["gold_pool"])
+    folder = REPO / "runs" / "qwen2_5-coder-1_5b-instruct-q4_k_m"
+    runs = validate_runs([read_run(p) for p in sorted(folder.glob("*-t2-*.jsonl"))],
+                         {"original": real_dataset, **variants})
+    computed = compute(real_dataset, runs, variants)
+    cells = FactCells(computed.facts)
+    for table in (mv.pair_summary_table(cells, computed.pair_summaries),
+                  mv.pair_category_summary_table(cells, computed.pair_summaries)):
+        column = table.columns.index("Option set")
+        assert {row[column].text for row in table.rows} == {"Original", "Gold pool (article)"}
+        assert all(row[table.columns.index("Items asked")].text == "400-item sample drawn with seed 0"
+                   for row in table.rows)
+    summary = mv.pair_summary_table(cells, computed.pair_summaries)
+    assert [row[0].text for row in summary.rows] == ["1", "1"]  # each leads its own option set
+    assert [row[2].text for row in summary.rows] == ["Original", "Gold pool (article)"]
+    labels = mv.chart_labels(computed.pair_summaries)
+    assert sorted(labels.values()) == ["Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M · Gold pool (article)",
+                                       "Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M · Original"]

@@ -4,6 +4,9 @@ waits, what stops a run, and that the key never shows in an error."""
 from __future__ import annotations
 
 import asyncio
+import gzip
+import resource
+import zlib
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
@@ -11,6 +14,7 @@ from email.utils import format_datetime
 import pytest
 
 from builder.probing.client import (
+    MAX_BODY_BYTES,
     REDACTED,
     ChatClient,
     Completion,
@@ -27,6 +31,7 @@ from tests.loopback_server import (
     drop_before_response,
     drop_mid_response,
     malformed,
+    reply,
     stall,
     status,
 )
@@ -170,3 +175,66 @@ def test_endpoint_url_and_redactor() -> None:
     assert endpoint_url("http://h/v1/chat/completions") == "http://h/v1/chat/completions"
     redact = Redactor("sk-secret", None, "", "ab")
     assert redact("x sk-secret y ab") == f"x {REDACTED} y ab"
+
+
+# ------------------------------------------------------------------ bounded reads (issue 25, item 4)
+
+def _raw(payload: bytes, code: int = 200, headers: dict[str, str] | None = None):
+    return lambda handler, request: _send(handler, code, payload, headers)
+
+
+def _gzip_stream(pieces: list[bytes]) -> bytes:
+    """gzip of the pieces' concatenation without ever holding it whole."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return b"".join([packer.compress(piece) for piece in pieces] + [packer.flush()])
+
+
+def test_a_gzip_bomb_is_not_inflated_whole(server: LoopbackServer) -> None:
+    inflated = MAX_BODY_BYTES * 64  # 256 MiB once decoded, about 256 KiB on the wire
+    bomb = _gzip_stream([b'{"choices":[{"message":{"content":"'] + [b"A" * 2**20] * (inflated // 2**20)
+                        + [b'"}}]}'])
+    assert len(bomb) < inflated // 500
+    server.script(_raw(bomb, headers={"Content-Encoding": "gzip"}))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(RequestError, match=r"larger than 4 MiB once decoded"):
+        ask(server, policy=RetryPolicy(retries=0))
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 40 * 1024  # far below the 256 MiB the body inflates to
+
+
+def test_a_gzip_answer_within_the_limit_is_read(server: LoopbackServer) -> None:
+    body = b'{"choices":[{"message":{"content":"C"}}],"usage":{"prompt_tokens":3}}'
+    server.script(_raw(gzip.compress(body), headers={"Content-Encoding": "gzip"}))
+    answer = ask(server)
+    assert (answer.content, answer.usage) == ("C", {"prompt_tokens": 3})
+
+
+def test_a_huge_error_body_is_cut_before_it_is_processed(server: LoopbackServer) -> None:
+    huge = b"x " * (MAX_BODY_BYTES * 4)
+    server.script(_raw(gzip.compress(huge), code=400, headers={"Content-Encoding": "gzip"}))
+    with pytest.raises(RequestError) as caught:
+        ask(server)
+    assert str(caught.value).startswith("HTTP 400 Bad Request: x x") and len(str(caught.value)) < 400
+
+
+@pytest.mark.parametrize("usage", [{"prompt_tokens": -5, "completion_tokens": 1}, {"total_tokens": -1}])
+def test_negative_usage_is_an_error_not_a_stored_count(server: LoopbackServer, usage: dict) -> None:
+    server.set_responder(lambda request: reply("B", usage=usage))
+    with pytest.raises(RequestError, match=r"negative token count .*gave up after 2 attempts"):
+        ask(server, policy=RetryPolicy(retries=1, backoff=0.01))
+
+
+def test_zero_usage_and_non_integer_counts(server: LoopbackServer) -> None:
+    server.script(reply("B", usage={"prompt_tokens": 0, "completion_tokens": 1, "cost": 0.5, "flag": True}))
+    assert ask(server).usage == {"prompt_tokens": 0, "completion_tokens": 1}
+
+
+def test_the_key_is_scrubbed_from_a_stored_answer(server: LoopbackServer) -> None:
+    server.set_responder(lambda request: reply(f"you sent {request.headers['Authorization']}"))
+    answer = ask(server)
+    assert KEY not in answer.content and answer.content == f"you sent Bearer {REDACTED}"
+
+
+def test_content_parts_of_the_wrong_type_are_skipped(server: LoopbackServer) -> None:
+    server.script(_raw(b'{"choices":[{"message":{"content":[{"text":5},{"text":"B"},{"text":["x"]},7]}}]}'))
+    assert ask(server).content == "B"

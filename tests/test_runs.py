@@ -870,3 +870,37 @@ def test_a_local_model_is_labelled_with_its_size_wherever_pages_name_it() -> Non
     assert local.subject_name == "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M"  # keys and matching stay on the name
     hosted = Header(subject={"kind": "model", "name": "gpt-5.5", "runtime": {"local": "yes"}}, **base)
     assert hosted.subject_label == "gpt-5.5"
+
+
+def test_committed_model_runs_follow_the_one_run_id_rule() -> None:
+    """Every run buzzprobe probe wrote is named by builder.probing.runner.probe_run_id (the model's
+    slug, task, condition, language, seed, items, then protocol and option set), and its file by
+    its id: one spelling of a model per site, never `qwen2-5-…` beside `qwen2_5-…`."""
+    from builder.probing.protocols import load_protocols
+    from builder.probing.runner import probe_run_id
+    protocols = load_protocols()
+    runs = [p for p in (Path(__file__).resolve().parents[1] / "runs").rglob("*.jsonl") if "probes" not in p.parts]
+    checked = 0
+    for path in runs:
+        header = read_run(path).header
+        parameters = header.subject.get("parameters") or {}
+        assert header.run_id == path.stem, path
+        if header.tool.get("name") != "buzzprobe" or "protocol" not in parameters:
+            continue
+        expected = probe_run_id(header.subject_name, protocols[parameters["protocol"]], header.option_seed,
+                                Selection.from_header(header.items), header.variant)
+        assert header.run_id == expected, path
+        checked += 1
+    assert checked >= 4
+
+
+def test_no_committed_run_is_dated_after_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build date is the last commit's (builder.core.build_date); a run created later than
+    that would be listed on "What's new" as added after the site was built."""
+    from builder.core.build_date import build_date
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)  # the tests pin one; the site takes git's
+    repo = Path(__file__).resolve().parents[1]
+    built = build_date(repo).isoformat()
+    late = [(p.name, created) for p in sorted((repo / "runs").rglob("*.jsonl"))
+            if (created := read_run(p).header.created[:10]) > built]
+    assert not late, f"runs dated after the build date {built}: {late[:5]}"

@@ -164,3 +164,23 @@ def test_probe_command_takes_both_variants(synthetic_dataset):
     from builder.cli import _parser
     for name in ("original", GOLD_POOL, GOLD_POOL_SLOT):
         assert _parser().parse_args(["probe", "--model", "m", "--variant", name]).variant == name
+
+
+def test_run_pages_label_gold_pool_slots_as_other_items_golds(synthetic_dataset, variant, variant_runs):
+    """On a gold pool a slot named 'literal' holds another item's gold: the item browser's codes
+    say so (lower case), and only for slots the variant changed."""
+    from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
+    from builder.benchmarks.cibuzzbench.views.run_pages import SLOT_LABELS, replaced_slots, run_items
+    replaced = replaced_slots(variant, synthetic_dataset)
+    changed = {(r, k) for r, kinds in replaced.items() for k in kinds}
+    columns = {"literal": "distractor_literal_en", "cultural": "distractor_cultural_mismatch_en",
+               "pragmatic": "distractor_pragmatic_neighbor_en"}
+    assert changed == {(r, k) for r in synthetic_dataset.row_ids() for k, c in columns.items()
+                       if variant.frame.loc[r, c] != synthetic_dataset.frame.loc[r, c]}
+    assert replaced_slots(synthetic_dataset, synthetic_dataset) == {}
+    path = next(variant_runs.glob("probe-random-t2-s1111-all-gold_pool.jsonl"))
+    rows = run_items(score_run(read_run(path), variant), replaced)
+    for row_id, codes, *_ in rows:
+        assert sorted(c for c in codes if c.islower()) == sorted(k[0] for k in replaced.get(row_id, ()))
+        assert codes.count("G") == 1
+    assert {SLOT_LABELS[c] for _, codes, *_ in rows for c in codes if c.islower()} == {"another item's gold"}

@@ -63,6 +63,8 @@ class DataSource:
 
     title: str
     content_sha256: str
+    url: str | None = None  # where the data is published, at the pinned commit when there is one
+    commit: str | None = None  # the upstream commit the data is pinned to (`make data` fetches it)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class RunBrief:
     created: str  # ISO 8601 UTC, from the run header
     complete: bool
     has_page: bool = False  # True when the plug-in's `pages` writes runs/<run_id>.html (links go there)
+    kind: str = "model"  # the header's subject kind: "model", or "probe" for a model-free probe
 
 
 @dataclass

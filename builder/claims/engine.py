@@ -27,6 +27,12 @@ class Evidence:
     label: str
     value: float
     detail: str = ""  # e.g. the run id or the figures behind a derived value
+    note: str = ""  # the figures in words, when the value alone does not say what was compared
+    subject: str = ""  # whose evidence it is, when the label adds to the name (populations, premises)
+
+    @property
+    def who(self) -> str:
+        return self.subject or self.label
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,7 @@ class ConditionResult:
     holds: bool | None  # None: no evidence yet
     excluded: tuple[Evidence, ...] = ()  # evidence of subjects outside the claim's population
     missing: tuple[str, ...] = ()  # named subjects without evidence (the condition waits for them)
+    uninformative: tuple[Evidence, ...] = ()  # evidence of subjects that fail the prediction's premise
 
 
 Measure = Callable[..., list[Evidence]]
@@ -71,25 +78,30 @@ class MeasureRegistry:
 
 
 def evaluate(condition: Condition, registry: MeasureRegistry, population: "Population | None" = None,
-             eligible: frozenset[str] | None = None) -> ConditionResult:
+             eligible: frozenset[str] | None = None, informative: frozenset[str] | None = None) -> ConditionResult:
     """Aggregate the condition's evidence; with a population, only its subjects' evidence counts,
-    and a condition that lacks a named subject has no verdict yet."""
+    and a condition that lacks a named subject has no verdict yet; with `informative` (the
+    subjects that meet the prediction's premise), only theirs counts."""
     evidence = tuple(registry.evidence(condition))
     excluded: tuple[Evidence, ...] = ()
-    missing: tuple[str, ...] = ()
+    uninformative: tuple[Evidence, ...] = ()
     if population is not None:
         evidence, excluded = population.split(evidence, eligible)
-        missing = population.missing(evidence)
+    if informative is not None:
+        uninformative = tuple(e for e in evidence if e.who not in informative)
+        evidence = tuple(e for e in evidence if e.who in informative)
+    missing = population.missing(evidence) if population is not None else ()
     compare = OPS[condition.op]
     if not evidence or missing:
-        return ConditionResult(condition, evidence, None, None, excluded, missing)
+        return ConditionResult(condition, evidence, None, None, excluded, missing, uninformative)
     values = [e.value for e in evidence]
     if condition.aggregate in ("all", "any"):
         test = all if condition.aggregate == "all" else any
         return ConditionResult(condition, evidence, None, test(compare(v, condition.threshold) for v in values),
-                               excluded, missing)
+                               excluded, missing, uninformative)
     value = _aggregate(condition.aggregate, values)
-    return ConditionResult(condition, evidence, value, compare(value, condition.threshold), excluded, missing)
+    return ConditionResult(condition, evidence, value, compare(value, condition.threshold), excluded, missing,
+                           uninformative)
 
 
 def _aggregate(name: str, values: list[float]) -> float:
@@ -113,23 +125,45 @@ class Population:
         """Labels (subjects) that meet `qualify`, each aggregated over its own evidence."""
         if self.qualify is None:
             return None
-        by_label: dict[str, list[float]] = {}
-        for e in registry.evidence(self.qualify):
-            by_label.setdefault(e.label, []).append(e.value)
-        q = self.qualify
-        agg = q.aggregate if q.aggregate not in ("all", "any") else "min" if q.aggregate == "all" else "max"
-        return frozenset(label for label, values in by_label.items()
-                         if OPS[q.op](_aggregate(agg, values), q.threshold))
+        return frozenset(who for who, (holds, _) in per_subject(self.qualify, registry).items() if holds)
 
     def split(self, evidence: tuple[Evidence, ...], eligible: frozenset[str] | None
               ) -> tuple[tuple[Evidence, ...], tuple[Evidence, ...]]:
         def counts(e: Evidence) -> bool:
-            named = not self.subjects or any(re.search(s, e.label, re.I) for s in self.subjects)
-            return named and (eligible is None or e.label in eligible)
+            named = not self.subjects or any(re.search(s, e.who, re.I) for s in self.subjects)
+            return named and (eligible is None or e.who in eligible)
         return tuple(e for e in evidence if counts(e)), tuple(e for e in evidence if not counts(e))
 
     def missing(self, evidence: tuple[Evidence, ...]) -> tuple[str, ...]:
-        return tuple(s for s in self.subjects if not any(re.search(s, e.label, re.I) for e in evidence))
+        return tuple(s for s in self.subjects if not any(re.search(s, e.who, re.I) for e in evidence))
+
+
+def per_subject(condition: Condition, registry: MeasureRegistry) -> dict[str, tuple[bool, tuple[Evidence, ...]]]:
+    """Each subject's own verdict on `condition` (its evidence aggregated alone), with that evidence."""
+    by_who: dict[str, list[Evidence]] = {}
+    for e in registry.evidence(condition):
+        by_who.setdefault(e.who, []).append(e)
+    agg = {"all": "min", "any": "max"}.get(condition.aggregate, condition.aggregate)
+    compare = OPS[condition.op]
+    return {who: (compare(_aggregate(agg, [e.value for e in found]), condition.threshold), tuple(found))
+            for who, found in by_who.items()}
+
+
+@dataclass(frozen=True)
+class Premise:
+    """What a run must show before it can count as evidence either way: a model whose blind arm
+    cannot read the original options cannot show that a new option set takes that reading away.
+    Judged per subject; a subject without evidence for it is not informative either."""
+
+    text: str
+    condition: Condition
+
+
+@dataclass(frozen=True)
+class PremiseCheck:
+    subject: str
+    informative: bool
+    evidence: tuple[Evidence, ...]  # the premise's figures for this subject (empty: nothing to judge it on)
 
 
 @dataclass(frozen=True)
@@ -143,6 +177,7 @@ class Prediction:
     refuted_when: tuple[Condition, ...]  # any one suffices
     note: str = ""
     population: Population | None = None
+    premise: Premise | None = None
 
 
 @dataclass(frozen=True)
@@ -151,14 +186,22 @@ class PredictionVerdict:
     status: str  # open | supported | refuted | expired
     supported: tuple[ConditionResult, ...]
     refuted: tuple[ConditionResult, ...]
+    premise_checks: tuple[PremiseCheck, ...] = ()  # every subject with evidence, informative or not
+
+    @property
+    def uninformative(self) -> tuple[PremiseCheck, ...]:
+        return tuple(c for c in self.premise_checks if not c.informative)
 
 
 def judge_prediction(prediction: Prediction, registry: MeasureRegistry, today: dt.date) -> PredictionVerdict:
-    """Refutation wins over support; a deadline passed without either is 'expired'."""
+    """Refutation wins over support; a deadline passed without either is 'expired'. Only
+    evidence of subjects that meet the premise counts; the others are listed with its figures."""
     population = prediction.population
     eligible = population.eligible(registry) if population else None
-    supported = tuple(evaluate(c, registry, population, eligible) for c in prediction.supported_when)
-    refuted = tuple(evaluate(c, registry, population, eligible) for c in prediction.refuted_when)
+    checks = premise_checks(prediction, registry)
+    informative = None if prediction.premise is None else frozenset(c.subject for c in checks if c.informative)
+    supported = tuple(evaluate(c, registry, population, eligible, informative) for c in prediction.supported_when)
+    refuted = tuple(evaluate(c, registry, population, eligible, informative) for c in prediction.refuted_when)
     if any(r.holds for r in refuted):
         status = "refuted"
     elif supported and all(r.holds for r in supported):
@@ -167,7 +210,17 @@ def judge_prediction(prediction: Prediction, registry: MeasureRegistry, today: d
         status = "expired"
     else:
         status = "open"
-    return PredictionVerdict(prediction, status, supported, refuted)
+    return PredictionVerdict(prediction, status, supported, refuted, checks)
+
+
+def premise_checks(prediction: Prediction, registry: MeasureRegistry) -> tuple[PremiseCheck, ...]:
+    """The premise's verdict for every subject that has evidence in the prediction's conditions,
+    in name order."""
+    if prediction.premise is None:
+        return ()
+    judged = per_subject(prediction.premise.condition, registry)
+    seen = {e.who for c in (*prediction.supported_when, *prediction.refuted_when) for e in registry.evidence(c)}
+    return tuple(PremiseCheck(who, *judged.get(who, (False, ()))) for who in sorted(seen))
 
 
 @dataclass(frozen=True)

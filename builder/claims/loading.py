@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from builder.claims.engine import AGGREGATES, OPS, Condition, MeasureRegistry, Population, Prediction, Statement
+from builder.claims.engine import AGGREGATES, OPS, Condition, MeasureRegistry, Population, Prediction, Premise, Statement
 from builder.core.errors import InputError, Problem
 from builder.core.yamlfile import KeyPath, line_of, load_mapping
 
@@ -110,6 +110,23 @@ class _Entry:
             return None
         return Population(text.strip(), tuple(subjects), qualify)
 
+    def premise(self) -> Premise | None:
+        """What a run must meet to count (engine.Premise): a condition plus the text readers see."""
+        raw = self.raw.get("premise")
+        if raw is None:
+            return None
+        where = f"{self.where}.premise"
+        if not isinstance(raw, dict):
+            self.bad("expected a mapping: text, measure, params, aggregate, op, threshold", where)
+            return None
+        text = raw.get("text")
+        if not isinstance(text, str) or not text.strip():
+            self.bad("required text is missing", f"{where}.text")
+        condition = self.condition({k: v for k, v in raw.items() if k != "text"}, where)
+        if condition is None or not isinstance(text, str) or not text.strip():
+            return None
+        return Premise(text.strip(), condition)
+
     def pattern(self, value: Any, field: str) -> None:
         try:
             re.compile(value)
@@ -124,7 +141,7 @@ def load_predictions(path: Path, known_measures: set[str], registry: MeasureRegi
             registered=e.date("registered", required=True),  # type: ignore[arg-type]
             deadline=e.date("deadline", required=False),
             supported_when=e.conditions("supported_when"), refuted_when=e.conditions("refuted_when"),
-            note=str(e.raw.get("note", "")), population=e.population(),
+            note=str(e.raw.get("note", "")), population=e.population(), premise=e.premise(),
         )
     return _load(path, "predictions", known_measures, build, registry)
 
@@ -158,12 +175,14 @@ def _load(path: Path, key: str, known: set[str], build: Callable[[_Entry], T],
 
 def _dry_run(entry: _Entry, item: Any, registry: MeasureRegistry) -> None:
     """Ask each measure once, so a parameter it rejects is reported with its entry and field."""
-    for name in ("supported_when", "refuted_when", "holds_when"):
-        for i, condition in enumerate(getattr(item, name, ())):
-            try:
-                registry.evidence(condition)
-            except (TypeError, ValueError, KeyError, re.error) as exc:
-                entry.bad(f"measure {condition.measure!r} rejects its params: {exc}", f"{entry.where}.{name}[{i}].params")
+    premise = getattr(item, "premise", None)
+    tried = [(f"{name}[{i}]", c) for name in ("supported_when", "refuted_when", "holds_when")
+             for i, c in enumerate(getattr(item, name, ()))]
+    for where, condition in tried + ([("premise", premise.condition)] if premise else []):
+        try:
+            registry.evidence(condition)
+        except (TypeError, ValueError, KeyError, re.error) as exc:
+            entry.bad(f"measure {condition.measure!r} rejects its params: {exc}", f"{entry.where}.{where}.params")
 
 
 def _entries(path: Path, key: str) -> tuple[list[dict[str, Any]], dict[KeyPath, int]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -26,6 +27,8 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from tenacity.wait import wait_exponential_jitter
 
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx
+MAX_BODY_BYTES = 4 * 1024 * 1024  # of the DECODED body: a 1 MB gzip body can inflate to 1 GiB
+MAX_ERROR_BYTES = 4096  # of an error body: only a snippet of it is ever shown
 FATAL_STATUSES = frozenset({401, 403, 404})  # and redirects
 _TRANSPORT_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 REDACTED = "[redacted]"
@@ -144,7 +147,9 @@ class ChatClient:
         self._sleep = sleep
         self._backoff = wait_exponential_jitter(multiplier=policy.backoff, max=policy.max_backoff,
                                                 jitter=policy.backoff)
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        headers = {"Accept-Encoding": "gzip, deflate"}  # what _read_capped can inflate with a bound
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
         limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         self._http = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(timeout), limits=limits)
 
@@ -182,23 +187,29 @@ class ChatClient:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.timeout):
-                response = await self._http.post(self.url, json=body)
+                async with self._http.stream("POST", self.url, json=body) as response:
+                    error = response.status_code >= 300
+                    payload = await _read_capped(response, MAX_ERROR_BYTES if error else MAX_BODY_BYTES)
         except (TimeoutError, httpx.TimeoutException):
             raise TransientError(f"no answer within {self.timeout:g}s") from None
-        except _TRANSPORT_ERRORS as exc:
+        except (*_TRANSPORT_ERRORS, httpx.DecodingError) as exc:
             raise TransientError(self.redact(f"connection failed: {type(exc).__name__}: {exc}")) from None
         latency_ms = round((time.perf_counter() - started) * 1000, 1)
-        self._check_status(response)
-        return _completion(response, latency_ms, self.redact)
+        self._check_status(response, payload)
+        if payload is None:
+            raise RequestError(f"response larger than {MAX_BODY_BYTES // 1024 // 1024} MiB once decoded; "
+                               "not read further")
+        return _completion(response.status_code, payload, latency_ms, self.redact)
 
-    def _check_status(self, response: httpx.Response) -> None:
+    def _check_status(self, response: httpx.Response, payload: bytes | None) -> None:
         status = response.status_code
         if status < 300:
             return
         if status < 400:  # redirects are not followed: every item would land on the same answer
-            raise FatalError(f"HTTP {status} redirect to {self.redact(response.headers.get('location', '?'))}; "
+            raise FatalError(f"HTTP {status} redirect to {self.redact(_snippet(response.headers.get('location', '?')))}; "
                              "pass the final URL as --base-url")
-        message = self.redact(f"HTTP {status} {response.reason_phrase}: {_snippet(response.text)}".rstrip(": "))
+        text = (payload or b"").decode("utf-8", "replace")
+        message = self.redact(f"HTTP {status} {response.reason_phrase}: {_snippet(text)}".rstrip(": "))
         if status in RETRY_STATUSES or status >= 500:
             raise TransientError(message, retry_after_seconds(response.headers.get("retry-after")))
         if status in FATAL_STATUSES:
@@ -206,21 +217,52 @@ class ChatClient:
         raise RequestError(message)
 
 
+async def _read_capped(response: httpx.Response, limit: int) -> bytes | None:
+    """The decoded body, decoded here as it arrives so no step holds more than `limit` + 1
+    bytes (httpx would inflate a whole 64 KiB gzip chunk, which can be 64 MiB); None once it
+    passes `limit` (for an error body: its first `limit` bytes, all a snippet needs)."""
+    decoder = _decoder(response.headers.get("content-encoding", ""))
+    body = bytearray()
+    async for raw in response.aiter_raw():
+        try:
+            body += decoder.decompress(raw, limit + 1 - len(body)) if decoder else raw
+        except zlib.error:
+            raise TransientError(f"body not valid {response.headers['content-encoding']} data") from None
+        if len(body) > limit:
+            return bytes(body[:limit]) if response.status_code >= 300 else None
+    return bytes(body)
+
+
+def _decoder(encoding: str) -> Any:
+    """A bounded inflater for gzip/deflate (the only encodings we accept), None for identity."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # gzip or zlib header, detected
+    raise RequestError(f"unsupported Content-Encoding {encoding[:40]!r} (asked for gzip or deflate)")
+
+
 def _snippet(text: str, limit: int = 300) -> str:
+    text = text[: limit * 4]  # bounded before splitting: the body may be long
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _completion(response: httpx.Response, latency_ms: float, redact: Redactor) -> Completion:
-    """Read choices[0].message.content; a body without it is treated as a transient glitch."""
+def _completion(status: int, payload: bytes, latency_ms: float, redact: Redactor) -> Completion:
+    """Read choices[0].message.content; a body without it (or with negative token counts) is
+    treated as a transient glitch. The key is scrubbed from the stored answer too: an endpoint
+    that echoes it back must not get it written into a committable run."""
     try:
-        data = load_line(response.content)
+        data = load_line(payload)
         content = data["choices"][0]["message"].get("content")
-    except (LineError, KeyError, IndexError, TypeError, AttributeError):
-        raise TransientError(redact(f"malformed response (HTTP {response.status_code}): "
-                                    f"{_snippet(response.text)}")) from None
-    text, truncated = cap_response(_content_text(content))
-    return Completion(text, _usage(data.get("usage")), latency_ms, truncated)
+        usage = _usage(data.get("usage"))
+    except (LineError, KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        why = f"{exc} in" if type(exc) is ValueError else "malformed"
+        raise TransientError(redact(f"{why} response (HTTP {status}): "
+                                    f"{_snippet(payload.decode('utf-8', 'replace'))}")) from None
+    text, truncated = cap_response(redact(_content_text(content)))
+    return Completion(text, usage, latency_ms, truncated)
 
 
 def _content_text(content: Any) -> str:
@@ -228,13 +270,18 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        return "".join(text for part in content if isinstance(part, dict)
+                       and isinstance(text := part.get("text", ""), str))  # a lying server may send any type
     return ""
 
 
 def _usage(usage: Any) -> dict[str, int] | None:
-    """Top-level integer counts only (nested details vary by provider)."""
+    """Top-level integer counts only (nested details vary by provider); a negative count is a
+    ValueError (a run storing it would be refused by every later build)."""
     if not isinstance(usage, dict):
         return None
     counts = {k: v for k, v in usage.items() if type(v) is int}
+    negative = sorted(k for k, v in counts.items() if v < 0)
+    if negative:
+        raise ValueError(f"negative token count ({', '.join(negative)})")
     return counts or None

@@ -158,6 +158,12 @@ def guarded(run: Callable[[argparse.Namespace, str | None], int], command: str) 
         except KeyboardInterrupt:
             print(f"buzzprobe {command}: interrupted; re-run the same command to resume", file=sys.stderr)
             return EXIT_INTERRUPTED
+        except OSError as exc:  # disk full, read-only or vanished folder: what and where, no traceback
+            where = f" ({exc.filename})" if exc.filename else ""
+            print(f"buzzprobe {command}: cannot read or write a file: {exc.strerror or exc}{where}; every item "
+                  "already written is kept: free the space (or fix the folder) and re-run the same command "
+                  "to resume", file=sys.stderr)
+            return EXIT_FAILED
         except Exception:
             from builder.probing.client import Redactor, url_secrets
             redact = Redactor(key, *url_secrets(args.base_url or ""))
@@ -191,8 +197,10 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
     import asyncio
 
     from builder.probing.client import FatalError, Redactor, url_secrets
-    from builder.probing.runner import drop_errored_items, execute, is_complete, preview
+    from builder.probing.runner import check_prompts, drop_errored_items, execute, is_complete, preview
 
+    for plan in plans:
+        check_prompts(plan)
     if args.dry_run is not None:
         print("\n".join(preview(plan, args.dry_run) for plan in plans))
         return 0
@@ -260,11 +268,13 @@ def _plans(args: argparse.Namespace) -> list[Any]:
 
 def read_runtime_info(path: Path) -> dict[str, Any]:
     """A flat JSON object of strings, numbers and booleans: it goes into run headers verbatim."""
-    import json
     import math
+
+    from builder.core.textfiles import read_input
+    from builder.runs.lines import LineError, load_line
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = load_line(read_input(path, 1024 * 1024))
+    except (OSError, LineError) as exc:
         raise InputError.single(path, f"cannot read runtime info: {exc}") from None
     if not isinstance(data, dict) or not data:
         raise InputError.single(path, "runtime info must be a non-empty JSON object", line=1)

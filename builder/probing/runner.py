@@ -97,6 +97,16 @@ def make_run_id(model: str, protocol: Protocol, seed: int | None, selection: Sel
             f"{seed_tag}-{selection.tag}")
 
 
+def probe_run_id(model: str, protocol: Protocol, seed: int | None, selection: Selection,
+                 variant: str = "original") -> str:
+    """The one id rule of a probed run: `make_run_id`, then the protocol's id when it is not the
+    task's default prompt, then the option set when it is not the original."""
+    rid = make_run_id(model, protocol, seed, selection)
+    if not protocol.default:
+        rid = f"{rid}-{protocol.id}"
+    return rid if variant == "original" else f"{rid}-{variant}"
+
+
 def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed: int | None,
              out_template: str = DEFAULT_OUT, run_id: str | None = None, variant: str = "original",
              runtime: dict[str, Any] | None = None) -> RunPlan:
@@ -105,11 +115,7 @@ def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed
     `runtime` (what served the model: file hash, quantisation, runtime version...) is recorded
     in the header's subject as given."""
     row_ids = settings.selection.row_ids(dataset)
-    rid = run_id or make_run_id(settings.model, protocol, seed, settings.selection)
-    if run_id is None and not protocol.default:
-        rid = f"{rid}-{protocol.id}"
-    if variant != "original" and run_id is None:
-        rid = f"{rid}-{variant}"
+    rid = run_id or probe_run_id(settings.model, protocol, seed, settings.selection, variant)
     subject: dict[str, Any] = {"kind": "model", "name": settings.model, "parameters": _parameters(protocol, settings)}
     if runtime:
         subject["runtime"] = runtime
@@ -191,6 +197,7 @@ async def execute(plan: RunPlan, api_key: str | None, *, prior: Prior | None = N
 async def _execute(plan: RunPlan, api_key: str | None, prior: Prior,
                    sleep: Callable[[float], Any] | None) -> RunOutcome:
     outcome = RunOutcome(plan.path)
+    fresh = not plan.path.exists() or plan.path.stat().st_size == 0
     writer = RunWriter.open(plan.path, plan.header)
     pending = [row_id for row_id in plan.row_ids if row_id not in writer.done]
     s = plan.settings
@@ -206,6 +213,8 @@ async def _execute(plan: RunPlan, api_key: str | None, prior: Prior,
     finally:
         disk.shutdown(wait=True, cancel_futures=True)
         writer.close()
+        if fresh and not writer.done:  # stopped before a first answer (bad key, Ctrl-C): no
+            plan.path.unlink(missing_ok=True)  # header-only file left to block every build
     finish(plan, outcome)
     return outcome
 
@@ -248,17 +257,17 @@ async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, record
 
 
 async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
-    """Run `count` workers; a fatal error (bad key, model or URL) stops them all and is raised
-    on its own rather than wrapped in an exception group."""
+    """Run `count` workers; a fatal error (bad key, model or URL) or a failed write (disk full)
+    stops them all and is raised on its own rather than wrapped in an exception group."""
     try:
         async with asyncio.TaskGroup() as group:
             for _ in range(count):
                 group.create_task(worker())
     except ExceptionGroup as group:
-        fatal = group.subgroup(FatalError)
-        if fatal is None:
+        stop = group.subgroup(FatalError) or group.subgroup(OSError)
+        if stop is None:
             raise
-        raise _first_leaf(fatal) from None
+        raise _first_leaf(stop) from None
 
 
 def _first_leaf(group: BaseExceptionGroup) -> BaseException:
@@ -293,6 +302,24 @@ def finish(plan: RunPlan, outcome: RunOutcome) -> None:
     items = sorted(run.items, key=lambda item: item.row_id)
     write_run(plan.path, run.header, items, Footer(len(items), utc_now(), outcome.usage_totals))
     outcome.complete = True
+
+
+def check_prompts(plan: RunPlan, shown: int = 5) -> None:
+    """Make every item's prompt once before anything is written or asked: a template that fails
+    on one item would otherwise stop the run there (or leave a header-only file behind)."""
+    failures: dict[str, list[int]] = {}
+    for row_id in plan.row_ids:
+        try:
+            plan.build(row_id)
+        except Exception as exc:  # a sandboxed template over data can raise anything
+            failures.setdefault(f"{type(exc).__name__}: {str(exc)[:200]}", []).append(row_id)
+    if failures:
+        count = sum(map(len, failures.values()))
+        reasons = "; ".join(f"{why} (row_id {', '.join(map(str, ids[:shown]))}"
+                            f"{f' and {len(ids) - shown} more' if len(ids) > shown else ''})"
+                            for why, ids in list(failures.items())[:shown])
+        raise InputError.single(str(plan.path), f"the prompt cannot be made for {count} of {len(plan.row_ids)} "
+                                f"items: {reasons}; fix the template (nothing was asked or written)", field="prompt")
 
 
 def preview(plan: RunPlan, count: int) -> str:

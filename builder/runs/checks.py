@@ -7,10 +7,13 @@ then calls these, so a finished run, a token total or a temperature means the sa
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable
 from typing import Any
 
-from builder.core.errors import Problem
+from builder.core.errors import InputError, Problem
+from builder.probing.selection import Selection
 from builder.runs.schema import Run, usage_totals
 
 _SHOWN = 5  # row_ids named in a message about many items
@@ -25,6 +28,47 @@ def number_problems(run: Run, latency: float | None, usage: dict[str, Any] | Non
         if type(value) is not int or value < 0:
             problems.append(Problem(run.path, f"token count {value!r} is not an integer >= 0", line, f"usage.{key}"))
     return problems
+
+
+def declared_row_ids(run: Run, pool: Any) -> tuple[set[int] | None, list[Problem]]:
+    """Recompute the header's selection (all, a split, a seeded sample, the first n) on `pool`
+    (anything with `row_ids(split)`: a dataset, a spec'd benchmark's items); None when the
+    header declares an impossible one."""
+    try:
+        declared = set(Selection.from_header(run.header.items).row_ids(pool))
+    except InputError as exc:  # an impossible sample size; relocate the message to the header
+        return None, [Problem(run.path, exc.problems[0].message, 1, "items.n")]
+    except (KeyError, TypeError, ValueError) as exc:
+        return None, [Problem(run.path, f"not a selection this benchmark knows: {str(exc)[:120]}", 1, "items")]
+    n = run.header.items.get("n")
+    if n is not None and n != len(declared):
+        return declared, [Problem(run.path, f"header declares n={n}, but its selection "
+                                  f"{selection_text(run)} holds {len(declared)} items", 1, "items.n")]
+    return declared, []
+
+
+def selection_text(run: Run) -> str:
+    return json.dumps({k: v for k, v in run.header.items.items() if k != "n"}, sort_keys=True)
+
+
+def outside_selection(run: Run, declared: set[int], unknown: Callable[[int], str]) -> list[Problem]:
+    """Items the declared selection does not hold: each named (`unknown` says why) when few, else
+    one message (a wrong sample_seed or split in the header makes every item wrong, and 400 lines
+    would hide that)."""
+    outside = [item.row_id for item in run.items if item.row_id not in declared]
+    if len(outside) <= _SHOWN:
+        return [Problem(run.path, unknown(r), run.item_lines.get(r), "row_id") for r in outside]
+    return [Problem(run.path, f"{len(outside)} of the run's {len(run.items)} items are outside its declared "
+                    f"selection {selection_text(run)} (e.g. row_id {', '.join(map(str, outside[:_SHOWN]))} on lines "
+                    f"{', '.join(str(run.item_lines.get(r)) for r in outside[:_SHOWN])}): the header does not "
+                    "describe these items", 1, "items")]
+
+
+def no_items_problem(run: Run) -> list[Problem]:
+    if run.items:
+        return []
+    return [Problem(run.path, "the run has a header but no items yet (a probe stopped before its first "
+                    "answer): resume it with the same command, or delete the file", 1, "items")]
 
 
 def footer_problems(run: Run, declared: set[int]) -> list[Problem]:

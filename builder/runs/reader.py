@@ -16,6 +16,7 @@ from builder.core.fileio import being_written
 from builder.runs import schema as s
 from builder.runs.formats import RunFormat, format_for, known_benchmarks
 from builder.runs.lines import LineError, load_line
+from builder.core.textfiles import read_input
 
 # The envelope every run shares; a benchmark's RunFormat checks the rest (builder.runs.formats).
 _HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -42,7 +43,7 @@ def read_run(path: str | Path, raw: bytes | None = None) -> s.Run:
 
 def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
     try:
-        raw = path.read_bytes() if raw is None else raw
+        raw = read_input(path) if raw is None else raw  # a FIFO or device named like a run is refused
     except OSError as exc:
         raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
     if not raw.endswith(b"\n") and being_written(path):

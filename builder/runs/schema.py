@@ -67,6 +67,29 @@ class Header:
         return f"{self.subject_name} (local{size} model{', ' + ', '.join(details) if details else ''})"
 
     @property
+    def import_warnings(self) -> tuple[str, ...]:
+        """What an importer could not vouch for (another prompt than the protocol's, ...)."""
+        parameters = self.subject.get("parameters")
+        found = parameters.get("import_warnings") if isinstance(parameters, dict) else None
+        return tuple(str(w) for w in found) if isinstance(found, list) else ()
+
+    @property
+    def display_name(self) -> str:
+        """A short name for chart legends: "Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M" (the
+        quantisation moves from the name's tail to the "local" note; remote models keep their name)."""
+        runtime = self.subject.get("runtime")
+        if not isinstance(runtime, dict) or runtime.get("local") is not True:
+            return self.subject_name
+        quant = str(runtime.get("quantisation") or "")
+        name = self.subject_name
+        if quant == "unknown":
+            quant = ""
+        cut = len(quant) + 1
+        if quant and len(name) > cut and name.lower().endswith(quant.lower()) and name[-cut] in "-_.":
+            name = name[:-cut]
+        return f"{name}, local{' ' + quant if quant else ''}"
+
+    @property
     def variant(self) -> str:
         """The dataset variant the run was made on ("original" when the header names none)."""
         return str(self.dataset.get("variant", "original"))
@@ -133,6 +156,13 @@ class Run:
         """Finished: a validated run has a footer only when it holds every declared item
         (`validate_run` refuses a footer over a partial selection), so the footer decides."""
         return self.footer is not None
+
+    @property
+    def in_aggregates(self) -> bool:
+        """Counted in headline figures, pairs, model summaries and the tracker: finished, and not
+        imported with warnings (such a run is shown, marked, on the runs table and its own page,
+        but its prompt or settings were not the protocol's, so it is not like the others)."""
+        return self.complete and not self.header.import_warnings
 
 
 def usage_totals(items: Iterable[Any]) -> dict[str, int]:

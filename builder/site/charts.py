@@ -286,7 +286,7 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
 
 
 def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
-                         title: str = "Heuristic scores by seed", value_title: str = "Macro-F1",
+                         title: str = "Heuristic scores by option seed", value_title: str = "Macro-F1",
                          means: Mapping[str, float] | None = None,
                          description: str | None = None,
     renderer: SvgRenderer | None = None) -> Chart:
@@ -318,7 +318,7 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     x_scale = alt.Scale(zero=False, nice=True)
     dots = alt.Chart().mark_point(filled=True, size=70, opacity=0.75, color=PALETTE[0]).encode(
         x=alt.X("v:Q", title=value_title, scale=x_scale), y=y,
-        tooltip=[alt.Tooltip("h:N", title="Heuristic"), alt.Tooltip("seed:Q", title="Seed", format="d"),
+        tooltip=[alt.Tooltip("h:N", title="Heuristic"), alt.Tooltip("seed:Q", title="Option seed", format="d"),
                  alt.Tooltip("v:Q", title=value_title, format=fmt)],
     )
     tick = {"color": INK, "thickness": 2, "size": 22}
@@ -337,10 +337,10 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
         )
         chart = alt.layer(dots.properties(data=alt.Data(values=values)), ticks)
     chart = chart.properties(width=WIDTH, height=_band_height(len(order), 30))
-    desc = description or (f"{value_title} of each heuristic for every seed (dots); the vertical tick "
-                           "marks each heuristic's mean over seeds.")
+    desc = description or (f"{value_title} of each heuristic for every option seed (the letter order; dots); the "
+                           "vertical tick marks each heuristic's mean over seeds.")
     return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=("Heuristic", "Seed", value_title), rows=tuple(table))
+                   columns=("Heuristic", "Option seed", value_title), rows=tuple(table))
 
 
 def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores",
@@ -435,6 +435,44 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
                            f"{source_title.lower()}.")
     return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Chosen option", source_title, "Wrong answers"), rows=tuple(table))
+
+
+def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
+                            title: str = "Measured here and reported", value_title: str = "Macro F1",
+                            description: str | None = None, renderer: SvgRenderer | None = None) -> Chart:
+    """One bar per figure, coloured by where it comes from (measured by this site, or reported by
+    a cited source), so a reader never takes a quoted figure for a recomputed one.
+
+    ``rows``: ``(label, value, origin)``; bars keep the order given.
+    """
+    values, table, order, origins = [], [], [], []
+    for row in rows:
+        label, value, origin = _unpack(row, 3, "figure")
+        label, value, origin = _label(label, "figure"), _score(value, "value"), _label(origin, "origin")
+        _once((label,), table, "figure")
+        order.append(label)
+        if origin not in origins:
+            origins.append(origin)
+        values.append({"f": label, "v": value, "o": origin})
+        table.append((label, origin, value))
+    if not values:
+        raise ValueError("measured/reported chart needs at least one row")
+    fmt = _value_format([v["v"] for v in values])
+    y = alt.Y("f:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+    tooltip = [alt.Tooltip("f:N", title="Figure"), alt.Tooltip("o:N", title="Origin"),
+               alt.Tooltip("v:Q", title=value_title, format=fmt)]
+    bars = alt.Chart().mark_bar().encode(
+        x=alt.X("v:Q", title=value_title, scale=alt.Scale(domain=[0, 100])), y=y,
+        color=alt.Color("o:N", sort=origins, title=None, legend=alt.Legend(orient="bottom", labelLimit=400),
+                        scale=alt.Scale(domain=origins, range=_colours(len(origins)))),
+        tooltip=tooltip)
+    labels = alt.Chart().mark_text(align="left", baseline="middle", dx=4, fontSize=11, color=INK).encode(
+        x="v:Q", y=y, text=alt.Text("v:Q", format=".1f"), tooltip=tooltip)
+    chart = alt.layer(bars, labels, data=alt.Data(values=values)).properties(
+        width=WIDTH - 200, height=_band_height(len(order), 30))
+    desc = description or f"{value_title} of each figure, coloured by where it comes from."
+    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
+                   columns=("Figure", "Origin", value_title), rows=tuple(table))
 
 
 def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",

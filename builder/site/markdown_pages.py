@@ -17,7 +17,7 @@ from jinja2 import Environment
 from markupsafe import Markup, escape
 
 from builder.site.pages import Page
-from builder.core.reported import ReportedTable
+from builder.core.reported import ReportedTable, Source
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor
@@ -84,10 +84,21 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
         figure = reported[key]
         use.sources[figure.source.id] = figure.source
         shown = format_value(figure.value, style or _style_for(figure.unit), digits)
-        return Markup('<span class="reported" title="{what} (reported by {title}, {date})">{text}'
-                      '<sup class="cite">reported by <a href="#source-{sid}">{short}</a></sup></span>').format(
-            what=figure.what, title=figure.source.title, date=figure.source.date, text=shown,
-            sid=figure.source.id, short=figure.source.short)
+        return _reported_span(figure.what, figure.source, Markup("{}").format(shown))
+
+    def reported_value(key: str) -> float:
+        """A reported figure's bare value, for prose that compares it with a measured one."""
+        return reported[key].value
+
+    def quoted(key: str, source: str, style: str = "num", digits: int | None = None) -> Markup:
+        """A fact that is a figure quoted from `source` (a source of content/reported.yaml), e.g.
+        a count a plug-in reads from a paper's own files: linked to its provenance like any fact,
+        but marked "reported by" like every quoted figure, so it never reads as measured."""
+        if source not in reported.sources:
+            raise KeyError(f"unknown source {source!r} (known: {', '.join(sorted(reported.sources))})")
+        use.sources[source] = reported.sources[source]
+        return _reported_span(facts.provenance[key].computation if key in facts else key,
+                              reported.sources[source], fact(key, style, digits))
 
     def number(operand: str | float) -> float:
         return value(operand) if isinstance(operand, str) else float(operand)
@@ -109,8 +120,16 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
         labels = list(keys)
         return max(labels, key=lambda k: (value(keys[k]), -labels.index(k)))
 
-    return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "compare": compare,
+    return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "quoted": quoted, "reported_value": reported_value, "compare": compare,
             "lowest": lowest, "highest": highest}
+
+
+def _reported_span(what: str, source: Source, shown: Markup) -> Markup:
+    """The one look of a quoted figure: the value, then "(reported by <source>)" as a separate
+    word (never glued to the number) linking to the page's list of sources."""
+    return Markup('<span class="reported" title="{what} (reported by {title}, {date})">{shown}'
+                  '<sup class="cite"> (reported by <a href="#source-{sid}">{short}</a>)</sup></span>').format(
+        what=what, title=source.title, date=source.date, shown=shown, sid=source.id, short=source.short)
 
 
 def _style_for(unit: str) -> str:

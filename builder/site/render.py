@@ -32,11 +32,11 @@ from builder.site.markdown_pages import FactUse, page_functions, render_page_bod
 from builder.site.pages import Page, load_pages
 from builder.site.tables import tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv
-from builder.site.structured import faq_jsonld, sitemap
+from builder.site.structured import dataset_jsonld, faq_jsonld, sitemap
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
 
 Files = dict[str, bytes]
-SITE_FIELDS = ("title", "tagline", "url", "nav")
+SITE_FIELDS = ("title", "tagline", "url", "nav", "repository", "licence")
 PROVENANCE = "provenance"  # the generated page every fact links to
 GENERATED_PAGES = (PROVENANCE,)
 # A fact drawn from more runs than this names them only in provenance.json, not on the
@@ -89,6 +89,11 @@ def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:
     for key in ("title", "tagline"):
         if not isinstance(config.get(key), str):
             problems.append(Problem(str(path), "expected text", line_of(lines, (key,)), key))
+    for key in ("repository", "licence"):
+        value = config.setdefault(key, "") or ""
+        if not isinstance(value, str) or (key == "repository" and value and web_link_problem(value)):
+            problems.append(Problem(str(path), "expected text (repository: an http(s) link, or empty)",
+                                    line_of(lines, (key,)), key))
     if site_url:
         config["url"] = site_url
     url = config.get("url") or ""
@@ -152,7 +157,8 @@ def _render_site(inputs: SiteInputs, env: Environment) -> Files:
         files[name] = data
     files.update(_data_files(inputs, merged))
     files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
-    files["assets/style.css"] = (inputs.content_dir / "static" / "style.css").read_bytes()
+    for asset in ("style.css", "table-filter.js"):
+        files[f"assets/{asset}"] = (inputs.content_dir / "static" / asset).read_bytes()
     files.update(inputs.assets)
     return files
 
@@ -180,6 +186,20 @@ def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any
         "newest_run": newest_run_date(runs), "complete_run_count": sum(run.complete for run in runs),
         "run_ids": frozenset(run.run_id for run in runs if run.has_page),  # runs with a page to link
     }
+
+
+def runs_by_date(runs: list[RunBrief]) -> list[dict[str, Any]]:
+    """The "What's new" list: runs grouped by the day their own header says they were created,
+    newest day first (ids sorted within a day)."""
+    days: dict[str, list[RunBrief]] = {}
+    for run in runs:
+        days.setdefault(run.created[:10], []).append(run)
+    out = []
+    for day in sorted(days, reverse=True):
+        runs_of_day = sorted(days[day], key=lambda r: r.run_id)
+        out.append({"date": day, "runs": runs_of_day, "models": [r for r in runs_of_day if r.kind != "probe"],
+                    "probes": [r for r in runs_of_day if r.kind == "probe"]})
+    return out
 
 
 def newest_run_date(runs: list[RunBrief]) -> str:
@@ -230,14 +250,19 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
         return _block_html(template.render(**common, **shared, **params, root=root, tables=tables,
                                            table=table, chart=chart, **functions))
 
+    runs = [run for part in inputs.parts.values() for run in part.runs]
     context = {**shared, **functions, "table": table, "chart": chart, "block": block, "facts_table": inputs.facts,
+               "runs_added": runs_by_date(runs), "build_date": common["build_date"],
                "has_table": lambda t: t in tables, "has_chart": lambda c: c in charts}
     body = render_page_body(env, page, context)
     used.facts |= use.facts
-    jsonld = faq_jsonld(str(body)) if page.meta.get("jsonld") == "faq" else ""
+    kind = page.meta.get("jsonld", "")
+    jsonld = (faq_jsonld(str(body)) if kind == "faq" else
+              dataset_jsonld(common, page.meta["description"]) if kind == "dataset" else "")
     html = env.get_template(page.meta.get("template", "page.html")).render(
         **common, root=root, slug=page.slug, title=page.title, description=page.meta["description"],
         body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=bool(charts_used),
+        has_filters="data-filter-columns=" in body,
         base_href=_not_found_base(page, common["site"]))
     files = {f"{page.slug}.html": html.encode("utf-8")}
     for table_def, split, bounds in split_tables:
@@ -258,7 +283,7 @@ def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def
         html = env.get_template("page.html").render(
             **common, root="", slug=name[:-len(".html")], title=f"{page.title}: {table_def.caption}, part {number}",
             description=f"{table_def.caption}, rows {start + 1:,} to {stop:,} of {bounds[-1][1]:,}.",
-            body=body, sources=Markup(""), jsonld=Markup(""), has_charts=False, base_href="")
+            body=body, sources=Markup(""), jsonld=Markup(""), has_charts=False, has_filters=False, base_href="")
         files[name] = html.encode("utf-8")
     return files
 

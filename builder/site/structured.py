@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 from xml.sax.saxutils import escape
 
 _QUESTION = re.compile(r"<h3[^>]*>(.*?)</h3>(.*?)(?=<h[23][ >]|\Z)", re.S)
@@ -24,8 +26,40 @@ def faq_jsonld(body_html: str) -> str:
         for q, a in _QUESTION.findall(body_html)
     ]
     data = {"@context": "https://schema.org", "@type": "FAQPage", "mainEntity": entities}
+    return _script_safe(data)
+
+
+def _script_safe(data: Mapping[str, Any]) -> str:
     # "<" is escaped so the JSON can never close its <script> element.
     return json.dumps(data, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
+
+
+def dataset_jsonld(common: Mapping[str, Any], description: str) -> str:
+    """schema.org Dataset for the front page: what the report publishes (every figure in
+    facts.json, their provenance, the tables), which data it is based on (at the pinned commit)
+    and when it was built. Links are relative unless the site's published address is set."""
+    site = common["site"]
+    base = (site.get("url") or "").rstrip("/")
+    def link(path: str) -> str:
+        return f"{base}/{path}" if base else path
+    data: dict[str, Any] = {
+        "@context": "https://schema.org", "@type": "Dataset",
+        "name": f"{site['title']}: {site['tagline']}", "description": description,
+        "version": common["version"], "dateModified": common["build_date"],
+        "isBasedOn": [{"@type": "Dataset", "name": s.title, **({"url": s.url} if s.url else {}),
+                       **({"version": s.commit} if s.commit else {})} for s in common["data_sources"]],
+        "distribution": [{"@type": "DataDownload", "encodingFormat": "application/json", "contentUrl": link(name)}
+                         for name in ("facts.json", "provenance.json")],
+        "measurementTechnique": "multiple-choice evaluation runs scored with the benchmarks' official metrics; "
+                                "95% bootstrap intervals; exact McNemar tests on paired runs",
+    }
+    if base:
+        data["url"] = base + "/"
+    if site.get("repository"):
+        data["codeRepository"] = site["repository"]
+    if site.get("licence"):
+        data["license"] = site["licence"]
+    return _script_safe(data)
 
 
 def sitemap(slugs: list[str], base_url: str) -> bytes:

@@ -45,6 +45,7 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     note: str = ""
+    filters: tuple[str, ...] = ()  # columns a reader can filter the rows by (assets/table-filter.js)
 
     @property
     def numeric_columns(self) -> tuple[bool, ...]:

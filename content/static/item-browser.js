@@ -20,8 +20,8 @@
       if (t2) {
         for (var i = 0; i < 4; i++) {
           var code = r[1].charAt(i);
-          var text = { L: item[4], C: item[5], P: item[6], G: item[7] }[code];
-          options.push("ABCD".charAt(i) + ". " + (text || "") + " [" + SOURCES[code] + "]");
+          var text = { L: item[4], C: item[5], P: item[6], G: item[7] }[code.toUpperCase()];
+          options.push("ABCD".charAt(i) + ". " + (text || "") + " [" + (data.slots || SOURCES)[code] + "]");
         }
       }
       var status = r[5] ? "failed" : (r[2] === "" ? "unparsed" : (r[2] === r[3] ? "right" : "wrong"));
@@ -29,7 +29,7 @@
         id: r[0], term: item[0] || "", category: item[1] || "", options: options.join("\n"),
         prediction: r[5] ? "(failed request)" : (r[2] === "" ? "(unparsed)" : r[2]), gold: r[3],
         response: r[5] ? "error: " + r[5] : (r[4] === null ? "" : r[4]),
-        error: r[5] || "", status: status
+        error: r[5] || "", status: status, effect: r[6] || ""
       };
     });
   }
@@ -75,7 +75,9 @@
     function visible() {
       var q = search.value.trim().toLowerCase();
       return all.filter(function (r) {
-        if (filter.value !== "all" && r.status !== filter.value) return false;
+        if (filter.value === "fixed" || filter.value === "broken") {
+          if (r.effect !== filter.value) return false;
+        } else if (filter.value !== "all" && r.status !== filter.value) return false;
         if (category.value && r.category !== category.value) return false;
         if (!q) return true;
         return (r.term + "\n" + r.options + "\n" + r.response).toLowerCase().indexOf(q) !== -1;
@@ -91,8 +93,15 @@
       while (body.firstChild) body.removeChild(body.firstChild);
       rows.slice(0, state.shown).forEach(function (r) {
         var tr = el("tr", null, "status-" + r.status);
+        tr.id = "item-" + r.id;
         columns.forEach(function (col) {
-          var td = el("td", r[col[0]], col[0] === "options" || col[0] === "response" ? "pre" : "");
+          var td = el("td", col[0] === "id" ? null : r[col[0]], col[0] === "options" || col[0] === "response" ? "pre" : "");
+          if (col[0] === "id") {
+            var link = el("a", r.id);
+            link.href = "#item-" + r.id;
+            link.title = "Link to this item";
+            td.appendChild(link);
+          }
           tr.appendChild(td);
         });
         body.appendChild(tr);
@@ -105,8 +114,28 @@
       input.addEventListener("input", function () { state.shown = PAGE; draw(); });
     });
     more.addEventListener("click", function () { state.shown += PAGE; draw(); });
+
+    // A permalink (#item-<row_id>) shows its item whatever the filters, and marks it.
+    function reveal() {
+      var match = /^#item-(\d+)$/.exec(window.location.hash);
+      if (!match) return;
+      var at = visible().map(function (r) { return String(r.id); }).indexOf(match[1]);
+      if (at === -1) {
+        search.value = ""; filter.value = "all"; category.value = "";
+        at = visible().map(function (r) { return String(r.id); }).indexOf(match[1]);
+      }
+      if (at === -1) return;
+      state.shown = Math.max(state.shown, Math.ceil((at + 1) / PAGE) * PAGE);
+      draw();
+      var row = document.getElementById("item-" + match[1]);
+      Array.prototype.forEach.call(table.querySelectorAll("tr.target"), function (t) { t.classList.remove("target"); });
+      row.classList.add("target");
+      row.scrollIntoView({ block: "center" });
+    }
+    window.addEventListener("hashchange", reveal);
     root.querySelector(".controls").hidden = false;
     draw();
+    reveal();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

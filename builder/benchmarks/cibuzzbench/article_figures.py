@@ -18,6 +18,7 @@ from builder.core.reported import ReportedTable
 from builder.core.errors import Problem, InputError
 from builder.core.yamlfile import line_of, load_yaml
 
+KINDS = ("data", "counts", "model_run")
 FUNCTIONS = ("r", "mcnemar")  # r("reported.key"): a quoted figure; mcnemar(fixes, breaks): exact p
 _ID = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _FIELDS = {"id", "figure", "where", "fact", "derive", "context", "tolerance", "reason", "note"}
@@ -47,6 +48,12 @@ class ArticleStatement:
     @property
     def recomputable(self) -> bool:
         return self.fact is not None or self.derive is not None
+
+    @property
+    def kind(self) -> str:
+        """How far the site can check it (KINDS): from the data, only against the probe's own
+        counts (arithmetic, not a reproduction), or not at all without the probe's model run."""
+        return "data" if self.fact is not None else "counts" if self.derive is not None else "model_run"
 
 
 def load_article_figures(path: Path, reported: ReportedTable) -> list[ArticleStatement]:

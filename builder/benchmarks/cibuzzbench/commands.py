@@ -48,6 +48,8 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
                          "(required for official outputs; harness imports default to the logged name)")
     imports.add_argument("--out", default=None, help="folder for the runs (default runs/official; harness imports "
                          "runs/{model_slug})")
+    imports.add_argument("--force", action="store_true",
+                         help="replace an existing run that has different content (refused otherwise)")
     imports.set_defaults(handler=_cmd_import)
 
     add_export_parser(sub)
@@ -122,12 +124,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
         harness = str(args.results)
         if harness not in HARNESSES:
             raise InputError.single(harness, f"unknown harness (expected one of: {', '.join(HARNESSES)})")
-        return run_harness_import(harness, args.path, args.model, args.out, created)
+        return run_harness_import(harness, args.path, args.model, args.out, created, args.force)
     if args.model is None:
         raise InputError.single("--model", "required when importing official outputs")
     dataset = load_dataset(dataset_path())
     written = import_official(args.results, dataset, model=args.model, out_dir=args.out or "runs/official",
-                              created=created)
-    for path in written:
-        print(f"wrote {path}")
+                              created=created, force=args.force)
+    for path, changed in written:
+        print(f"{'wrote' if changed else 'unchanged'} {path}")
     return 0

@@ -16,6 +16,8 @@ from builder.benchmarks.cibuzzbench.analyses.audits import audit_figures
 from builder.benchmarks.cibuzzbench.analyses.model_facts import add_model_facts, add_pair_summary_facts
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary, summarise_models, summarise_pairs
 from builder.benchmarks.cibuzzbench.analyses.categories import category_figures
+from builder.benchmarks.cibuzzbench.analyses.chance import ChanceScore, chance_on_items, has_chance_line
+from builder.benchmarks.cibuzzbench.probes.generate import RANDOM_SEED
 from builder.benchmarks.cibuzzbench.analyses.option_lengths import length_distribution, length_figures
 from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis, analyse_pair
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import add_paired_facts, analyse_pairs, pair_id
@@ -68,12 +70,12 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     selected = _selection_sizes(datasets)
     for score in scores.values():
         add_run_facts(facts, score, selected(score.run))
-    finished = [s for s in scores.values() if s.run.complete]  # headline figures: complete runs only
+    finished = [s for s in scores.values() if s.run.in_aggregates]  # headline figures: complete, no import warnings
     add_probe_facts(facts, finished)
     pairs = [p for name, ds in sorted(datasets.items())
              for p in analyse_pairs([s.run for s in finished if s.run.header.variant == name], ds, pair)]
     add_paired_facts(facts, pairs)
-    models = summarise_models(scores.values())
+    models = summarise_models(s for s in scores.values() if not s.run.header.import_warnings)
     pair_summaries = summarise_pairs(models, pairs)
     add_model_facts(facts, models)
     add_pair_summary_facts(facts, pair_summaries)
@@ -174,6 +176,8 @@ def add_run_facts(facts: FactTable, score: RunScore, selected: int) -> None:
     facts.add(K.RUN_UNPARSED.key(run_id=rid), r.unparsed - score.failed_unanswered,
               "items with a response that could not be parsed (failed requests not included); scored as wrong", runs)
     _add_headline(facts, K.RUN_SCORE, {"run_id": rid}, score)
+    if has_chance_line(score):
+        _add_chance(facts, rid, chance_on_items(score))
     for label, scores in r.per_label.items():
         facts.add(K.RUN_F1.key(run_id=rid, label=_label_key(label)), scores.f1, f"F1 of label {label}; {SCORE}", runs)
     for category, report in score.by_category.items():
@@ -181,6 +185,16 @@ def add_run_facts(facts: FactTable, score: RunScore, selected: int) -> None:
                   f"accuracy within category; {SCORE}", runs)
         facts.add(K.RUN_CATEGORY.key(run_id=rid, category=category, metric="macro_f1"), report.macro_f1,
                   f"macro F1 within category; {SCORE}", runs)
+
+
+def _add_chance(facts: FactTable, rid: str, chance: ChanceScore) -> None:
+    how = (f"a uniformly random letter (the random probe's rule, rng seed {RANDOM_SEED}) on the run's own items "
+           "and option order")
+    for metric, interval in chance.intervals.items():
+        on = {"run_id": rid, "metric": metric}
+        facts.add(K.RUN_CHANCE.key(**on), getattr(chance.report, metric), f"{metric} of {how}; {SCORE}", (rid,))
+        facts.add(K.RUN_CHANCE.low(**on), interval.low, f"{BOOT}; {how}", (rid,))
+        facts.add(K.RUN_CHANCE.high(**on), interval.high, f"{BOOT}; {how}", (rid,))
 
 
 def _label_key(label: str) -> str:

@@ -39,6 +39,9 @@ SOURCE = choice("source", ERROR_SOURCES, "the option a wrong answer chose: " + "
 FEATURE = Part("feature", r"[a-z0-9_]+", "a feature of the learned probe: a ranker cue or an n-gram prior (docs/ranker.md)")
 STATEMENT = Part("statement", _NAME, "a statement's id in content/article-figures.yaml")
 OUTCOME = choice("outcome", ("recomputed", "matches", "differs", "reported_only", "unavailable"), "")
+CHECKED = choice("kind", ("data", "counts"), "`data`: recomputed independently from the CIBuzzBench data; `counts`: "
+                 "arithmetic on the published probe's own counts (consistency, not a reproduction)")
+KIND_OUTCOME = choice("outcome", ("recomputed", "matches", "differs", "unavailable"), "")
 
 S = "official metric (scikit-learn, macro over labels), 0–100"
 PCT, COUNT, PTS, P, CHARS = "% (0–100)", "count", "points", "p (0–1)", "characters"
@@ -126,6 +129,8 @@ FIDELITY_MATCHES = _p("fidelity.{statement}.matches", "0/1", "1 when |difference
                       STATEMENT)
 FIDELITY_COUNT = _p("fidelity.{outcome}.count", COUNT, "statements recomputed, matching, differing, quoted only "
                     "(they need the probe's model run) or unavailable in this build", OUTCOME)
+FIDELITY_KIND_COUNT = _p("fidelity.{kind}.{outcome}.count", COUNT, "the same counts for one way of checking: from "
+                         "the data, or against the probe's own counts", CHECKED, KIND_OUTCOME)
 
 # ---------------------------------------------------------------------------------- runs
 RUN_N = _p("run.{run_id}.n", COUNT, "items in the run", RUN_ID)
@@ -138,6 +143,9 @@ RUN_FAILED = _p("run.{run_id}.failed", COUNT, "items whose request failed (`erro
 RUN_UNPARSED = _p("run.{run_id}.unparsed", COUNT, "items with a response that could not be parsed (failed requests "
                   "not included); scored as wrong", RUN_ID)
 RUN_SCORE = _p("run.{run_id}.{metric}", S, "the run's score", RUN_ID, METRIC, interval=True)
+RUN_CHANCE = _p("run.{run_id}.chance.{metric}", S, "a uniformly random letter (the `random` probe's rule, rng seed 0) "
+                 "scored on the run's own items and option order (Task 2 model runs): the chance line the "
+                 "tracker's premises compare the run with", RUN_ID, METRIC, interval=True)
 RUN_F1 = _p("run.{run_id}.f1.{label}", S, "F1 of one label", RUN_ID, LABEL)
 RUN_CATEGORY = _p("run.{run_id}.category.{category}.{metric}", S, "the score within the category", RUN_ID, CATEGORY,
                   METRIC)

@@ -52,13 +52,15 @@ from typing import Any
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets
+from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
-from builder.runs.lines import LineError, cap_response, load_line
+from builder.core.textfiles import read_input
+from builder.runs.lines import LineError, cap_error, cap_response, load_line, shorten
 from builder.runs.schema import SPLITS, Footer, Header, Item, Run, usage_totals
 from builder.runs.checks import parameter_problems
 from builder.benchmarks.cibuzzbench.run_checks import first_row_ids, validate_run
-from builder.runs.writer import write_run
+from builder.runs.overwrite import write_checked
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, labels_for
 
 TASK2_DIR = "task2_equivalent_selection"
@@ -110,9 +112,10 @@ class _Config:
 
 
 def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, out_dir: str | Path,
-                    created: str) -> list[Path]:
+                    created: str, force: bool = False) -> list[tuple[Path, bool]]:
     """Convert every predictions file under `results_dir` into one run each (Task 2 seeds in
-    ascending order, then Task 3); returns the written paths. Writes nothing on any problem."""
+    ascending order, then Task 3); returns (path, written) (an identical run already there is
+    left alone). Writes nothing on any problem, nor over a different run unless `force`."""
     results_dir, out_dir = Path(results_dir), Path(out_dir)
     slug(model)  # fail on an unusable name before reading anything
     config = _read_config(results_dir)
@@ -125,13 +128,8 @@ def import_official(results_dir: str | Path, dataset: Dataset, *, model: str, ou
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    return [_write(run, out_dir) for run in runs]
-
-
-def _write(run: Run, out_dir: Path) -> Path:
-    path = confined(out_dir, run.header.run_id, ".jsonl", str(out_dir))
-    write_run(path, run.header, run.items, run.footer)
-    return path
+    return write_checked([(confined(out_dir, run.header.run_id, ".jsonl", str(out_dir)), run) for run in runs],
+                         force=force)
 
 
 # ---------------------------------------------------------------- finding the files
@@ -186,7 +184,7 @@ def _read_config(results_dir: Path) -> _Config:
     if not path.is_file():
         return _Config(path, {}, None, None)
     try:
-        data = load_line(path.read_bytes())
+        data = load_line(read_input(path))
     except OSError as exc:
         raise InputError.single(path, f"cannot read config: {exc.strerror or exc}") from exc
     except LineError as exc:
@@ -215,7 +213,7 @@ def _read_config(results_dir: Path) -> _Config:
 def _read_rows(path: Path, required: tuple[str, ...]) -> list[_Row]:
     """Records with the CSV line each starts on (cells may span lines)."""
     try:
-        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+        text = read_input(path).decode("utf-8").removeprefix("\ufeff")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError.single(path, f"cannot read predictions: {exc}") from exc
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -283,7 +281,7 @@ class _Checker:
         letter_map = self._options(row, row_id) if self.options is not None else None
         self._harm_label(row, row_id)
         success = self._success(row)
-        prediction = self._prediction(row) if success else ""
+        prediction = self._prediction(row, row_id) if success else ""
         extras = self._extras(row)
         if len(self.problems) > before:
             return None
@@ -332,12 +330,26 @@ class _Checker:
             self.add(row, "success", f"expected True or False, found {row.cells['success']!r}")
         return value in _TRUE
 
-    def _prediction(self, row: _Row) -> str:
+    def _prediction(self, row: _Row, row_id: int) -> str:
+        """The `prediction` column, which must be what the official parser reads in the raw
+        response: a file whose row says "I am not sure." but predicts the gold is refused, not
+        imported as correct."""
         value = row.cells["prediction"]
         if value != "" and value not in self.labels:
-            self.add(row, "prediction", f"prediction {value!r} is not a label of {self.source.task} "
+            self.add(row, "prediction", f"prediction {value[:40]!r} is not a label of {self.source.task} "
                      "(nor empty for unparsed)")
+            return value
+        parsed = self._official_parse(row.cells["raw_response"], row_id)
+        if parsed != value:
+            self.add(row, "prediction", f"prediction {value!r} is not what the official parser reads in "
+                     f"raw_response ({parsed!r}, from {shorten(row.cells['raw_response'], 60)!r}); the outputs were "
+                     "edited or made by another parser")
         return value
+
+    def _official_parse(self, raw: str, row_id: int) -> str:
+        if self.options is None:
+            return parse_harmfulness(raw)
+        return parse_letter(raw, {o.letter: o.text for o in self.options[row_id].options})
 
     def _extras(self, row: _Row) -> dict[str, Any]:
         """Optional latency and token usage, when the official file has them."""
@@ -369,7 +381,7 @@ class _Checker:
 def _item(row: _Row, row_id: int, success: bool, prediction: str, letter_map: dict[str, str] | None,
           extras: dict[str, Any]) -> Item:
     raw = row.cells["raw_response"]
-    error = None if success else (row.cells["error"] or "request failed (official success=False)")
+    error = None if success else cap_error(row.cells["error"] or "request failed (official success=False)")
     response, truncated = cap_response(raw) if success or raw else (None, False)
     return Item(row_id=row_id, prediction=prediction, response=response, letter_map=letter_map,
                 error=error, response_truncated=truncated or None, **extras)

@@ -14,6 +14,9 @@ from builder.claims.engine import MeasureRegistry
 from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
+from builder.benchmarks.cibuzzbench.dataset.fetch import PINNED_COMMIT, UPSTREAM_REPO
+
+UPSTREAM_TREE = f"https://github.com/{UPSTREAM_REPO}/tree/{PINNED_COMMIT}"
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,7 @@ class Loaded:
     reported: Any  # ReportedTable (content/reported.yaml)
     statements: list[Any]  # ArticleStatement (content/article-figures.yaml)
     cache: Any = None  # the build's RunCache (builder/runs/cache.py), or None
+    protocols: dict[str, Any] | None = None  # prompt protocols by id (content/protocols/cibuzzbench.yaml)
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class CIBuzzBench(Benchmark):
         from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
         from builder.core.reported import load_reported
         from builder.benchmarks.cibuzzbench.run_checks import validate_runs
+        from builder.probing.protocols import load_protocols
 
         path = _dataset(settings)
         dataset = load_dataset(path, settings.spec) if settings.spec else load_dataset(path)
@@ -51,7 +56,9 @@ class CIBuzzBench(Benchmark):
         valid = validate_runs(runs, {"original": dataset, **variants}, settings.run_cache)
         reported = load_reported(settings.content_dir / "reported.yaml")
         statements = load_article_figures(settings.content_dir / "article-figures.yaml", reported)
-        return Loaded(dataset, variants, valid, reported, statements, settings.run_cache)
+        protocols_file = settings.content_dir / "protocols" / "cibuzzbench.yaml"
+        protocols = load_protocols(protocols_file) if protocols_file.is_file() else {}
+        return Loaded(dataset, variants, valid, reported, statements, settings.run_cache, protocols)
 
     def compute(self, loaded: Loaded, facts: FactTable, settings: BuildSettings) -> State:
         from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts
@@ -76,24 +83,24 @@ class CIBuzzBench(Benchmark):
         return SECTIONS
 
     def site(self, state: State, facts: FactTable, svg: Any) -> SiteParts:
-        from builder.benchmarks.cibuzzbench.views.chart_set import build_charts
+        from builder.benchmarks.cibuzzbench.views.chart_set import build_charts, finding_chart
         from builder.benchmarks.cibuzzbench.views.site_tables import site_tables
 
         computed, loaded = state.computed, state.loaded
-        runs = [RunBrief(rid, s.run.header.created, s.run.complete, has_page=True)
-                for rid, s in computed.scores.items()]
+        runs = [RunBrief(rid, s.run.header.created, s.run.complete, has_page=True,
+                         kind=str(s.run.header.subject.get("kind", "model"))) for rid, s in computed.scores.items()]
         return SiteParts(
             tables=site_tables(computed, loaded.statements, loaded.reported),
-            charts=build_charts(computed, svg) if svg is not None else {},
+            charts={**build_charts(computed, svg), **finding_chart(computed, loaded.reported, svg)} if svg is not None else {},
             context={"pair_summaries": computed.pair_summaries},
             page_functions=lambda value: _page_functions(computed, value),
-            sources=[DataSource(self.title, loaded.dataset.content_sha256)], runs=runs)
+            sources=[DataSource(self.title, loaded.dataset.content_sha256, UPSTREAM_TREE, PINNED_COMMIT)], runs=runs)
 
     def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
         from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages
         loaded = state.loaded
         return render_run_pages(settings.env, state.computed, {"original": loaded.dataset, **loaded.variants},
-                                settings.common, loaded.cache)
+                                settings.common, loaded.cache, loaded.protocols or {})
 
 
 def _variants(dataset: Any, settings: BuildSettings) -> dict[str, Any]:

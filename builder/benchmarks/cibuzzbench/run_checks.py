@@ -9,7 +9,6 @@ a footer over a partial selection would publish a partial run as finished, so it
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,7 +16,8 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.core.errors import InputError, Problem
 from builder.probing.selection import Selection
-from builder.runs.checks import footer_problems, number_problems, parameters_problems
+from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,
+                                 outside_selection, parameters_problems, selection_text)
 from builder.runs.schema import Run
 from builder.benchmarks.cibuzzbench.tasks import labels_for
 from builder.runs.cache import RunCache, datasets_key
@@ -31,7 +31,7 @@ _SHOWN = 5  # row_ids named in a message about many items
 def validate_run(run: Run, dataset: Dataset) -> None:
     problems = _check_header(run, dataset)
     if not problems:  # items are only meaningful on the same data and a possible selection
-        declared, problems = _declared_row_ids(run, dataset)
+        declared, problems = declared_row_ids(run, dataset)
         if declared is not None:
             problems += _check_items(run, dataset, declared) + footer_problems(run, declared)
     problems += parameters_problems(run)
@@ -52,32 +52,13 @@ def _check_header(run: Run, dataset: Dataset) -> list[Problem]:
     return []
 
 
-def _declared_row_ids(run: Run, dataset: Dataset) -> tuple[set[int] | None, list[Problem]]:
-    """Recompute the header's selection (all, a split, or a seeded sample) on this dataset;
-    None when the header declares an impossible one."""
-    try:
-        declared = set(Selection.from_header(run.header.items).row_ids(dataset))
-    except InputError as exc:  # an impossible sample size; relocate the message to the header
-        return None, [Problem(run.path, exc.problems[0].message, 1, "items.n")]
-    n = run.header.items.get("n")
-    if n is not None and n != len(declared):
-        return declared, [Problem(run.path, f"header declares n={n}, but its selection "
-                                  f"{_selection_text(run)} holds {len(declared)} items", 1, "items.n")]
-    return declared, []
-
-
-def _selection_text(run: Run) -> str:
-    return json.dumps({k: v for k, v in run.header.items.items() if k != "n"}, sort_keys=True)
-
-
 def _check_items(run: Run, dataset: Dataset, declared: set[int]) -> list[Problem]:
     if not run.items:
-        return [Problem(run.path, "the run has a header but no items yet (a probe stopped before its first "
-                        "answer): resume it with the same command, or delete the file", 1, "items")]
+        return no_items_problem(run)
     labels = set(labels_for(run.header.task)) | {""}
     seed = run.header.option_seed
     official = option_sets(dataset, seed) if run.header.task == "equivalent_selection" and seed is not None else None
-    problems = _outside_selection(run, dataset, declared)
+    problems = outside_selection(run, declared, lambda row_id: _unknown_id_message(run, row_id, dataset))
     for item in run.items:
         line = run.item_lines[item.row_id]
         if item.row_id not in declared:
@@ -95,18 +76,6 @@ def _check_items(run: Run, dataset: Dataset, declared: set[int]) -> list[Problem
     return problems
 
 
-def _outside_selection(run: Run, dataset: Dataset, declared: set[int]) -> list[Problem]:
-    """Items the declared selection does not hold: each named when few, else one message (a
-    wrong sample_seed or split in the header makes every item wrong, and 400 lines would hide that)."""
-    outside = [item.row_id for item in run.items if item.row_id not in declared]
-    if len(outside) <= _SHOWN:
-        return [Problem(run.path, _unknown_id_message(run, r, dataset), run.item_lines[r], "row_id") for r in outside]
-    return [Problem(run.path, f"{len(outside)} of the run's {len(run.items)} items are outside its declared "
-                    f"selection {_selection_text(run)} (e.g. row_id {', '.join(map(str, outside[:_SHOWN]))} on lines "
-                    f"{', '.join(str(run.item_lines[r]) for r in outside[:_SHOWN])}): the header does not describe "
-                    "these items", 1, "items")]
-
-
 def first_row_ids(dataset: Dataset, split: str | None, n: int) -> list[int]:
     """The first `n` rows of a split (or of all rows) in file order, which is row_id order:
     what the official script's `--split S --max_samples N` evaluates (`df.head(N)`)."""
@@ -115,7 +84,7 @@ def first_row_ids(dataset: Dataset, split: str | None, n: int) -> list[int]:
 
 def _unknown_id_message(run: Run, row_id: int, dataset: Dataset) -> str:
     if 0 <= row_id < dataset.rows:
-        return f"row_id {row_id} is outside the run's item selection ({_selection_text(run)})"
+        return f"row_id {row_id} is outside the run's item selection ({selection_text(run)})"
     return f"unknown row_id {row_id} (dataset has 0..{dataset.rows - 1})"
 
 

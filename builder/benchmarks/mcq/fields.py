@@ -11,6 +11,7 @@ identifiers, e.g. `doc['A选项']`).
 from __future__ import annotations
 
 import ast
+import math
 import re
 import string
 from collections.abc import Mapping
@@ -96,18 +97,25 @@ def text_value(value: Any, what: str) -> str:
     """A stem, id, split or category: text or a number, never null, a list or an object."""
     if isinstance(value, bool) or value is None or not isinstance(value, (str, int, float)):
         raise RecordProblem(f"{what} must be text or a number, not {_kind(value)}")
+    if isinstance(value, float) and not math.isfinite(value):  # JSON's NaN/Infinity: no answer text
+        raise RecordProblem(f"{what} must be text or a finite number, not {value}")
     return str(value)
 
 
-def choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str, Any] | None = None) -> tuple[str, ...]:
-    """The choices in order: a list, a dict's values in key order, fields, or a list literal."""
+def labelled_choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str, Any] | None = None
+                     ) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """The choices in order (a list, an object's values in key order, fields, or a list literal)
+    and the object's keys when they are an object, so that a letter target can name the key it
+    means rather than a position."""
     value = rule.raw(record, context)
+    keys = None
     if rule.kind == "template":
         try:
             value = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             raise RecordProblem(f"template must render a list literal, rendered {value.strip()[:80]!r}") from None
     if isinstance(value, Mapping):
+        keys = tuple(str(k) for k in value)
         value = list(value.values())
     if not isinstance(value, (list, tuple)):
         raise RecordProblem(f"choices must be a list (or an object), not {_kind(value)}")
@@ -117,13 +125,15 @@ def choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str, Any] | 
         raise RecordProblem("record has only one choice; a multiple-choice item needs two or more")
     if len(value) > MAX_CHOICES:
         raise RecordProblem(f"record has {len(value)} choices; at most {MAX_CHOICES} can be lettered")
-    return tuple(text_value(v, f"choice {LETTERS[i]}") for i, v in enumerate(value))
+    return tuple(text_value(v, f"choice {LETTERS[i]}") for i, v in enumerate(value)), keys
 
 
 def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
-           context: Mapping[str, Any] | None = None) -> int:
+           keys: tuple[str, ...] | None = None, context: Mapping[str, Any] | None = None) -> int:
     """The gold's 0-based index: an integer or numeral is the index; other text is matched
-    to a choice's text (surrounding spaces ignored), then to a letter label (A, b, ...)."""
+    to a choice's text (surrounding spaces ignored), then to a letter label (A, b, ...). When
+    the choices are an object keyed by letters, a letter means that key, wherever it stands
+    ({"B": .., "A": ..} with target "A" is the second choice), and must be one of them."""
     value = rule.raw(record, context)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise RecordProblem(f"target must be an integer or text, not {_kind(value)}")
@@ -135,6 +145,11 @@ def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
             stripped = [o.strip() for o in options]
             if text in stripped:
                 return stripped.index(text)
+            lettered = _letter_keys(keys)
+            if lettered is not None and len(text) == 1:
+                if text.upper() in lettered:
+                    return lettered.index(text.upper())
+                raise RecordProblem(f"target {text!r} is not one of the choices' keys {', '.join(keys or ())}")
             if len(text) == 1 and text.upper() in LETTERS[:len(options)]:
                 return LETTERS.index(text.upper())
             raise RecordProblem(f"target {text[:80]!r} matches no choice and is not a letter "
@@ -143,6 +158,15 @@ def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
         raise RecordProblem(f"target index {value} is out of range for {len(options)} choices (0-based; "
                             "for 1-based answers write a template such as '{{ answer - 1 }}')")
     return value
+
+
+def _letter_keys(keys: tuple[str, ...] | None) -> list[str] | None:
+    """The keys upper-cased when every one is a single distinct letter, else None."""
+    if not keys:
+        return None
+    upper = [k.strip().upper() for k in keys]
+    single = all(len(k) == 1 and k in LETTERS for k in upper) and len(set(upper)) == len(upper)
+    return upper if single else None
 
 
 def _kind(value: object) -> str:

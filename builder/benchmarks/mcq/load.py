@@ -73,8 +73,8 @@ def _item(spec: Spec, record: Record) -> Item:
 
     doc, context = record.data, record.context
     stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc, context), "the text"))
-    choices = run("doc_to_choice", fields.choices, spec.doc_to_choice, doc, context)
-    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, context)
+    choices, keys = run("doc_to_choice", fields.labelled_choices, spec.doc_to_choice, doc, context)
+    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, keys, context)
     extra: dict[str, str | None] = {}
     for key, rule in (("id", spec.id), ("category", spec.category)):
         extra[key] = None if rule is None else run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),

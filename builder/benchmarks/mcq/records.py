@@ -17,7 +17,8 @@ from typing import Any
 
 from builder.benchmarks.mcq.spec import Spec
 from builder.core.errors import InputError
-from builder.core.textfiles import csv_records, decode_utf8
+from builder.core.textfiles import MAX_INPUT_BYTES, csv_records, decode_utf8, jsonl_lines, read_input
+from builder.runs.lines import load_document
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,14 @@ def _where(spec: Spec) -> str:
 
 def _read(spec: Spec, path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_input(path)
     except OSError as exc:
         raise InputError.single(path, f"cannot read the data file ({_where(spec)}): {exc.strerror or exc}") from None
 
 
 def _unzipped(path: Path, raw: bytes) -> tuple[Path, bytes]:
-    """A `.zip` holds exactly one data file (MMLU-Pro's published outputs do): its bytes."""
+    """A `.zip` holds exactly one data file (MMLU-Pro's published outputs do): its bytes, at most
+    MAX_INPUT_BYTES once inflated (a zip bomb is refused, not expanded)."""
     if path.suffix.lower() != ".zip":
         return path, raw
     try:
@@ -90,19 +92,20 @@ def _unzipped(path: Path, raw: bytes) -> tuple[Path, bytes]:
             members = [m for m in archive.infolist() if not m.is_dir()]
             if len(members) != 1:
                 raise InputError.single(path, f"a zipped data file must hold exactly one file, found {len(members)}")
-            return path, archive.read(members[0])
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
+            if members[0].file_size > MAX_INPUT_BYTES:
+                raise InputError.single(path, f"its member is larger than {MAX_INPUT_BYTES // 1024 // 1024} MiB")
+            with archive.open(members[0]) as member:
+                data = member.read(MAX_INPUT_BYTES + 1)
+            if len(data) > MAX_INPUT_BYTES:
+                raise InputError.single(path, f"its member is larger than {MAX_INPUT_BYTES // 1024 // 1024} MiB")
+            return path, data
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
         raise InputError.single(path, f"not a readable zip archive: {exc}") from None
 
 
 def _json(path: Path, text: str, spec: Spec) -> list[Record]:
     key = spec.records
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError.single(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-    except RecursionError:
-        raise InputError.single(path, "not valid JSON: nested too deeply") from None
+    data = load_document(path, text)
     if key is not None:
         if not isinstance(data, dict) or key not in data:
             raise InputError.single(path, f"expected an object with the key {key!r} (the spec's records)")
@@ -115,16 +118,9 @@ def _json(path: Path, text: str, spec: Spec) -> list[Record]:
 
 def _jsonl(path: Path, text: str, spec: Spec) -> list[Record]:
     records = []
-    for line, content in enumerate(text.splitlines(), start=1):
-        if not content.strip():
-            continue
-        try:
-            item = json.loads(content)
-        except json.JSONDecodeError as exc:
-            raise InputError.single(path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=line) from None
-        except RecursionError:
-            raise InputError.single(path, "not valid JSON: nested too deeply", line=line) from None
-        records.append(_record(path, len(records) + 1, line, item))
+    for line, content in enumerate(jsonl_lines(text), start=1):
+        if content.strip():
+            records.append(_record(path, len(records) + 1, line, load_document(path, content, line)))
     return _nested(records, path, spec.nested)
 
 

@@ -31,6 +31,8 @@ from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
 from builder.core.names import slug
 from builder.core.yamlfile import line_of, load_mapping
+from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,
+                                 outside_selection, parameters_problems, selection_text)
 from builder.runs.schema import Run
 from builder.stats import bootstrap_intervals, classification_report, paired_bootstrap_difference
 from builder.stats.paired import discordant, mcnemar_exact
@@ -100,20 +102,42 @@ def _check_data_file(spec: Spec) -> None:
 
 
 def run_problems(run: Run, benchmark: Benchmark, data: ChoiceSet) -> list[Problem]:
-    """A run must be made on this data (content hash) and show each item as the seeded shuffle does."""
+    """A run must be made on this data (content hash), hold exactly the selection its header
+    declares (a finished run every declared item), show each item as the seeded shuffle does and
+    record real numbers: the checks every CIBuzzBench run gets, so a sample cut to its correct
+    items cannot be published as a complete run."""
     made_on = run.header.dataset.get("content_sha256")
     if made_on != benchmark.content_sha256:
         return [Problem(run.path, f"made on other data than {benchmark.data.path} ({made_on} vs "
                         f"{benchmark.content_sha256})", 1, "dataset.content_sha256")]
+    declared, problems = declared_row_ids(run, data)
+    if declared is not None:
+        problems += no_items_problem(run) + footer_problems(run, declared) + outside_selection(
+            run, declared, lambda row_id: _outside_message(run, row_id, benchmark, data))
+    problems += parameters_problems(run)
+    return problems + _item_problems(run, benchmark, data, declared or set())
+
+
+def _outside_message(run: Run, row_id: int, benchmark: Benchmark, data: ChoiceSet) -> str:
+    if row_id in data.items:
+        return f"record {row_id} is outside the run's item selection ({selection_text(run)})"
+    return f"record {row_id} is not an audited item of {benchmark.spec.name}"
+
+
+def _item_problems(run: Run, benchmark: Benchmark, data: ChoiceSet, declared: set[int]) -> list[Problem]:
     problems = []
     seed = run.header.option_seed
     for item in run.items:
         line = run.item_lines.get(item.row_id)
         known = data.items.get(item.row_id)
-        if known is None:
-            problems.append(Problem(run.path, f"record {item.row_id} is not an audited item of {benchmark.spec.name}",
-                                    line, "row_id"))
-        elif item.id != known.id:
+        if known is None or item.row_id not in declared:
+            continue  # said once above
+        problems += number_problems(run, item.latency_ms, item.usage, line or 1)
+        if item.prediction not in ("", *LETTERS[:len(known.choices)]):
+            problems.append(Problem(run.path, f"prediction {item.prediction[:20]!r} is not a letter "
+                                    f"{LETTERS[0]}-{LETTERS[len(known.choices) - 1]} (nor '' for unparsed)",
+                                    line, "prediction"))
+        if item.id != known.id:
             problems.append(Problem(run.path, f"record {item.row_id} has id {known.id!r}, not {item.id!r}", line, "id"))
         elif item.letter_map != letter_map(seed, known.id, len(known.choices)):
             problems.append(Problem(run.path, f"not the seed-{seed} shuffle of item {known.id!r}", line, "letter_map"))

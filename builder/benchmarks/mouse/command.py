@@ -92,6 +92,8 @@ def _add_import(actions: Any) -> None:
                    help="gold-column mapping (default content/mouse/gold_columns.yaml)")
     p.add_argument("--out", type=Path, default=None,
                    help="folder (default runs/<model slug>/, where the build reads them)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing run that has different content (refused otherwise)")
     p.set_defaults(handler=_import)
 
 
@@ -211,7 +213,7 @@ def _import(args: argparse.Namespace) -> int:
     from builder.benchmarks.mouse.run_format import unparsed
     from builder.benchmarks.mouse.runs import make_runs
     from builder.core.names import slug
-    from builder.runs.writer import write_run
+    from builder.runs.overwrite import write_checked
     gold = _gold(args)
     outputs = classify(args.outputs, output_kind, "output")
     data = {kind: _load(kind, path, gold) for kind, path in classify(args.data, data_kind, "data").items()}
@@ -227,10 +229,9 @@ def _import(args: argparse.Namespace) -> int:
     runs = make_runs({"kind": "model", "name": args.model, "parameters": parameters}, created,
                      main=main, judge=judge, ms=ms, cc=cc, dataset_content=content)
     folder = args.out or Path("runs") / slug(args.model)
-    for run in runs:
-        path = confined(folder, run.header.run_id, ".jsonl", "--out")
-        write_run(path, run.header, run.items, run.footer)
-        print(f"wrote {path} ({run.header.task}, {len(run.items)} items, {unparsed(run.header.task, run.items)} "
+    planned = [(confined(folder, run.header.run_id, ".jsonl", "--out"), run) for run in runs]
+    for (path, changed), run in zip(write_checked(planned, force=args.force), runs, strict=True):
+        print(f"{'wrote' if changed else 'unchanged'} {path} ({run.header.task}, {len(run.items)} items, {unparsed(run.header.task, run.items)} "
               "unparsed)")
     return 0
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.mouse.table import decode, raise_problems
+from builder.core.textfiles import read_input
 from builder.core.yamlfile import line_of, load_yaml, web_link_problem
 from builder.core.paths import REPO_DIR
 
@@ -194,7 +195,7 @@ def _read_csv(path: Path, key: str, columns: tuple[str, ...], low: float, high: 
               problems: list[Problem]) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
     where = str(path)
     try:
-        text = decode(path, path.read_bytes())
+        text = decode(path, read_input(path))
     except OSError as exc:
         problems.append(Problem(where, f"cannot read: {exc.strerror or exc}"))
         return {}, {}

@@ -21,6 +21,7 @@ from builder.core.errors import InputError, Problem
 from builder.core.names import slug
 from builder.probing.selection import Selection
 from builder.runs.checks import footer_problems, number_problems, parameters_problems
+from builder.runs.lines import cap_response
 from builder.runs.schema import Footer, Header, Run, usage_totals
 
 DATASET_NAME = "Mouse"
@@ -77,18 +78,33 @@ def make_runs(subject: dict[str, Any], created: str, *, main: MainResults | None
 
 
 def _plain_items(result: TaskResult) -> tuple[MouseItem, ...]:
-    return tuple(MouseItem(a.index, a.raw, a.parsed) for a in result.answers)
+    return tuple(_item(a.index, a.raw, a.parsed) for a in result.answers)
+
+
+def _item(row_id: int, raw: Any, parsed: Any, judge_raw: str | None = None, *judged: Any) -> MouseItem:
+    """Imported answers are capped like probed ones (a cell of an output file can hold megabytes)."""
+    cut: list[bool] = []
+
+    def cap(text: Any) -> Any:
+        if not isinstance(text, str):
+            return text
+        kept, was_cut = cap_response(text)
+        cut.append(was_cut)
+        return kept
+    raw = {k: cap(v) for k, v in raw.items()} if isinstance(raw, dict) else cap(raw)
+    judge_raw = cap(judge_raw)
+    return MouseItem(row_id, raw, parsed, judge_raw, *judged, response_truncated=any(cut) or None)
 
 
 def _rc_items(main: MainResults) -> tuple[MouseItem, ...]:
     per = {c: main.rc[c].answers for c in RC_COMPONENTS}
-    return tuple(MouseItem(i.index, {c: per[c][k].raw for c in RC_COMPONENTS},
-                           {c: per[c][k].parsed for c in RC_COMPONENTS})
+    return tuple(_item(i.index, {c: per[c][k].raw for c in RC_COMPONENTS},
+                       {c: per[c][k].parsed for c in RC_COMPONENTS})
                  for k, i in enumerate(main.instances))
 
 
 def _tr_items(judge: TranslationResult) -> tuple[MouseItem, ...]:
-    return tuple(MouseItem(i.index, i.translation, i.score, i.judge_raw, i.judge, i.copied) for i in judge.items)
+    return tuple(_item(i.index, i.translation, i.score, i.judge_raw, i.judge, i.copied) for i in judge.items)
 
 
 # ---------------------------------------------------------------- checks against the data

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.core.textfiles import csv_records, decode_utf8
+from builder.core.textfiles import csv_records, decode_utf8, jsonl_lines, read_input
+from builder.runs.lines import LineError, load_line
 
 MAX_PROBLEMS = 200
 FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
@@ -46,7 +47,7 @@ def read_table(path: str | Path) -> Table:
         hint = " (export the judge workbook's 'data' sheet to CSV)" if path.suffix.lower() in (".xlsx", ".xls") else ""
         raise InputError.single(path, f"unsupported file type {path.suffix!r}: expected .csv or .jsonl{hint}")
     try:
-        raw = path.read_bytes()
+        raw = read_input(path)
     except OSError as exc:
         raise InputError.single(path, f"cannot read: {exc.strerror or exc}") from exc
     text = decode(path, raw)
@@ -87,7 +88,7 @@ def _jsonl_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
     problems: list[Problem] = []
     rows: list[Row] = []
     columns: dict[str, None] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         cells = _json_cells(str(path), number, line, problems)
@@ -102,9 +103,9 @@ def _jsonl_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
 
 def _json_cells(path: str, number: int, line: str, problems: list[Problem]) -> dict[str, str] | None:
     try:
-        value = json.loads(line)
-    except json.JSONDecodeError as exc:
-        problems.append(Problem(path, f"not valid JSON: {exc.msg} at column {exc.colno}", number))
+        value = load_line(line)
+    except LineError as exc:
+        problems.append(Problem(path, str(exc), number))
         return None
     if not isinstance(value, dict):
         problems.append(Problem(path, f"expected a JSON object, got {type(value).__name__}", number))
@@ -113,7 +114,7 @@ def _json_cells(path: str, number: int, line: str, problems: list[Problem]) -> d
     for key, cell in value.items():
         text = _cell_text(cell)
         if text is None:
-            problems.append(Problem(path, f"expected a string or an integer, got {json.dumps(cell, ensure_ascii=False)}", number, key))
+            problems.append(Problem(path, f"expected a string or an integer, got {json.dumps(cell, ensure_ascii=False)[:80]}", number, key))
         else:
             cells[key] = text
     return cells

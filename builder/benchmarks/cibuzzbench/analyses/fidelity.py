@@ -29,12 +29,14 @@ def add_fidelity_facts(facts: FactTable, statements: Sequence[ArticleStatement],
     and counts. A statement whose fact is missing (its runs are not in the build) is counted as
     unavailable; `check_fact_keys` catches misspelt keys against a full build."""
     counts = dict.fromkeys(("recomputed", "matches", "differs", "reported_only", "unavailable"), 0)
+    by_kind = {kind: dict.fromkeys(("recomputed", "matches", "differs", "unavailable"), 0) for kind in ("data", "counts")}
     for s in statements:
         if not s.recomputable:
             counts["reported_only"] += 1
             continue
         if s.fact is not None and s.fact not in facts:
             counts["unavailable"] += 1
+            by_kind[s.kind]["unavailable"] += 1
             continue
         figure = reported[s.figure]
         site, how, runs = _site_value(s, facts, reported)
@@ -46,10 +48,15 @@ def add_fidelity_facts(facts: FactTable, statements: Sequence[ArticleStatement],
         facts.add(K.FIDELITY_MATCHES.key(statement=s.id), int(matches),
                   f"1 when |difference| <= {tolerance:g} ({'half a unit in the quoted last digit' if s.tolerance is None else 'stated tolerance'}), else 0",
                   runs)
-        counts["recomputed"] += 1
-        counts["matches" if matches else "differs"] += 1
+        for tally in (counts, by_kind[s.kind]):
+            tally["recomputed"] += 1
+            tally["matches" if matches else "differs"] += 1
     for name, n in counts.items():
         facts.add(K.FIDELITY_COUNT.key(outcome=name), n, f"article statements: {name.replace('_', ' ')}")
+    how = {"data": "recomputed from the data", "counts": "checked against the probe's own counts"}
+    for kind, tally in by_kind.items():
+        for name, n in tally.items():
+            facts.add(K.FIDELITY_KIND_COUNT.key(kind=kind, outcome=name), n, f"article statements {how[kind]}: {name}")
 
 
 def check_fact_keys(statements: Sequence[ArticleStatement], facts: FactTable, source: Path) -> None:

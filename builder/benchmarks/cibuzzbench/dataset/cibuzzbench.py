@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from builder.core.errors import InputError, Problem
-from builder.core.textfiles import csv_records, decode_utf8
+from builder.core.textfiles import csv_records, decode_utf8, read_input
 
 COLUMNS: tuple[str, ...] = (
     "row_id", "split", "term_zh", "explanation_zh", "meaning_en", "equivalent_en",
@@ -66,7 +66,7 @@ def load_dataset(path: str | Path, spec: DatasetSpec = OFFICIAL_SPEC) -> Dataset
     """Load and fully validate; raises InputError listing every problem found."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_input(path)
     except OSError as exc:
         raise InputError.single(path, f"cannot read dataset: {exc.strerror or exc}") from exc
     return parse_dataset(path, raw, spec)

@@ -39,6 +39,8 @@ from builder.benchmarks.cibuzzbench.dataset.gold_pool_draw import (GOLD_COLUMN, 
                                             fill_by_window)
 from builder.core.errors import InputError
 from builder.core.fileio import atomic_write
+from builder.core.textfiles import read_input
+from builder.runs.lines import MAX_DOCUMENT_DEPTH, LineError, load_line
 
 GOLD_POOL = "gold_pool"
 GOLD_POOL_SLOT = "gold_pool_slot"
@@ -264,10 +266,10 @@ def read_manifest(folder: Path, variant: str = GOLD_POOL) -> dict[str, Any]:
     c = construction(variant)
     path = Path(folder) / c.manifest_name
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_line(read_input(path), MAX_DOCUMENT_DEPTH)
     except FileNotFoundError:
         raise InputError.single(path, f"gold-pool variant not found; generate it with `{c.regenerate}`") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, LineError) as exc:
         raise InputError.single(path, f"unreadable gold-pool manifest ({exc}); regenerate it with "
                                       f"`{c.regenerate}`") from exc
     if not isinstance(data, dict):

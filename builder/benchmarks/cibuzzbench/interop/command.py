@@ -56,12 +56,25 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _refuse_repository(out: Path) -> None:
-    """Exported items are dataset text, which must never be committed."""
-    repo = REPO_DIR
+    """Exported items are dataset text, which must never be committed: refuse the checkout this
+    code runs from and any other buzzprobe checkout at or above the target (a second clone, a
+    worktree), even when the installed package lives elsewhere."""
     target = out.resolve()
-    if (repo / ".git").exists() and (target == repo or repo in target.parents):
-        raise InputError.single(out, "the export carries the dataset's text and must not go into the repository; "
-                                "choose a folder outside it")
+    for folder in (target, *target.parents):
+        if folder == REPO_DIR or _is_checkout(folder):
+            raise InputError.single(out, f"the export carries the dataset's text and must not go into the repository "
+                                    f"(a buzzprobe checkout at {folder}); choose a folder outside it")
+
+
+def _is_checkout(folder: Path) -> bool:
+    """A buzzprobe checkout: its pyproject names the project, or it has builder/ beside .git."""
+    try:
+        if (folder / "builder" / "cli.py").is_file() and (folder / ".git").exists():
+            return True
+        pyproject = folder / "pyproject.toml"
+        return pyproject.is_file() and 'name = "buzzprobe"' in pyproject.read_text("utf-8", "replace")[:4096]
+    except OSError:
+        return False
 
 
 def _variant(name: str) -> Any:
@@ -74,12 +87,14 @@ def _variant(name: str) -> Any:
     return derive_variants(dataset)[name]
 
 
-def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str) -> int:
+def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str,
+                       force: bool = False) -> int:
     """Each task's output in PATH -> one run; nothing is written unless every output is clean."""
     from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, write_imported
+    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
+    from builder.runs.overwrite import write_checked
     from builder.probing.protocols import load_protocols
     outputs = _outputs(harness, path)
     dataset = load_dataset(dataset_path())
@@ -101,9 +116,9 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
         first.setdefault(run.header.run_id, run.path)
     if problems:
         raise InputError(problems)
-    for run in runs:
-        written = write_imported(run, out or DEFAULT_OUT)
-        print(f"wrote {written} ({len(run.items)} items)")
+    results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
+    for run, (written, changed) in zip(runs, results, strict=True):
+        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items)")
         for warning in run.header.subject["parameters"].get("import_warnings", []):
             print(f"  warning: {warning}", file=sys.stderr)
     return 0

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import GOLD, LETTERS, option_sets
@@ -26,9 +27,9 @@ from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
 from builder.core.names import confined, fill_template, slug
 from builder.probing.runner import ProbeSettings, plan_run
+from builder.runs.overwrite import write_checked
 from builder.runs.schema import Footer, Header, Item, Run, usage_totals
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
-from builder.runs.writer import write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 DEFAULT_OUT = "runs/{model_slug}"
@@ -91,6 +92,14 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
               {i.row_id: found.lines[i.row_id] or 0 for i in items})
     validate_run(run, dataset)
     return run
+
+
+def host_of(url: Any) -> str:
+    """The host of a logged endpoint URL ("" when there is none or it is no URL)."""
+    try:
+        return urlsplit(str(url or "")[:2000]).hostname or ""
+    except ValueError:  # e.g. "http://[" (an unclosed IPv6 bracket)
+        return ""
 
 
 class _Collected:
@@ -265,9 +274,13 @@ def _header(output: HarnessOutput, task: ExportTask, dataset: Dataset, created: 
                    subject={**header.subject, "parameters": parameters})
 
 
-def write_imported(run: Run, out_template: str) -> Path:
-    """Write the run as `<out>/<run_id>.jsonl`; `{model_slug}` in the folder is filled in."""
+def imported_path(run: Run, out_template: str) -> Path:
+    """Where the run goes: `<out>/<run_id>.jsonl`, `{model_slug}` in the folder filled in."""
     folder = fill_template(out_template, "--out", model_slug=slug(run.header.subject_name))
-    path = confined(folder, run.header.run_id, ".jsonl", "--out")
-    write_run(path, run.header, run.items, run.footer)
+    return confined(folder, run.header.run_id, ".jsonl", "--out")
+
+
+def write_imported(run: Run, out_template: str, force: bool = False) -> Path:
+    """Write one run where imported_path says (refusing to replace a different run unless `force`)."""
+    ((path, _),) = write_checked([(imported_path(run, out_template), run)], force=force)
     return path

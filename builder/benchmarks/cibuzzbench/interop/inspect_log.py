@@ -8,19 +8,23 @@ reads both, so the two ways cannot disagree.
 
 from __future__ import annotations
 
-import json
 import zipfile
+import zlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample
+from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
+from builder.core.textfiles import read_input
+from builder.runs.lines import load_document
 
 # Inspect's usage names -> the OpenAI names `buzzprobe probe` records, so totals compare.
 ATTACHMENT = "attachment://"
+MAX_MEMBER_BYTES = 64 * 1024 * 1024  # one sample or header; real ones are kilobytes
+MAX_LOG_BYTES = 1024 * 1024 * 1024  # all members together, inflated
+MAX_MEMBERS = 100_000
 USAGE_NAMES = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "total_tokens": "total_tokens"}
 
 
@@ -31,18 +35,24 @@ def read_inspect(path: Path, *, use_library: bool = True) -> HarnessOutput:
         raise InputError.single(path, "not an Inspect eval log (no eval.task)", field="eval")
     samples = data.get("samples") or []
     if not isinstance(samples, list) or not samples:
-        raise InputError.single(path, f"the log has no samples (status {data.get('status')!r})", field="samples")
-    epochs = sorted({s.get("epoch", 1) for s in samples if isinstance(s, dict)})
+        raise InputError.single(path, f"the log has no samples (status {str(data.get('status'))[:40]!r})",
+                                field="samples")
+    odd = [n for n, s in enumerate(samples, start=1) if not isinstance(s, dict)]
+    if odd:
+        raise InputError.single(path, f"sample {odd[0]} is a {type(samples[odd[0] - 1]).__name__}, not an object "
+                                f"({len(odd)} such)", field="samples")
+    logged = [s.get("epoch", 1) for s in samples]
+    epochs = sorted(set(logged)) if all(type(e) is int for e in logged) else sorted({repr(e)[:20] for e in logged})
     if epochs != [1]:
         raise InputError.single(path, f"the log has epochs {epochs}; the protocol asks each item once "
                                 "(run with --epochs 1)", field="samples.epoch")
     config = _generate_config(data)
     return HarnessOutput(
-        path=path, harness="inspect", source=f"inspect_ai {(spec.get('packages') or {}).get('inspect_ai', '?')} log",
-        task_name=spec["task"].rsplit("/", 1)[-1], metadata=(spec.get("metadata") or {}).get("buzzprobe"),
+        path=path, harness="inspect", source=f"inspect_ai {str(_dict(spec.get('packages')).get('inspect_ai', '?'))[:40]} log",
+        task_name=spec["task"].rsplit("/", 1)[-1], metadata=_dict(spec.get("metadata")).get("buzzprobe"),
         model=_model_name(str(spec.get("model", ""))), temperature=config.get("temperature"),
         top_p=config.get("top_p"), max_tokens=config.get("max_tokens"),
-        endpoint_host=urlsplit(str(spec.get("model_base_url") or "")).hostname or "",
+        endpoint_host=host_of(spec.get("model_base_url")),
         samples=[_sample(s) for s in samples], created=_stamp(spec.get("created")))
 
 
@@ -58,8 +68,8 @@ def find_logs(path: Path) -> list[Path]:
 
 def _stamp(value: Any) -> str | None:
     try:
-        return utc_stamp(datetime.fromisoformat(str(value)))
-    except ValueError:
+        return utc_stamp(datetime.fromisoformat(str(value)[:64]))
+    except (ValueError, OverflowError):
         return None
 
 
@@ -68,6 +78,8 @@ def _load(path: Path, use_library: bool) -> dict[str, Any]:
         raise InputError.single(path, "no such log file")
     if path.suffix not in (".eval", ".json"):
         raise InputError.single(path, "expected an Inspect log (.eval or .json)")
+    if path.suffix == ".eval":
+        _check_members(path)  # before anything inflates them, the library included
     if use_library:
         try:
             from inspect_ai.log import read_eval_log
@@ -85,18 +97,44 @@ def _load(path: Path, use_library: bool) -> dict[str, Any]:
 def _read_documented(path: Path) -> dict[str, Any]:
     try:
         if path.suffix == ".json":
-            return _object(path, json.loads(path.read_text(encoding="utf-8")))
+            return _object(path, load_document(path, read_input(path)))
         with zipfile.ZipFile(path) as archive:
-            data = _object(path, json.loads(archive.read("header.json")))
+            data = _object(path, load_document(f"{path}:header.json", _member(archive, "header.json")))
             names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
-            data["samples"] = [json.loads(archive.read(n)) for n in names]
+            data["samples"] = [load_document(f"{path}:{n}", _member(archive, n)) for n in names]
             return data
     except NotImplementedError:  # zstd members: stdlib zipfile reads them from Python 3.14 on
         raise InputError.single(path, "this .eval log is compressed with a method Python's zipfile cannot read "
                                 "here; install inspect_ai (pip install 'buzzprobe[interop]') or convert the log "
                                 "with `inspect log convert --to json`") from None
-    except (OSError, KeyError, UnicodeDecodeError, json.JSONDecodeError, zipfile.BadZipFile) as exc:
+    except (OSError, KeyError, zipfile.BadZipFile, EOFError, zlib.error) as exc:
         raise InputError.single(path, f"cannot read Inspect log: {exc}") from None
+
+
+def _check_members(path: Path) -> None:
+    """A zip states each member's size; refuse one too big (or too many) before inflating. A
+    member that lies about its size is caught while streaming (_member)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise InputError.single(path, f"cannot read Inspect log: {exc}") from None
+    big = next((i for i in infos if i.file_size > MAX_MEMBER_BYTES), None)
+    total = sum(i.file_size for i in infos)
+    if big is not None or total > MAX_LOG_BYTES or len(infos) > MAX_MEMBERS:
+        what = f"member {big.filename[:80]!r} inflates to {big.file_size:,} bytes" if big else \
+            f"{len(infos):,} members inflating to {total:,} bytes"
+        raise InputError.single(path, f"refused: {what} (limits: {MAX_MEMBER_BYTES:,} bytes a member, "
+                                f"{MAX_LOG_BYTES:,} in all, {MAX_MEMBERS:,} members)")
+
+
+def _member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """One member, read with a cap whatever its header claims."""
+    with archive.open(name) as handle:
+        raw = handle.read(MAX_MEMBER_BYTES + 1)
+    if len(raw) > MAX_MEMBER_BYTES:
+        raise InputError.single(f"{archive.filename}:{name}", f"inflates past {MAX_MEMBER_BYTES:,} bytes; refused")
+    return raw
 
 
 def _object(path: Path, value: Any) -> dict[str, Any]:
@@ -107,8 +145,8 @@ def _object(path: Path, value: Any) -> dict[str, Any]:
 
 def _generate_config(data: dict[str, Any]) -> dict[str, Any]:
     """The task's generate config, overridden by what the command line set for the model."""
-    plan = ((data.get("plan") or {}).get("config")) or {}
-    model = (data.get("eval") or {}).get("model_generate_config") or {}
+    plan = _dict(_dict(data.get("plan")).get("config"))
+    model = _dict(_dict(data.get("eval")).get("model_generate_config"))
     return {k: v for k, v in {**plan, **{k: v for k, v in model.items() if v is not None}}.items() if v is not None}
 
 
@@ -120,19 +158,24 @@ def _model_name(model: str) -> str:
 
 
 def _sample(s: dict[str, Any]) -> HarnessSample:
-    attachments = s.get("attachments") or {}
-    meta = s.get("metadata") or {}
-    output = s.get("output") or {}
+    """A sample's fields, any of which may be missing or of the wrong type in a hostile log
+    (a wrong type reads as absent; the checks that follow then say what is missing)."""
+    attachments = _dict(s.get("attachments"))
+    meta, output = _dict(s.get("metadata")), _dict(s.get("output"))
     error = s.get("error")
-    usage = {USAGE_NAMES[k]: v for k, v in (output.get("usage") or {}).items() if k in USAGE_NAMES and type(v) is int}
+    usage = {USAGE_NAMES[k]: v for k, v in _dict(output.get("usage")).items() if k in USAGE_NAMES and type(v) is int}
     latency = output.get("time")
     return HarnessSample(
         row_id=meta.get("row_id", s.get("id")), letter_map=meta.get("letter_map"), target=s.get("target"),
         messages=_messages(s.get("input"), attachments),
         response=None if error else _resolve(str(output.get("completion") or ""), attachments),
         error=_error_text(error.get("message") if isinstance(error, dict) else error) if error else None,
-        where=f"sample {s.get('id')}: ", prompt_field=f"sample {s.get('id')}: input", latency_ms=latency * 1000.0 if isinstance(latency, (int, float)) else None,
-        usage=usage or None)
+        where=f"sample {str(s.get('id'))[:40]}: ", prompt_field=f"sample {str(s.get('id'))[:40]}: input",
+        latency_ms=latency * 1000.0 if type(latency) in (int, float) else None, usage=usage or None)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _error_text(message: Any) -> str:
@@ -157,12 +200,14 @@ def _messages(value: Any, attachments: dict[str, str]) -> list[dict[str, Any]] |
 
 def _text(content: Any, attachments: dict[str, str]) -> Any:
     if isinstance(content, list):
-        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        content = "".join(text for part in content if isinstance(part, dict)
+                          and isinstance(text := part.get("text", ""), str))
     return _resolve(content, attachments) if isinstance(content, str) else content
 
 
 def _resolve(text: str, attachments: dict[str, str]) -> str:
     """Inspect may store repeated content once, as `attachment://<id>` plus the sample's attachments."""
     if text.startswith(ATTACHMENT):
-        return attachments.get(text[len(ATTACHMENT):], text)
+        found = attachments.get(text[len(ATTACHMENT):], text)
+        return found if isinstance(found, str) else text
     return text

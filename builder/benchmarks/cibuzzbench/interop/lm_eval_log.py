@@ -9,17 +9,18 @@ sent: with --apply_chat_template a JSON list of chat messages, and the generatio
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample
+from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
+from builder.core.textfiles import decode_utf8, jsonl_lines, read_input
+from builder.runs.lines import MAX_DOCUMENT_DEPTH, LineError, load_document, load_line
 
+_YEAR_10000 = 253402300800  # Unix seconds; datetime ends at 9999-12-31
 _SAMPLES = re.compile(r"samples_(?P<task>.+)_(?P<stamp>\d{4}-\d\d-\d\dT[0-9.\-]+)\.jsonl")
 
 
@@ -43,40 +44,48 @@ def read_lm_eval(samples_path: Path) -> HarnessOutput:
     task_name = match.group("task")
     results_path = samples_path.with_name(f"results_{match.group('stamp')}.json")
     results = _read_json(results_path, "the results JSON lm-eval writes beside the samples file")
-    config = (results.get("configs") or {}).get(task_name)
+    configs = results.get("configs")
+    config = configs.get(task_name) if isinstance(configs, dict) else None
     if not isinstance(config, dict):
         raise InputError.single(results_path, f"unknown task {task_name!r}: no config for it in the results JSON",
                                 field="configs")
-    model_args = _model_args((results.get("config") or {}).get("model_args"))
+    run_config = results.get("config")
+    model_args = _model_args(run_config.get("model_args") if isinstance(run_config, dict) else None)
     samples, first_kwargs = _read_samples(samples_path)
     kwargs = first_kwargs or config.get("generation_kwargs") or {}
+    kwargs = kwargs if isinstance(kwargs, dict) else {}
     return HarnessOutput(
-        path=samples_path, harness="lm-eval", source=f"lm-eval {results.get('lm_eval_version', '?')} --log_samples",
-        task_name=task_name, metadata=(config.get("metadata") or {}).get("buzzprobe"),
+        path=samples_path, harness="lm-eval", source=f"lm-eval {str(results.get('lm_eval_version', '?'))[:40]} --log_samples",
+        task_name=task_name, metadata=_meta(config.get("metadata")),
         model=str(model_args.get("model") or model_args.get("pretrained") or results.get("model_name") or "model"),
         temperature=_number(kwargs.get("temperature")), top_p=_number(kwargs.get("top_p")),
         max_tokens=_integer(kwargs.get("max_tokens", kwargs.get("max_gen_toks"))),
-        endpoint_host=urlsplit(str(model_args.get("base_url") or "")).hostname or "", samples=samples,
+        endpoint_host=host_of(model_args.get("base_url")), samples=samples,
         created=_stamp(results.get("date")))
 
 
 def _stamp(epoch: Any) -> str | None:
-    """lm-eval's `date` is the run's start as Unix seconds."""
-    if not isinstance(epoch, (int, float)) or isinstance(epoch, bool):
+    """lm-eval's `date` is the run's start as Unix seconds; one no calendar holds (1e20, NaN,
+    negative) is no date at all, so the import's own time is used instead."""
+    if not isinstance(epoch, (int, float)) or isinstance(epoch, bool) or not 0 <= epoch < _YEAR_10000:
         return None
     return utc_stamp(datetime.fromtimestamp(epoch, tz=timezone.utc))
 
 
 def _read_json(path: Path, what: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_document(path, read_input(path))
     except FileNotFoundError:
         raise InputError.single(path, f"missing: {what}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError.single(path, f"cannot read {what}: {exc}") from None
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read {what}: {exc.strerror or exc}") from None
     if not isinstance(data, dict):
         raise InputError.single(path, "expected a JSON object", line=1)
     return data
+
+
+def _meta(value: Any) -> Any:
+    return value.get("buzzprobe") if isinstance(value, dict) else None
 
 
 def _model_args(value: Any) -> dict[str, Any]:
@@ -91,16 +100,16 @@ def _model_args(value: Any) -> dict[str, Any]:
 def _read_samples(path: Path) -> tuple[list[HarnessSample], dict[str, Any] | None]:
     samples, problems, kwargs = [], [], None
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError.single(path, f"cannot read samples: {exc}") from None
+        lines = jsonl_lines(decode_utf8(path, read_input(path)))
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read samples: {exc.strerror or exc}") from None
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), f"not valid JSON: {exc.msg}", number))
+            record = load_document(path, text, number)
+        except InputError as exc:
+            problems.extend(exc.problems)
             continue
         doc = record.get("doc") if isinstance(record, dict) else None
         if not isinstance(doc, dict):
@@ -143,8 +152,8 @@ def _messages(context: Any) -> list[dict[str, Any]] | None:
     if not isinstance(context, str):
         return None
     try:
-        parsed = json.loads(context)
-    except json.JSONDecodeError:
+        parsed = load_line(context, MAX_DOCUMENT_DEPTH)
+    except LineError:
         return [{"role": "text", "content": context}]
     if isinstance(parsed, list) and all(isinstance(m, dict) for m in parsed):
         return [{"role": m.get("role"), "content": m.get("content")} for m in parsed]

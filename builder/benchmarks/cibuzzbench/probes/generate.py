@@ -62,6 +62,20 @@ OPTION_PROBES: tuple[OptionProbe, ...] = (
 CONSTANT_PROBES: tuple[ConstantProbe, ...] = (
     ConstantProbe("always_non_harmful", "labels every term non-harmful", "non-harmful"),
 )
+def probe_rule(subject: Mapping[str, Any]) -> str:
+    """What a model-free probe does, in words, for its run page: the heuristic's description,
+    or for a learned probe what it reads, how it is fitted and how it is scored."""
+    name = str(subject.get("name", ""))
+    described = {p.name: p.description for p in (*OPTION_PROBES, *CONSTANT_PROBES)}
+    if name in described:
+        return described[name]
+    parameters = subject.get("parameters") or {}
+    if "model" in parameters and "inputs" in parameters:
+        return (f"{parameters['model']} over {parameters['inputs']}, evaluated {parameters.get('evaluation', '')}"
+                f"; ties to the {parameters.get('ties', 'earliest letter')}")
+    return ""
+
+
 SCOPES: dict[str, dict[str, Any]] = {
     "all": {"selection": "all"},
     "test": {"selection": "split", "split": "test"},

@@ -40,8 +40,14 @@ def constant(letter: str) -> Heuristic:
     return choose
 
 
+def uniform_letter(rng_seed: int, option_seed: int, row_id: int) -> str:
+    """The random letter of one item: a function of the item and the seeds alone, so the
+    baseline can be scored on any run's own items (analyses.chance) without its options."""
+    return random.Random(f"uniform:{rng_seed}:{option_seed}:{row_id}").choice(LETTERS)
+
+
 def uniform_random(rng_seed: int) -> Heuristic:
     """Seeded per item, so the answer for an item never depends on which others ran."""
     def choose(options: OptionSet) -> str:
-        return random.Random(f"uniform:{rng_seed}:{options.seed}:{options.row_id}").choice(LETTERS)
+        return uniform_letter(rng_seed, options.seed, options.row_id)
     return choose

@@ -15,16 +15,36 @@ from builder.core.reported import Reported, ReportedTable
 from builder.site.environment import fmt_count
 from builder.site.tables import Cell, FactCells, Table
 
-NOT_RECOMPUTABLE = "reported; not recomputable without the model run"
+NOT_RECOMPUTABLE = "quoted only (not re-run here)"
 NO_REASON = "no reason recorded yet"
 UNAVAILABLE = "not recomputed: this build lacks the runs behind"
 
 
-def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable) -> Table | None:
-    if not statements:
-        return None
+TITLES = {
+    "data": ("article-fidelity-data", "Recomputed independently from the CIBuzzBench data",
+             "Matches: the site's value rounds to the article's figure (it lies within half a unit of its last "
+             "quoted digit, unless a statement gives its own tolerance)."),
+    "counts": ("article-fidelity-counts", "Consistent with the probe's own counts (arithmetic, not a re-run)",
+               "Each figure is recomputed from other figures the article states (its counts, accuracies and "
+               "fixes/breaks), so a match says the published figures agree with one another, not that a run "
+               "reproduces them."),
+    "model_run": ("article-fidelity-model-run", "Needs the probe's model run (not re-run here)",
+                  "These figures come from the probe's own model run, which this site has not repeated; they are "
+                  "quoted, and runs you add are measured on the models page."),
+}
+
+
+def fidelity_tables(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable) -> list[Table]:
+    """One table per way a figure can be checked (ArticleStatement.kind), so no count mixes a
+    reproduction with arithmetic on the probe's own figures."""
+    return [t for kind in TITLES if (t := fidelity_table(f, statements, reported, kind)) is not None]
+
+
+def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable,
+                   kind: str) -> Table | None:
+    """The statements of one kind beside the site's recomputation (statements of the article)."""
     rows: list[tuple[Cell, ...]] = []
-    for s in statements:
+    for s in (s for s in statements if s.kind == kind):
         figure = reported[s.figure]
         if not s.recomputable:
             rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(NOT_RECOMPUTABLE), Cell(s.note)))
@@ -35,14 +55,15 @@ def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reporte
         matches = bool(f.facts[K.FIDELITY_MATCHES.key(statement=s.id)])
         why = " ".join(t for t in ((s.reason or NO_REASON) if not matches else "", s.note) if t)
         rows.append((Cell(s.where), _quoted(figure), _site(f, K.FIDELITY_SITE.key(statement=s.id), figure),
-                     Cell("matches" if matches else "differs"), Cell(why)))
+                     Cell(("matches" if matches else "differs") if kind == "data" else
+                          ("consistent" if matches else "inconsistent")), Cell(why)))
         rows += [(Cell(f"… {c.label}"), Cell("–"), _site(f, c.fact, figure), Cell("–"), Cell(""))
                  for c in s.context if c.fact in f.facts]
-    return Table("article-fidelity", "The published probe's figures against this site's recomputation",
-                 ("What the article states", "Article", "This site", "Verdict", "Why"), tuple(rows),
-                 note="Matches: the site's value rounds to the article's figure (it lies within half a unit "
-                      "of its last quoted digit, unless a statement gives its own tolerance). Figures from "
-                      "the article's own counts check its arithmetic. Statements: content/article-figures.yaml.")
+    if not rows:
+        return None
+    table_id, title, note = TITLES[kind]
+    return Table(table_id, title, ("What the article states", "Article", "This site", "Verdict", "Why"), tuple(rows),
+                 note=note + " Statements: content/article-figures.yaml.")
 
 
 def _quoted(figure: Reported) -> Cell:

@@ -10,28 +10,33 @@ from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.model_summaries import ModelSummary, PairSummary
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.analyses.paired_facts import pair_id
-from builder.benchmarks.cibuzzbench.views.tables import FactCells, tie_groups
+from builder.benchmarks.cibuzzbench.views.tables import FactCells, run_page, tie_groups_within
+from builder.benchmarks.cibuzzbench.wording import option_seed_label, option_set_label, option_set_rank, selection_label
 from builder.site.tables import Cell, Table
 
 TASK_NAMES = {"equivalent_selection": "Task 2", "harmfulness_detection": "Task 3"}
 SEEDS_NOTE = ("Scores are means over the model's option seeds, SD the sample standard deviation over "
-              "seeds (– with one seed); Low and High are the 95% bootstrap interval of the seed-1111 run "
-              "(or of the only run).")
+              "seeds (– with one seed); Low and High are the 95% bootstrap interval of the run at option order seed 1111 "
+              "(or of the only run). The model's name links to that run's page.")
+# Task 3 has no options, so no option seed: a model's rows differ only when it was run more than once.
+RUNS_NOTE = ("Scores are means over the model's runs, SD the sample standard deviation over runs (– with "
+             "one run); Low and High are the 95% bootstrap interval of the first run. The model's name "
+             "links to that run's page.")
 
 
-def selection_label(items: dict) -> str:
-    """What the runs asked, in words: all items, the test split, a 400-item sample (seed 1111)."""
-    where = f" of the {items['split']} split" if items.get("split") else ""
-    if items.get("selection") == "sample":
-        return f"{items.get('n')}-item sample{where} (seed {items.get('sample_seed')})"
-    return f"the {items['split']} split" if items.get("split") else "all items"
-
-
-def model_label(name: str, seeds: int, variant: str = "original") -> str:
-    """A chart label: one model may appear once per option set, so a variant other than the
-    original is named."""
-    on = "" if variant == "original" else f", {variant.replace('_', ' ')}"
-    return f"{name} ({seeds} seed{'s' if seeds != 1 else ''}{on})"
+def chart_labels(summaries: list[PairSummary]) -> dict[str, str]:
+    """Legend labels, one per summary and never two alike: the short display name plus the
+    option set; the items asked and the prompt are added only where two would still read alike."""
+    def parts(s: PairSummary) -> list[str]:
+        return [s.blind.members[0].run.header.display_name, option_set_label(s.blind.variant)]
+    extras = (lambda s: selection_label(s.blind.selection), lambda s: f"prompt {s.blind.lang}", lambda s: s.id)
+    labels = {s.id: parts(s) for s in summaries}
+    for extra in extras:
+        seen = [" · ".join(v) for v in labels.values()]
+        for s in summaries:
+            if seen.count(" · ".join(labels[s.id])) > 1:
+                labels[s.id] = labels[s.id] + [extra(s)]
+    return {sid: " · ".join(v) for sid, v in labels.items()}
 
 
 def _completeness(f: FactCells, model_id: str) -> Cell:
@@ -43,18 +48,19 @@ def _completeness(f: FactCells, model_id: str) -> Cell:
 
 
 def _setting(m: ModelSummary) -> tuple[str, str, str, str]:
-    return (m.condition, m.variant.replace("_", " "), m.lang, selection_label(m.selection))
+    return (m.condition, option_set_label(m.variant), m.lang, selection_label(m.selection))
 
 
 def _groups(f: FactCells, members: list[ModelSummary]) -> dict[str, int]:
-    """Tie groups within each comparable setting (same condition, variant, language, items)."""
-    groups: dict[str, int] = {}
-    for setting in sorted({_setting(m) for m in members}):
-        same = [m for m in members if _setting(m) == setting]
-        groups |= tie_groups([(m.id, f.facts[K.MODEL_SPREAD.key(id=m.id, metric="macro_f1", stat="mean")],
+    """Tie groups within each comparable setting (same condition, option set, language, items)."""
+    return tie_groups_within([(_setting(m), m.id, f.facts[K.MODEL_SPREAD.key(id=m.id, metric="macro_f1", stat="mean")],
                                f.facts[K.MODEL_INTERVAL.low(id=m.id, metric="macro_f1")],
-                               f.facts[K.MODEL_INTERVAL.high(id=m.id, metric="macro_f1")]) for m in same])
-    return groups
+                               f.facts[K.MODEL_INTERVAL.high(id=m.id, metric="macro_f1")]) for m in members])
+
+
+def _pair_setting(s: PairSummary) -> tuple[str, str, str]:
+    """What a pair summary measured besides the model: option set, prompt language, items asked."""
+    return (option_set_label(s.blind.variant), s.blind.lang, selection_label(s.blind.selection))
 
 
 def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> Table | None:
@@ -68,10 +74,11 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
     def mean_f1(m: ModelSummary) -> float:
         return f.facts[K.MODEL_SPREAD.key(id=m.id, metric="macro_f1", stat="mean")]
 
-    for m in sorted(members, key=lambda m: (_setting(m), groups[m.id], -mean_f1(m), m.id)):
+    for m in sorted(members, key=lambda m: (m.condition, option_set_rank(m.variant), _setting(m), groups[m.id],
+                                            -mean_f1(m), m.id)):
         on = {"id": m.id}
         condition, variant, lang, items = _setting(m)
-        row = [Cell(str(groups[m.id])), Cell(m.model), Cell(condition), Cell(variant), Cell(lang), Cell(items),
+        row = [Cell(str(groups[m.id])), Cell(m.model, href=run_page(m.representative.run_id)), Cell(condition), Cell(variant), Cell(lang), Cell(items),
                f(K.MODEL_ITEMS.key(**on), "count"), _completeness(f, m.id), f(K.MODEL_SEEDS.key(**on), "count"),
                f(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="mean")),
                f.optional(K.MODEL_SPREAD.key(**on, metric="accuracy", stat="sd")),
@@ -81,12 +88,12 @@ def model_summary_table(f: FactCells, models: list[ModelSummary], task: str) -> 
         if harm:
             row.append(f(K.MODEL_HARMFUL_F1.key(**on, stat="mean")))
         rows.append(tuple(row))
-    columns = ("Group", "Model", "Condition", "Variant", "Prompt", "Items asked", "n", "Complete",
+    columns = ("Group", "Model", "Condition", "Option set", "Prompt", "Items asked", "n", "Complete",
                "Runs" if harm else "Seeds",
                "Accuracy", "SD", "Macro F1", "SD", "F1 low", "F1 high") + (("F1 harmful",) if harm else ())
     tag = "t3" if harm else "t2"
     return Table(f"models-{tag}", f"{TASK_NAMES.get(task, task)}: every model, in tie groups", columns, tuple(rows),
-                 note=SEEDS_NOTE + " Groups are formed within one condition, variant, prompt language and item "
+                 note=(RUNS_NOTE if harm else SEEDS_NOTE) + " Groups are formed within one condition, option set, prompt language and item "
                  "selection: a model shares a group while its interval reaches the group leader's. Complete: "
                  "yes, or items answered of items declared.")
 
@@ -98,16 +105,19 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
     def sighted_f1(s: PairSummary) -> float:
         return f.facts[K.PAIRED_ARM.key(id=s.id, arm="b", metric="macro_f1", stat="mean")]
 
-    groups = tie_groups([(s.id, sighted_f1(s), f.facts[K.MODEL_INTERVAL.low(id=s.sighted.id, metric="macro_f1")],
-                          f.facts[K.MODEL_INTERVAL.high(id=s.sighted.id, metric="macro_f1")]) for s in summaries])
+    groups = tie_groups_within([(_pair_setting(s), s.id, sighted_f1(s),
+                                 f.facts[K.MODEL_INTERVAL.low(id=s.sighted.id, metric="macro_f1")],
+                                 f.facts[K.MODEL_INTERVAL.high(id=s.sighted.id, metric="macro_f1")]) for s in summaries])
     rows, unlike = [], []
-    for s in sorted(summaries, key=lambda s: (groups[s.id], -sighted_f1(s), s.id)):
+    for s in sorted(summaries, key=lambda s: (option_set_rank(s.blind.variant), _pair_setting(s), groups[s.id],
+                                              -sighted_f1(s), s.id)):
         on, f1 = {"id": s.id}, {"id": s.id, "metric": "macro_f1"}
-        notes = [f"{s.model} (seed {p.option_seed}): {note} (a = blind, b = sighted)."
+        notes = [f"{s.model} ({option_seed_label(p.option_seed)}): {note} (a = blind, b = sighted)."
                  for p in s.pairs if (note := f.settings_note(pair_id(p.run_a, p.run_b)))]
         unlike += notes
-        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model),
-                     Cell(selection_label(s.blind.selection)),
+        rows.append((Cell(str(groups[s.id])), Cell(f"{s.model} †" if notes else s.model,
+                                                    href=run_page(s.sighted.representative.run_id)),
+                     *map(Cell, _pair_setting(s)),
                      f(K.PAIRED_N.key(**on), "count"), f(K.PAIRED_SEEDS.key(**on), "count"),
                      f(K.PAIRED_ARM.key(**f1, arm="b", stat="mean")), f(K.PAIRED_ARM.key(**f1, arm="a", stat="mean")),
                      f(K.PAIRED_GAP.key(**f1, stat="mean")),
@@ -116,14 +126,18 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
                      f.optional(K.PAIRED_ABOVE_CHANCE.key(**on, stat="mean"), "pct"),
                      f(K.PAIRED_MCNEMAR.key(**on, range="min"), "p"), f(K.PAIRED_MCNEMAR.key(**on, range="max"), "p")))
     return Table("model-pair-summaries", "Sighted versus blind per model (macro F1 on shared items, mean over seeds)",
-                 ("Group", "Model", "Items asked", "n", "Seeds", "Sighted", "Blind", "Gap", "Gap SD", "Gap low",
+                 ("Group", "Model", "Option set", "Prompt", "Items asked", "n", "Seeds", "Sighted", "Blind", "Gap",
+                  "Gap SD", "Gap low",
                   "Gap high", "Blind / sighted", "Above chance kept", "McNemar p (lowest)", "McNemar p (highest)"),
                  tuple(rows),
                  note="Each seed is paired on its own (the arms share a letter order only within a seed), then "
                  "summarised: Sighted, Blind and Gap (sighted - blind) are means over seeds, Gap low/high the 95% "
-                 "paired-bootstrap interval of the seed-1111 pair. Above chance kept: of the sighted arm's accuracy "
+                 "paired-bootstrap interval of the pair at option order seed 1111. Above chance kept: of the sighted arm's accuracy "
                  "points above a random letter, the share the blind arm also reaches. McNemar p: the range over "
-                 "seeds. Groups come from overlapping 95% intervals of the sighted score."
+                 "seeds. Groups come from overlapping 95% intervals of the sighted score, formed only among pairs on the "
+                 "same option set, prompt language and items: a model on the gold pool is never ranked against "
+                 "one on the original options. The model's name links "
+                 "to that sighted run, whose page links its blind pair."
                  + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
 
 
@@ -134,7 +148,7 @@ def pair_category_summary_table(f: FactCells, summaries: list[PairSummary]) -> T
             on = {"id": s.id, "category": c}
             if K.PAIRED_CATEGORY_N.key(**on) not in f.facts:
                 continue
-            rows.append((Cell(s.model), Cell(c), f(K.PAIRED_CATEGORY_N.key(**on), "count"),
+            rows.append((Cell(s.model), *map(Cell, _pair_setting(s)), Cell(c), f(K.PAIRED_CATEGORY_N.key(**on), "count"),
                          f(K.PAIRED_SEEDS.key(id=s.id), "count"),
                          f(K.PAIRED_CATEGORY_ARM.key(**on, arm="b", stat="mean")),
                          f(K.PAIRED_CATEGORY_ARM.key(**on, arm="a", stat="mean")),
@@ -145,9 +159,10 @@ def pair_category_summary_table(f: FactCells, summaries: list[PairSummary]) -> T
     if not rows:
         return None
     return Table("pair-category-summaries", "Sighted minus blind accuracy by category, per model",
-                 ("Model", "Category", "Items", "Seeds", "Sighted", "Blind", "Gap", "Gap SD", "Low", "High",
+                 ("Model", "Option set", "Prompt", "Items asked", "Category", "Items", "Seeds", "Sighted", "Blind",
+                  "Gap", "Gap SD", "Low", "High",
                   "Holm p (lowest)", "Holm p (highest)"), tuple(rows),
-                 note="Means over seeds; Low and High: 95% paired-bootstrap interval of the seed-1111 pair; Holm "
+                 note="Means over seeds; Low and High: 95% paired-bootstrap interval of the pair at option order seed 1111; Holm "
                  "adjusts each pair's category p-values, shown as the range over seeds. Per-seed rows: "
                  "pair-categories.csv on the downloads page.")
 
@@ -162,7 +177,7 @@ def pair_brief_table(f: FactCells, summaries: list[PairSummary]) -> Table | None
         gaps = {c: f.facts[k] for c in CATEGORIES
                 if (k := K.PAIRED_CATEGORY_GAP.key(**mean, category=c)) in f.facts}
         top = max(gaps, key=lambda c: (gaps[c], -CATEGORIES.index(c))) if gaps else "–"
-        rows.append((Cell(s.model), f(K.PAIRED_SEEDS.key(**on), "count"),
+        rows.append((Cell(s.model), *map(Cell, _pair_setting(s)), f(K.PAIRED_SEEDS.key(**on), "count"),
                      f(K.PAIRED_ARM.key(**mean, arm="b", metric="accuracy"), "pct"),
                      f(K.PAIRED_ARM.key(**mean, arm="b", metric="macro_f1")),
                      f(K.PAIRED_ARM.key(**mean, arm="a", metric="accuracy"), "pct"),
@@ -170,7 +185,7 @@ def pair_brief_table(f: FactCells, summaries: list[PairSummary]) -> Table | None
                      f(K.PAIRED_GAP.key(**mean, metric="macro_f1")),
                      f.optional(K.PAIRED_ABOVE_CHANCE.key(**mean), "pct"), Cell(top)))
     return Table("model-pairs-brief", "Sighted and blind, per model (means over option seeds)",
-                 ("Model", "Seeds", "Sighted accuracy", "Sighted F1", "Blind accuracy", "Blind F1", "Gap (F1)",
+                 ("Model", "Option set", "Prompt", "Items asked", "Seeds", "Sighted accuracy", "Sighted F1", "Blind accuracy", "Blind F1", "Gap (F1)",
                   "Above chance kept", "Largest gap on"), tuple(rows),
                  note="Gap: sighted minus blind macro F1. Above chance kept: of the sighted arm's accuracy points "
                  "above a random letter, the share the blind arm also reaches. Largest gap on: the category where "

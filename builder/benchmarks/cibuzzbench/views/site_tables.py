@@ -8,7 +8,8 @@ from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.benchmarks.cibuzzbench.compute import Computed
 from builder.benchmarks.cibuzzbench.views import model_views as mv
-from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_table
+from builder.benchmarks.cibuzzbench.views.baselines import baselines_table
+from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_tables
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
 from builder.core.reported import ReportedTable
 from builder.benchmarks.cibuzzbench.views import tables as v
@@ -21,6 +22,7 @@ def site_tables(computed: Computed, statements: Sequence[ArticleStatement], repo
     tables = [v.composition_table(cells), v.category_table(cells), v.longest_table(cells),
               v.length_table(cells, "all"), v.length_table(cells, "test"), v.audit_table(cells),
               v.runs_table(cells, computed.scores)]
+    tables += [t for t in (baselines_table(cells, computed.scores),) if t]
     if probes:
         tables += [v.heuristic_table(cells, probes, "all"), v.heuristic_table(cells, probes, "test"),
                    v.heuristic_interval_table(cells, probes, "all", DEFAULT_SEED),
@@ -43,6 +45,5 @@ def site_tables(computed: Computed, statements: Sequence[ArticleStatement], repo
                 mv.pair_summary_table(cells, summaries), mv.pair_category_summary_table(cells, summaries),
                 mv.pair_brief_table(cells, summaries)]
     tables += [t for t in optional if t is not None]
-    fidelity = fidelity_table(cells, statements, reported)
-    tables += [fidelity] if fidelity else []
+    tables += fidelity_tables(cells, statements, reported)
     return {t.id: t for t in tables}

@@ -6,12 +6,15 @@ table, so each displayed number can point back to its provenance.
 
 from __future__ import annotations
 
-
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
+from builder.benchmarks.cibuzzbench.wording import (
+    GOLD_POOL_ERRORS_NOTE, OPTION_SETS, has_distractor_types, option_seed_label, option_set_label, selection_label,
+)
+from builder.runs.schema import Header
 from builder.site import tables as site_tables
 from builder.site.tables import Cell, Table
 
@@ -43,6 +46,11 @@ class FactCells(site_tables.FactCells):
         """What differs between a pair's arms (None when they were run alike)."""
         key = K.PAIR_SETTINGS_DIFFER.key(pair_id=pid)
         return self.facts.provenance[key].computation if self.facts[key] else None
+
+
+def run_page(run_id: str) -> str:
+    """The site-relative address of a run's own page (CIBuzzBench writes one per run)."""
+    return f"runs/{run_id}.html"
 
 
 def composition_table(f: FactCells) -> Table:
@@ -77,8 +85,9 @@ def heuristic_table(f: FactCells, probes: list[str], scope: str) -> Table:
                      f.optional(K.PROBE_SPREAD.key(**on, stat="sd"))))
     where = "all items" if scope == "all" else f"the {scope} split"
     return Table(f"heuristics-{scope}", f"Surface heuristics, Task 2 macro F1 on {where}",
-                 ("Heuristic", *(f"Seed {s}" for s in OFFICIAL_SEEDS), "Mean", "SD"), tuple(rows),
-                 note="Each seed is one official option shuffle; SD is the sample standard deviation over seeds.")
+                 ("Heuristic", *(f"Option seed {s}" for s in OFFICIAL_SEEDS), "Mean", "SD"), tuple(rows),
+                 note="Each option seed is one official shuffle of the letter order; SD is the sample standard "
+                      "deviation over seeds.")
 
 
 def heuristic_interval_table(f: FactCells, probes: list[str], scope: str, seed: int) -> Table:
@@ -91,7 +100,7 @@ def heuristic_interval_table(f: FactCells, probes: list[str], scope: str, seed: 
                     f.optional(K.PROBE_SEED.high(**at))]
         rows.append(tuple(row))
     where = "all items" if scope == "all" else f"the {scope} split"
-    return Table(f"heuristic-intervals-{scope}", f"Surface heuristics with 95% bootstrap intervals (seed {seed}, {where})",
+    return Table(f"heuristic-intervals-{scope}", f"Surface heuristics with 95% bootstrap intervals ({option_seed_label(seed)}, {where})",
                  ("Heuristic", "Accuracy", "Low", "High", "Macro F1", "Low", "High"), tuple(rows),
                  note="Percentile bootstrap over items, 2,000 resamples.")
 
@@ -145,12 +154,20 @@ def runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table:
     for rid, s in scores.items():
         h = s.run.header
         seed = str(h.option_seed) if h.option_seed is not None else "–"
-        rows.append((Cell(rid, href=f"runs/{rid}.html"), Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(seed),
-                     Cell(h.scope), f.run_items(rid), *_run_score_cells(f, rid)))
-    return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Seed", "Items", "n", "Accuracy",
-                                      "Macro F1", "F1 low", "F1 high"), tuple(rows),
-                 note="Intervals: 95% percentile bootstrap over items. \"n of N\": a run still in progress "
-                      "(scored as it stands, left out of every headline figure, pair and the tracker).")
+        warned = f" ⚠ imported with {len(h.import_warnings)} warning{'s' * (len(h.import_warnings) > 1)}" \
+            if h.import_warnings else ""
+        task, condition, option_set, items = run_setting(h)
+        rows.append((Cell(rid, href=run_page(rid)), Cell(h.subject_label + warned), Cell(task), Cell(condition),
+                     Cell(option_set if h.option_seed is not None else "–"), Cell(seed), Cell(items), f.run_items(rid),
+                     *_run_score_cells(f, rid)))
+    return Table("runs", "All runs", ("Run", "Subject", "Task", "Condition", "Option set", "Option seed", "Items asked",
+                                      "n", "Accuracy", "Macro F1", "F1 low", "F1 high"), tuple(rows),
+                 note="Intervals: 95% percentile bootstrap over items. Option seed: the seed of the letter order "
+                      "(an item sample's own seed is in Items asked). \"n of N\": a run still in progress "
+                      "(scored as it stands, left out of every headline figure, pair and the tracker). "
+                      "\"⚠ imported with warnings\": its page says what the importer could not vouch for; "
+                      "it is left out of every headline figure, pair, model table and the tracker.",
+                 filters=("Subject", "Task", "Condition", "Option set"))
 
 
 def category_scores_table(f: FactCells, probes: list[str]) -> Table:
@@ -174,7 +191,7 @@ def category_interval_table(f: FactCells, probes: list[str], seed: int = DEFAULT
             if K.PROBE_CATEGORY_SEED.key(**at) in f.facts:
                 rows.append((Cell(c), Cell(PROBE_LABELS.get(p, p)), f(K.PROBE_CATEGORY_SEED.key(**at)),
                              f(K.PROBE_CATEGORY_SEED.low(**at)), f(K.PROBE_CATEGORY_SEED.high(**at))))
-    return Table("category-intervals", f"Heuristic accuracy by category with 95% intervals (seed {seed})",
+    return Table("category-intervals", f"Heuristic accuracy by category with 95% intervals ({option_seed_label(seed)}, all items)",
                  ("Category", "Heuristic", "Accuracy", "Low", "High"), tuple(rows),
                  note="Percentile bootstrap over the category's items, 2,000 resamples.")
 
@@ -242,39 +259,59 @@ def tie_groups(entries: list[tuple[str, float, float, float]]) -> dict[str, int]
     return groups
 
 
+def tie_groups_within(entries: list[tuple[tuple, str, float, float, float]]) -> dict[str, int]:
+    """Tie groups formed only among comparable rows: entries are (setting, name, score, low, high),
+    and a setting (task, condition, option set, prompt, items) is ranked on its own, from 1."""
+    groups: dict[str, int] = {}
+    for setting in sorted({e[0] for e in entries}):
+        groups |= tie_groups([e[1:] for e in entries if e[0] == setting])
+    return groups
+
+
+def run_setting(h: Header) -> tuple[str, str, str, str]:
+    """What a run measured besides its subject and seed, as table cells read it."""
+    return (h.task.replace("_", " "), h.condition, option_set_label(h.variant), selection_label(h.items))
+
+
 def model_runs_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
     """Every complete model run, one row per option seed (the download behind the model
     summaries); runs still in progress are on the runs page only."""
     model_scores = [s for s in scores.values() if s.run.header.subject.get("kind") == "model"
-                    and f.complete(s.run_id)]
+                    and f.complete(s.run_id) and not s.run.header.import_warnings]
     if not model_scores:
         return None
     rows = []
     for s in sorted(model_scores, key=lambda s: (s.run.header.task, s.run.header.condition, s.run.header.subject_name,
                                                  s.run.header.option_seed or 0, s.run_id)):
         rid, h = s.run_id, s.run.header
-        rows.append((Cell(h.subject_label), Cell(h.task.replace("_", " ")), Cell(h.condition), Cell(h.variant),
-                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=f"runs/{rid}.html"),
+        rows.append((Cell(h.subject_label), *map(Cell, run_setting(h)),
+                     Cell(str(h.option_seed) if h.option_seed is not None else "–"), Cell(rid, href=run_page(rid)),
                      f(K.RUN_N.key(run_id=rid), "count"), *_run_score_cells(f, rid)))
     return Table("model-runs", "Model runs, one row per option seed",
-                 ("Model", "Task", "Condition", "Variant", "Seed", "Run", "n", "Accuracy", "Macro F1", "F1 low", "F1 high"),
-                 tuple(rows), note="Intervals: 95% percentile bootstrap over items.")
+                 ("Model", "Task", "Condition", "Option set", "Items asked", "Option seed", "Run", "n", "Accuracy",
+                  "Macro F1", "F1 low", "F1 high"),
+                 tuple(rows), note="Intervals: 95% percentile bootstrap over items. Option seed: the seed of the "
+                 "letter order (an item sample's own seed is in Items asked).")
 
 
 def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
     """Sighted versus blind per model, grouped by overlapping sighted intervals."""
     if not pairs:
         return None
-    groups = tie_groups([(pid, sighted.report.macro_f1, sighted.intervals["macro_f1"].low,
-                          sighted.intervals["macro_f1"].high) for pid, _, sighted in pairs])
+    def setting(blind: RunScore) -> tuple:
+        return run_setting(blind.run.header)[2:] + (blind.run.header.option_seed,)
+    groups = tie_groups_within([(setting(blind), pid, sighted.report.macro_f1, sighted.intervals["macro_f1"].low,
+                                 sighted.intervals["macro_f1"].high) for pid, blind, sighted in pairs])
     rows, unlike = [], []
-    for pid, blind, sighted in sorted(pairs, key=lambda p: (groups[p[0]], -p[2].report.macro_f1, p[0])):
+    for pid, blind, sighted in sorted(pairs, key=lambda p: (setting(p[1]), groups[p[0]], -p[2].report.macro_f1, p[0])):
         on = {"pair_id": pid}
         name = blind.run.header.subject_label
         differ = f.settings_note(pid)
         if differ:
-            unlike.append(f"{name} (seed {blind.run.header.option_seed}): {differ} (a = blind, b = sighted).")
+            unlike.append(f"{name} ({option_seed_label(blind.run.header.option_seed)}): {differ} "
+                          "(a = blind, b = sighted).")
         rows.append((Cell(str(groups[pid])), Cell(f"{name} †" if differ else name),
+                     *map(Cell, run_setting(blind.run.header)[2:]),
                      Cell(str(blind.run.header.option_seed)), f(K.PAIR_N.key(**on), "count"),
                      f(K.PAIR_ARM.key(**on, arm="b", metric="macro_f1")), f(K.PAIR_ARM.key(**on, arm="a", metric="macro_f1")),
                      f(K.PAIR_GAP.key(**on, metric="macro_f1")),
@@ -282,10 +319,11 @@ def model_pairs_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
                      f.optional(K.PAIR_RATIO.key(**on, metric="macro_f1"), "pct"), f(K.PAIR_FIXES.key(**on), "count"),
                      f(K.PAIR_BREAKS.key(**on), "count"), f(K.PAIR_MCNEMAR.key(**on), "p")))
     return Table("model-pairs", "Sighted versus blind per model and option seed (macro F1 on shared items)",
-                 ("Group", "Model", "Seed", "Items", "Sighted", "Blind", "Gap", "Gap low", "Gap high",
-                  "Blind / sighted", "Fixes", "Breaks", "McNemar p"), tuple(rows),
+                 ("Group", "Model", "Option set", "Items asked", "Option seed", "Items", "Sighted", "Blind", "Gap",
+                  "Gap low", "Gap high", "Blind / sighted", "Fixes", "Breaks", "McNemar p"), tuple(rows),
                  note="Gap = sighted - blind with a 95% paired-bootstrap interval. Groups come from overlapping "
-                      "95% intervals of the sighted score. Fixes: wrong blind, right sighted; breaks: the reverse."
+                      "95% intervals of the sighted score, formed only among pairs on the same option set, items "
+                      "and option seed. Fixes: wrong blind, right sighted; breaks: the reverse."
                       + "".join(f" † Settings differ, so part of the gap may come from them: {u}" for u in unlike))
 
 
@@ -296,34 +334,34 @@ def pair_category_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]
             on = {"pair_id": pid, "category": c}
             if K.PAIR_CATEGORY_N.key(**on) not in f.facts:
                 continue
-            rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)), Cell(c),
-                         f(K.PAIR_CATEGORY_N.key(**on), "count"),
+            rows.append((Cell(blind.run.header.subject_label), *map(Cell, run_setting(blind.run.header)[2:]),
+                         Cell(str(blind.run.header.option_seed)), Cell(c), f(K.PAIR_CATEGORY_N.key(**on), "count"),
                          f(K.PAIR_CATEGORY_ARM.key(**on, arm="b")), f(K.PAIR_CATEGORY_ARM.key(**on, arm="a")),
                          f(K.PAIR_CATEGORY_GAP.key(**on)), f(K.PAIR_CATEGORY_GAP.low(**on)), f(K.PAIR_CATEGORY_GAP.high(**on)),
                          f(K.PAIR_CATEGORY_MCNEMAR.key(**on), "p"), f(K.PAIR_CATEGORY_HOLM.key(**on), "p")))
     if not rows:
         return None
     return Table("pair-categories", "Sighted minus blind accuracy by category, per option seed",
-                 ("Model", "Seed", "Category", "Items", "Sighted", "Blind", "Gap", "Low", "High", "McNemar p", "Holm p"),
+                 ("Model", "Option set", "Items asked", "Option seed", "Category", "Items", "Sighted", "Blind", "Gap",
+                  "Low", "High", "McNemar p", "Holm p"),
                  tuple(rows), note="95% paired-bootstrap intervals; Holm adjusts each pair's p-values across categories.")
 
 
 def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]]) -> Table | None:
     rows = []
     for pid, blind, _ in pairs:
-        if K.PAIR_ERRORS_TOTAL.key(pair_id=pid) in f.facts:
-            rows.append((Cell(blind.run.header.subject_label), Cell(str(blind.run.header.option_seed)),
+        if K.PAIR_ERRORS_TOTAL.key(pair_id=pid) in f.facts and has_distractor_types(blind.run.header.variant):
+            rows.append((Cell(blind.run.header.subject_label), *map(Cell, run_setting(blind.run.header)[2:]),
+                         Cell(str(blind.run.header.option_seed)),
                          f(K.PAIR_ERRORS_TOTAL.key(pair_id=pid), "count"),
                          *(f(K.PAIR_ERRORS.key(pair_id=pid, source=s), "count")
                            for s in ("pragmatic", "cultural", "literal", "unparsed"))))
     if not rows:
         return None
     return Table("blind-errors", "Where the blind arm's wrong answers went, per option seed",
-                 ("Model", "Seed", "Errors", "Pragmatic neighbour", "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows))
-
-
-OPTION_SETS: tuple[tuple[str, str], ...] = (
-    ("original", "Original"), ("gold_pool", "Gold pool (article)"), ("gold_pool_slot", "Gold pool, slot-matched"))
+                 ("Model", "Option set", "Items asked", "Option seed", "Errors", "Pragmatic neighbour",
+                  "Cultural mismatch", "Literal gloss", "Unparsed"), tuple(rows),
+                 note=GOLD_POOL_ERRORS_NOTE)
 
 
 def option_sets_table(f: FactCells, probes: list[str], scope: str) -> Table:
