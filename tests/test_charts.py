@@ -23,15 +23,9 @@ from altair.vegalite.v6.schema.core import load_schema
 from builder.site import chart_bundle
 from builder.site import charts
 from builder.site.chart_bundle import VL_VERSION, bundle_version, vega_bundle
-from builder.site.charts import (
-    Chart,
-    blind_error_chart,
-    category_score_chart,
-    heuristic_seed_chart,
-    option_length_chart,
-    render_svg,
-    sighted_blind_scatter,
-)
+from builder.benchmarks.cibuzzbench.views import charts as cibuzzbench_charts
+from builder.benchmarks.cibuzzbench.views.charts import blind_error_chart, heuristic_seed_chart, option_length_chart
+from builder.site.charts import Chart, category_score_chart, render_svg, sighted_blind_scatter
 from builder.site.scriptjson import script_json
 
 EVIL_SCRIPT = "<script>alert(1)</script>"
@@ -373,7 +367,7 @@ def test_palette_reads_on_light_and_dark_backgrounds():
         hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
         return (hi + 0.05) / (lo + 0.05)
 
-    for colour in (*charts.PALETTE, *charts.SLOT_COLOURS.values()):
+    for colour in (*charts.PALETTE, *cibuzzbench_charts.SLOT_COLOURS.values()):
         assert contrast(colour, "#fdfdfc") >= 3 and contrast(colour, "#151617") >= 3, colour
 
 

@@ -3,7 +3,10 @@
 Every builder takes rows that the compute stage already produced and returns a ``Chart``; no
 builder computes a metric (the one optional exception, the per-heuristic mean marker, is left
 to Vega-Lite's own ``mean`` at draw time unless the caller passes the fact values; see
-``heuristic_seed_chart``). A page shows, per chart:
+CIBuzzBench's ``heuristic_seed_chart``). This module is the toolkit every benchmark's charts
+use (row checks, the look, rendering, ``finish_chart``) plus the charts more than one benchmark
+draws; a benchmark's own charts live in its views (CIBuzzBench: views/charts.py). A page shows,
+per chart:
 
 * the SVG (rendered here by vl-convert, so the page reads without JavaScript),
 * the spec as ``<script type="application/json" class="vl-spec" data-target="ID">`` which the
@@ -65,8 +68,6 @@ INK = "currentColor"
 
 # Mid-tone colours, each >= 3:1 contrast against both page backgrounds (see module docstring).
 PALETTE: tuple[str, ...] = ("#3a7fc1", "#c8602a", "#009e73", "#a06cc6", "#b8860b", "#d1495b", "#9c755f", "#cc79a7")
-SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
-SLOT_COLOURS: dict[str, str] = {"gold": "#b8860b", "literal": "#3a7fc1", "cultural": "#009e73", "pragmatic": "#a06cc6"}
 SHAPES: tuple[str, ...] = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down",
                            "triangle-right", "triangle-left")
 
@@ -231,122 +232,6 @@ def _round_number(match: re.Match) -> str:
 
 # ---------------------------------------------------------------------------------- builders
 
-def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
-                        title: str = "Option length by slot",
-                        description: str | None = None,
-    renderer: SvgRenderer | None = None) -> Chart:
-    """Distribution of option lengths, one panel per slot (gold, literal, cultural, pragmatic).
-
-    ``rows`` are already-aggregated ``(slot, length_in_chars, count)`` triples, one per
-    (slot, length) that occurs, e.g. ``analyses.option_lengths.length_distribution``; a repeated
-    (slot, length) is an error, not something to add up. The spec carries those triples only
-    (not one row per option) and draws each as a one-character-wide histogram bar. The data table
-    is the same counts pivoted to one row per length (0 where a slot has no option that long).
-    """
-    seen: dict[tuple[str, int], int] = {}
-    for row in rows:
-        slot, length, count = _unpack(row, 3, "option length")
-        slot = _label(slot, "slot")
-        length, count = _count(length, "length"), _count(count, "count")
-        if (slot, length) in seen:
-            raise ValueError(f"option length rows repeat slot {slot!r} at length {length}")
-        seen[(slot, length)] = count
-    if not seen:
-        raise ValueError("option length chart needs at least one row")
-    slots = _ordered({s for s, _ in seen}, SLOT_ORDER)
-    rank = {s: i for i, s in enumerate(slots)}
-    ordered = sorted(seen.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1]))
-    values = [{"slot": s, "len": n, "n": c} for (s, n), c in ordered]
-    colours = [SLOT_COLOURS.get(s, PALETTE[i % len(PALETTE)]) for i, s in enumerate(slots)]
-
-    base = (
-        alt.Chart()
-        .transform_calculate(end="datum.len + 1")
-        .mark_bar(binSpacing=0, stroke=None)
-        .encode(
-            x=alt.X("len:Q", bin="binned", title="Option length (characters)",
-                    axis=alt.Axis(tickMinStep=1, format="d")),
-            x2="end:Q",
-            y=alt.Y("n:Q", title="Options", axis=alt.Axis(tickMinStep=1, format="d", tickCount=3)),
-            color=alt.Color("slot:N", scale=alt.Scale(domain=slots, range=colours), legend=None),
-            tooltip=[alt.Tooltip("slot:N", title="Slot"), alt.Tooltip("len:Q", title="Characters"),
-                     alt.Tooltip("n:Q", title="Options")],
-        )
-        .properties(width=WIDTH, height=80)
-    )
-    chart = base.facet(
-        row=alt.Row("slot:N", sort=slots, title=None,
-                    header=alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start",
-                                      labelOrient="top", labelFontWeight="bold")),
-        data=alt.Data(values=values),
-        spacing=10,
-    )
-    lengths = sorted({n for _, n in seen})
-    table = tuple((n, *(seen.get((s, n), 0) for s in slots)) for n in lengths)
-    desc = description or ("Histogram of option lengths in characters, one panel per option slot ("
-                           + ", ".join(slots) + ").")
-    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=("Length (characters)", *slots), rows=table)
-
-
-def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
-                         title: str = "Heuristic scores by option seed", value_title: str = "Macro-F1",
-                         means: Mapping[str, float] | None = None,
-                         description: str | None = None,
-    renderer: SvgRenderer | None = None) -> Chart:
-    """One dot per (heuristic, seed) score, with a tick at each heuristic's mean.
-
-    ``rows``: ``(heuristic label, seed, score)``. Pass ``means`` (heuristic -> mean, the
-    computed facts) to mark exactly those values; without it the tick is Vega-Lite's ``mean``
-    of the plotted dots, computed when the chart is drawn (nothing is computed in Python).
-    """
-    values, table, order = [], [], []
-    for row in rows:
-        label, seed, score = _unpack(row, 3, "heuristic seed")
-        label, seed, score = _label(label, "heuristic"), _int(seed, "seed"), _score(score, "score")
-        _once((label, seed), table, "heuristic and seed")
-        if label not in order:
-            order.append(label)
-        values.append({"h": label, "seed": seed, "v": score})
-        table.append((label, seed, score))
-    if not values:
-        raise ValueError("heuristic seed chart needs at least one row")
-    mean_values = []
-    if means is not None:
-        unknown = sorted(set(means) - set(order))
-        if unknown:
-            raise ValueError(f"means given for heuristics with no rows: {unknown}")
-        mean_values = [{"h": h, "m": _score(means[h], f"mean of {h!r}")} for h in order if h in means]
-    fmt = _value_format([v["v"] for v in values] + [m["m"] for m in mean_values])
-    y = alt.Y("h:N", sort=order, title=None)
-    x_scale = alt.Scale(zero=False, nice=True)
-    dots = alt.Chart().mark_point(filled=True, size=70, opacity=0.75, color=PALETTE[0]).encode(
-        x=alt.X("v:Q", title=value_title, scale=x_scale), y=y,
-        tooltip=[alt.Tooltip("h:N", title="Heuristic"), alt.Tooltip("seed:Q", title="Option seed", format="d"),
-                 alt.Tooltip("v:Q", title=value_title, format=fmt)],
-    )
-    tick = {"color": INK, "thickness": 2, "size": 22}
-    if means is None:
-        ticks = alt.Chart().mark_tick(**tick).encode(
-            x=alt.X("mean(v):Q", title=value_title, scale=x_scale), y=y,
-            tooltip=[alt.Tooltip("h:N", title="Heuristic"),
-                     alt.Tooltip("mean(v):Q", title=f"Mean {value_title}", format=fmt)],
-        )
-        chart = alt.layer(dots, ticks, data=alt.Data(values=values))
-    else:
-        ticks = alt.Chart(alt.Data(values=mean_values)).mark_tick(**tick).encode(
-            x=alt.X("m:Q", title=value_title, scale=x_scale), y=y,
-            tooltip=[alt.Tooltip("h:N", title="Heuristic"),
-                     alt.Tooltip("m:Q", title=f"Mean {value_title}", format=fmt)],
-        )
-        chart = alt.layer(dots.properties(data=alt.Data(values=values)), ticks)
-    chart = chart.properties(width=WIDTH, height=_band_height(len(order), 30))
-    desc = description or (f"{value_title} of each heuristic for every option seed (the letter order; dots); the "
-                           "vertical tick marks each heuristic's mean over seeds.")
-    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=("Heuristic", "Option seed", value_title), rows=tuple(table))
-
-
 def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores",
                          title: str = "Scores by category", value_title: str = "Score",
                          series_title: str = "Series", description: str | None = None,
@@ -358,11 +243,11 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
     """
     values, table, categories, series = [], [], [], []
     for row in rows:
-        category, label, value, low, high = _unpack(row, 5, "category score")
-        category, label = _label(category, "category"), _label(label, "series")
-        value = _score(value, "value")
-        low, high = _score(low, "ci_low", optional=True), _score(high, "ci_high", optional=True)
-        _once((category, label), table, "category and series")
+        category, label, value, low, high = unpack_row(row, 5, "category score")
+        category, label = label_text(category, "category"), label_text(label, "series")
+        value = score_value(value, "value")
+        low, high = score_value(low, "ci_low", optional=True), score_value(high, "ci_high", optional=True)
+        check_once((category, label), table, "category and series")
         for name, seq in ((category, categories), (label, series)):
             if name not in seq:
                 seq.append(name)
@@ -370,11 +255,11 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
         table.append((category, label, value, low, high))
     if not values:
         raise ValueError("category score chart needs at least one row")
-    fmt = _value_format([x for v in values for x in (v["v"], v["lo"], v["hi"]) if x is not None])
+    fmt = value_format([x for v in values for x in (v["v"], v["lo"], v["hi"]) if x is not None])
     y = alt.Y("c:N", sort=categories, title=None, scale=alt.Scale(paddingInner=0.3, paddingOuter=0.15))
     offset = alt.YOffset("s:N", sort=series, scale=alt.Scale(paddingOuter=0.5))
     colour = alt.Color("s:N", sort=series, title=series_title,
-                       scale=alt.Scale(domain=series, range=_colours(len(series))))
+                       scale=alt.Scale(domain=series, range=palette_colours(len(series))))
     tooltip = [alt.Tooltip("c:N", title="Category"), alt.Tooltip("s:N", title=series_title),
                alt.Tooltip("v:Q", title=value_title, format=fmt),
                alt.Tooltip("lo:Q", title="Interval low", format=fmt),
@@ -387,96 +272,16 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
     points = alt.Chart().mark_point(filled=True, size=70, opacity=1).encode(
         x=alt.X("v:Q", title=value_title, scale=x_scale), y=y, yOffset=offset, color=colour,
         shape=alt.Shape("s:N", sort=series, title=series_title,
-                        scale=alt.Scale(domain=series, range=_shapes(len(series)))),
+                        scale=alt.Scale(domain=series, range=point_shapes(len(series)))),
         tooltip=tooltip,
     )
     chart = alt.layer(bars, points, data=alt.Data(values=values)).properties(
-        width=WIDTH, height=_band_height(len(categories), max(28, 14 * len(series) + 10)))
+        width=WIDTH, height=band_height(len(categories), max(28, 14 * len(series) + 10)))
     desc = description or (f"{value_title} per category for each {series_title.lower()}: points with "
                            "horizontal interval bars.")
-    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
+    return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Category", series_title, value_title, "Interval low", "Interval high"),
                    rows=tuple(table))
-
-
-def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
-                      title: str = "Where the wrong answers went", source_title: str = "Source",
-                      description: str | None = None,
-    renderer: SvgRenderer | None = None) -> Chart:
-    """Wrong answers by the distractor type chosen, one bar per (type, source).
-
-    ``rows``: ``(distractor type, count, source label)``, e.g. one source per run. Types and
-    sources keep the order in which they first appear; each bar is labelled with its count.
-    """
-    values, table, types, sources = [], [], [], []
-    for row in rows:
-        kind, count, source = _unpack(row, 3, "blind error")
-        kind, count, source = _label(kind, "distractor type"), _count(count, "count"), _label(source, "source")
-        _once((kind, source), table, "distractor type and source")
-        for name, seq in ((kind, types), (source, sources)):
-            if name not in seq:
-                seq.append(name)
-        values.append({"t": kind, "n": count, "s": source})
-        table.append((kind, source, count))
-    if not values:
-        raise ValueError("blind error chart needs at least one row")
-    y = alt.Y("t:N", sort=types, title="Chosen option")
-    offset = alt.YOffset("s:N", sort=sources)
-    tooltip = [alt.Tooltip("t:N", title="Chosen option"), alt.Tooltip("s:N", title=source_title),
-               alt.Tooltip("n:Q", title="Wrong answers", format=",d")]
-    bars = alt.Chart().mark_bar().encode(
-        x=alt.X("n:Q", title="Wrong answers", axis=alt.Axis(tickMinStep=1, format=",d")), y=y, yOffset=offset,
-        color=alt.Color("s:N", sort=sources, title=source_title,
-                        scale=alt.Scale(domain=sources, range=_colours(len(sources)))),
-        tooltip=tooltip,
-    )
-    labels = alt.Chart().mark_text(align="left", baseline="middle", dx=4, fontSize=11, color=INK).encode(
-        x="n:Q", y=y, yOffset=offset, text=alt.Text("n:Q", format=",d"), tooltip=tooltip,
-    )
-    chart = alt.layer(bars, labels, data=alt.Data(values=values)).properties(
-        width=WIDTH, height=_band_height(len(types), max(28, 16 * len(sources) + 8)))
-    desc = description or ("Count of wrong answers by the type of distractor that was chosen, one bar per "
-                           f"{source_title.lower()}.")
-    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=("Chosen option", source_title, "Wrong answers"), rows=tuple(table))
-
-
-def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
-                            title: str = "Measured here and reported", value_title: str = "Macro F1",
-                            description: str | None = None, renderer: SvgRenderer | None = None) -> Chart:
-    """One bar per figure, coloured by where it comes from (measured by this site, or reported by
-    a cited source), so a reader never takes a quoted figure for a recomputed one.
-
-    ``rows``: ``(label, value, origin)``; bars keep the order given.
-    """
-    values, table, order, origins = [], [], [], []
-    for row in rows:
-        label, value, origin = _unpack(row, 3, "figure")
-        label, value, origin = _label(label, "figure"), _score(value, "value"), _label(origin, "origin")
-        _once((label,), table, "figure")
-        order.append(label)
-        if origin not in origins:
-            origins.append(origin)
-        values.append({"f": label, "v": value, "o": origin})
-        table.append((label, origin, value))
-    if not values:
-        raise ValueError("measured/reported chart needs at least one row")
-    fmt = _value_format([v["v"] for v in values])
-    y = alt.Y("f:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
-    tooltip = [alt.Tooltip("f:N", title="Figure"), alt.Tooltip("o:N", title="Origin"),
-               alt.Tooltip("v:Q", title=value_title, format=fmt)]
-    bars = alt.Chart().mark_bar().encode(
-        x=alt.X("v:Q", title=value_title, scale=alt.Scale(domain=[0, 100])), y=y,
-        color=alt.Color("o:N", sort=origins, title=None, legend=alt.Legend(orient="bottom", labelLimit=400),
-                        scale=alt.Scale(domain=origins, range=_colours(len(origins)))),
-        tooltip=tooltip)
-    labels = alt.Chart().mark_text(align="left", baseline="middle", dx=4, fontSize=11, color=INK).encode(
-        x="v:Q", y=y, text=alt.Text("v:Q", format=".1f"), tooltip=tooltip)
-    chart = alt.layer(bars, labels, data=alt.Data(values=values)).properties(
-        width=WIDTH - 200, height=_band_height(len(order), 30))
-    desc = description or f"{value_title} of each figure, coloured by where it comes from."
-    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=("Figure", "Origin", value_title), rows=tuple(table))
 
 
 def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
@@ -491,19 +296,19 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     """
     values, table = [], []
     for row in rows:
-        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = _unpack(row, 7, "sighted/blind")
-        label = _label(label, "label")
-        _once((label,), table, "label")
-        blind, sighted = _score(blind, "blind"), _score(sighted, "sighted")
-        b_lo, b_hi = _score(b_lo, "blind_low", optional=True), _score(b_hi, "blind_high", optional=True)
-        s_lo, s_hi = _score(s_lo, "sighted_low", optional=True), _score(s_hi, "sighted_high", optional=True)
+        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
+        label = label_text(label, "label")
+        check_once((label,), table, "label")
+        blind, sighted = score_value(blind, "blind"), score_value(sighted, "sighted")
+        b_lo, b_hi = score_value(b_lo, "blind_low", optional=True), score_value(b_hi, "blind_high", optional=True)
+        s_lo, s_hi = score_value(s_lo, "sighted_low", optional=True), score_value(s_hi, "sighted_high", optional=True)
         values.append({"l": label, "b": blind, "s": sighted, "blo": b_lo, "bhi": b_hi, "slo": s_lo, "shi": s_hi})
         table.append((label, blind, b_lo, b_hi, sighted, s_lo, s_hi))
     if not values:
         raise ValueError("sighted/blind scatter needs at least one row")
     extent = [x for v in values for k, x in v.items() if k != "l" and x is not None]
-    lo, hi = _shared_domain(extent)
-    fmt = _value_format(extent)
+    lo, hi = shared_domain(extent)
+    fmt = value_format(extent)
     scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
     side = min(WIDTH, 520)
     x_title, y_title = f"Blind {value_title.lower()}", f"Sighted {value_title.lower()}"
@@ -533,14 +338,14 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     chart = alt.layer(*layers, data=alt.Data(values=values)).properties(width=side, height=side)
     desc = description or (f"{y_title} against {x_title.lower()} per run, with interval bars on both axes; "
                            "the dashed diagonal is y = x.")
-    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
+    return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
                    rows=tuple(table))
 
 
 # ----------------------------------------------------------------------------------- helpers
 
-def _finish(chart: alt.TopLevelMixin, *, renderer: SvgRenderer | None, id: str, title: str, description: str,
+def finish_chart(chart: alt.TopLevelMixin, *, renderer: SvgRenderer | None, id: str, title: str, description: str,
             columns: tuple[str, ...], rows: tuple[tuple, ...]) -> Chart:
     if not _ID.match(id):
         raise ValueError(f"chart id {id!r} must match {_ID.pattern} (it becomes an HTML id)")
@@ -555,39 +360,39 @@ def _finish(chart: alt.TopLevelMixin, *, renderer: SvgRenderer | None, id: str, 
                  columns=columns, rows=rows)
 
 
-def _unpack(row: Sequence, n: int, what: str) -> tuple:
+def unpack_row(row: Sequence, n: int, what: str) -> tuple:
     if isinstance(row, (str, bytes)) or len(row) != n:
         raise ValueError(f"{what} rows need {n} fields, got {row!r}")
     return tuple(row)
 
 
-def _once(key: tuple, table: list[tuple], what: str) -> None:
+def check_once(key: tuple, table: list[tuple], what: str) -> None:
     """Refuse a repeated key: the rows come computed, so a repeat is an upstream bug (not
     something to add up or average here)."""
     if any(row[:len(key)] == key for row in table):
         raise ValueError(f"rows repeat the same {what}: {key!r}")
 
 
-def _label(value: Any, what: str) -> str:
+def label_text(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{what} must be a non-empty string, got {value!r}")
     return value
 
 
-def _int(value: Any, what: str) -> int:
+def int_value(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):  # numpy ints are Integral
         raise ValueError(f"{what} must be an integer, got {value!r}")
     return int(value)
 
 
-def _count(value: Any, what: str) -> int:
-    value = _int(value, what)
+def count_value(value: Any, what: str) -> int:
+    value = int_value(value, what)
     if value < 0:
         raise ValueError(f"{what} must not be negative, got {value}")
     return value
 
 
-def _score(value: Any, what: str, *, optional: bool = False) -> float | None:
+def score_value(value: Any, what: str, *, optional: bool = False) -> float | None:
     """A finite number as float; NaN (an undefined score) and, if optional, None become None."""
     if value is None and optional:
         return None
@@ -601,29 +406,29 @@ def _score(value: Any, what: str, *, optional: bool = False) -> float | None:
     return value
 
 
-def _ordered(names: set[str], preferred: Sequence[str]) -> list[str]:
+def ordered_names(names: set[str], preferred: Sequence[str]) -> list[str]:
     return [s for s in preferred if s in names] + sorted(names - set(preferred))
 
 
-def _colours(n: int) -> list[str]:
+def palette_colours(n: int) -> list[str]:
     return [PALETTE[i % len(PALETTE)] for i in range(n)]
 
 
-def _shapes(n: int) -> list[str]:
+def point_shapes(n: int) -> list[str]:
     return [SHAPES[i % len(SHAPES)] for i in range(n)]
 
 
-def _band_height(bands: int, step: int) -> int:
+def band_height(bands: int, step: int) -> int:
     return max(1, bands) * step
 
 
-def _value_format(values: Iterable[float | None]) -> str:
+def value_format(values: Iterable[float | None]) -> str:
     """Three decimals for scores on a 0-1 scale, one for scores on a 0-100 scale."""
     present = [abs(v) for v in values if v is not None]
     return ".3f" if present and max(present) <= 1 else ".1f"
 
 
-def _shared_domain(values: Sequence[float]) -> tuple[float, float]:
+def shared_domain(values: Sequence[float]) -> tuple[float, float]:
     """One [lo, hi] for both scatter axes: the data's extent padded 5% and rounded outward to a
     1/2/5 step, clipped to [0, 1] or [0, 100] when the data lie on such a scale (layout only)."""
     lo, hi = min(values), max(values)
@@ -653,12 +458,12 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     """
     values, table, series, sizes = [], [], [], set()
     for row in rows:
-        label, model, size, value = _unpack(row, 4, "scale")
-        label, model = _label(label, "series"), _label(model, "model")
-        size, value = _score(size, "size"), _score(value, "value")
+        label, model, size, value = unpack_row(row, 4, "scale")
+        label, model = label_text(label, "series"), label_text(model, "model")
+        size, value = score_value(size, "size"), score_value(value, "value")
         if size is None or size <= 0:
             raise ValueError(f"size must be a positive number of billions (log scale), got {row[2]!r}")
-        _once((label, model), table, "series and model")
+        check_once((label, model), table, "series and model")
         if label not in series:
             series.append(label)
         sizes.add(size)
@@ -670,14 +475,14 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     values.sort(key=lambda v: (rank[v["s"]], v["x"]))
     table.sort(key=lambda r: (rank[r[0]], r[2]))
     present = [v["v"] for v in values if v["v"] is not None]
-    fmt = _value_format(present)
+    fmt = value_format(present)
     unit = bool(present) and min(present) >= 0 and max(present) <= 1
     y_scale = alt.Scale(domain=[0, 1], nice=False) if unit else alt.Scale(zero=False, nice=True)
     x = alt.X("x:Q", title=size_title, scale=alt.Scale(type="log", nice=False, padding=18),
               axis=alt.Axis(values=sorted(sizes), format="~g", grid=True))
     y = alt.Y("v:Q", title=value_title, scale=y_scale)
     colour = alt.Color("s:N", sort=series, title=series_title,
-                       scale=alt.Scale(domain=series, range=_colours(len(series))))
+                       scale=alt.Scale(domain=series, range=palette_colours(len(series))))
     tooltip = [alt.Tooltip("s:N", title=series_title), alt.Tooltip("m:N", title="Model"),
                alt.Tooltip("x:Q", title="Parameters (billions)", format="~g"),
                alt.Tooltip("v:Q", title=value_title, format=fmt)]
@@ -686,10 +491,10 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     points = alt.Chart().mark_point(filled=True, size=70, opacity=1).encode(
         x=x, y=y, color=colour, tooltip=tooltip,
         shape=alt.Shape("s:N", sort=series, title=series_title,
-                        scale=alt.Scale(domain=series, range=_shapes(len(series)))),
+                        scale=alt.Scale(domain=series, range=point_shapes(len(series)))),
     )
     chart = alt.layer(lines, points, data=alt.Data(values=values)).properties(width=WIDTH, height=360)
     desc = description or (f"{value_title} against model size (log scale), one line per "
                            f"{series_title.lower()}.")
-    return _finish(chart, renderer=renderer, id=id, title=title, description=desc,
+    return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=(series_title, "Model", "Parameters (billions)", value_title), rows=tuple(table))

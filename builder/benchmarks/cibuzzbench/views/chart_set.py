@@ -15,16 +15,17 @@ if TYPE_CHECKING:
 
 
 def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dict[str, Any]:
+    from builder.benchmarks.cibuzzbench.views import charts as views_charts
     from builder.site import charts as c
     facts = computed.facts
     out = {}
-    out["option-lengths"] = c.option_length_chart(computed.length_distribution, renderer=renderer)
+    out["option-lengths"] = views_charts.option_length_chart(computed.length_distribution, renderer=renderer)
     probes = [p for p in PROBE_LABELS if K.PROBE_SPREAD.key(probe=p, scope="all", metric="macro_f1", stat="mean") in facts]
     seed_keys = [(p, seed, K.PROBE_SEED.key(probe=p, scope="all", metric="macro_f1", seed=seed))
                  for p in probes for seed in OFFICIAL_SEEDS]
     seed_rows = [(PROBE_LABELS[p], seed, facts[key]) for p, seed, key in seed_keys if key in facts]
     if seed_rows:
-        out["heuristic-seeds"] = c.heuristic_seed_chart(seed_rows, renderer=renderer)
+        out["heuristic-seeds"] = views_charts.heuristic_seed_chart(seed_rows, renderer=renderer)
     category_rows = _category_rows(facts, probes)
     if category_rows:
         out["category-scores"] = c.category_score_chart(category_rows, renderer=renderer)
@@ -34,6 +35,7 @@ def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dic
 
 def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, Any]:
     """One point (and one set of bars) per model: means over its per-seed pairs."""
+    from builder.benchmarks.cibuzzbench.views import charts as views_charts
     from builder.site import charts as c
     from builder.benchmarks.cibuzzbench.views.model_views import chart_labels
     facts = computed.facts
@@ -58,7 +60,7 @@ def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, 
                      f"{'those runs' if one_seed else 'the runs at option order seed ' + str(DEFAULT_SEED)}; "
                      "the dashed diagonal is y = x."))}
     if errors:
-        out["blind-errors"] = c.blind_error_chart(
+        out["blind-errors"] = views_charts.blind_error_chart(
             errors, id="blind-errors", source_title="Model", renderer=renderer,
             description=f"The blind arm's wrong answers by the type of distractor chosen, {seeds}.")
     return out
@@ -102,14 +104,14 @@ FINDING_REPORTED = (  # (label, reported figure): what the published probe and t
 def finding_chart(computed: Computed, reported: Any, renderer: SvgRenderer | None = None) -> dict[str, Any]:
     """The front page's one chart: Task 2 macro F1 without the Chinese (measured from the data and
     the probe runs) beside the sighted and blind figures the sources report (not re-run here)."""
-    from builder.site import charts as c
+    from builder.benchmarks.cibuzzbench.views import charts as views_charts
     facts = computed.facts
     rows = [(label, facts[key], MEASURED) for label, key in FINDING_MEASURED if key in facts]
     rows += [(label, reported[key].value, f"reported by {reported[key].source.short}")
              for label, key in FINDING_REPORTED if key in reported]
     if not rows:
         return {}
-    return {"finding": c.measured_reported_chart(
+    return {"finding": views_charts.measured_reported_chart(
         rows, id="finding", title="Equivalent Selection without the Chinese, and what the sources report",
         renderer=renderer,
         description="Macro F1 on Task 2. Measured here: model-free rules and a learned reader of the options "

@@ -125,7 +125,7 @@ def pair_summary_table(f: FactCells, summaries: list[PairSummary]) -> Table | No
                      f(K.PAIRED_GAP_INTERVAL.high(**f1)), f.optional(K.PAIRED_RATIO.key(**f1, stat="mean"), "pct"),
                      f.optional(K.PAIRED_ABOVE_CHANCE.key(**on, stat="mean"), "pct"),
                      f(K.PAIRED_MCNEMAR.key(**on, range="min"), "p"), f(K.PAIRED_MCNEMAR.key(**on, range="max"), "p")))
-    return Table("model-pair-summaries", "Sighted versus blind per model (macro F1 on shared items, mean over seeds)",
+    return Table("model-pair-summaries", "Sighted versus blind per model (macro F1 on shared items, mean over the option seeds in the Seeds column)",
                  ("Group", "Model", "Option set", "Prompt", "Items asked", "n", "Seeds", "Sighted", "Blind", "Gap",
                   "Gap SD", "Gap low",
                   "Gap high", "Blind / sighted", "Above chance kept", "McNemar p (lowest)", "McNemar p (highest)"),
