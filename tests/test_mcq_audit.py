@@ -257,3 +257,9 @@ def test_cibuzzbench_as_a_spec_agrees_with_the_site_heuristics(real_csv: Path, t
     official = np.mean([100.0 * np.mean([longest_chars(o) == o.gold_letter for o in option_sets(dataset, s).values()])
                         for s in OFFICIAL_SEEDS])
     assert audit.probes["longest_chars"].accuracy.mean == pytest.approx(official, abs=0.3)
+
+
+def test_the_audit_shuffles_with_cibuzzbenchs_official_seeds() -> None:
+    from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
+    from builder.benchmarks.mcq.shuffle import SEEDS
+    assert SEEDS == OFFICIAL_SEEDS  # pages compare shuffles made the same way

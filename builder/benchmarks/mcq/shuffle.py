@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
-
-SEEDS: tuple[int, ...] = OFFICIAL_SEEDS
+# The five official CIBuzzBench option seeds, as values: the spec'd benchmarks shuffle with the
+# same seeds so their pages read alike, without this plug-in importing another.
+SEEDS: tuple[int, ...] = (1111, 2222, 3333, 4444, 5555)
 
 
 def order(seed: int, item_id: str, k: int) -> list[int]:
