@@ -107,7 +107,7 @@ def test_an_mmlu_pro_zip_becomes_a_partial_run_with_its_own_gold(tmp_path: Path,
     raw = (tmp_path / "runs" / RUN).read_bytes()
     assert b"Synthetic question" not in raw and b"step by step" not in raw
     (loaded,) = load_specs(content, tmp_path / "cache", [run])
-    from builder.benchmarks.mcq.report import gold_letters
+    from builder.benchmarks.mcq.gold import gold_letters
     gold, pred = gold_letters(run, loaded)
     by_id = {r["question_id"]: r for r in records if isinstance(r, dict)}
     expected = ["ABCD"[by_id[int(i.id)]["answer_index"]] for i in sorted(run.items, key=lambda i: i.row_id)]

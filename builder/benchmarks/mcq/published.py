@@ -26,7 +26,7 @@ def imported(runs: Sequence[Run]) -> list[Run]:
 
 def correct(run: Run, loaded: Any) -> dict[int, bool]:
     """Per row_id, whether the strict letter is the run's own gold."""
-    from builder.benchmarks.mcq.report import gold_letters
+    from builder.benchmarks.mcq.gold import gold_letters
     row_ids = sorted(i.row_id for i in run.items)
     gold, pred = gold_letters(run, loaded, row_ids)
     return {r: g == p for r, g, p in zip(row_ids, gold, pred)}

@@ -22,6 +22,7 @@ from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.audit import PROBES, Audit
 from builder.benchmarks.mcq.audit_cache import cached_audit, cached_benchmark
 from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.gold import gold_letters
 from builder.benchmarks.mcq.load import Benchmark
 from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
@@ -276,18 +277,6 @@ def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
               "% of audited items option-solvable: the cross-fitted learned probe ranks the gold strictly first")
     facts.add(K.LEAK.key(bench=bench, value="mean_leak_score"), 100.0 * float(np.mean(leak.leak_score)),
               "mean cross-fitted probability the learned probe gives the gold (0-100)")
-
-
-def gold_letters(run: Run, loaded: Loaded, row_ids: Sequence[int] | None = None) -> tuple[list[str], list[str]]:
-    """(gold letter, predicted letter) per item, in row_id order."""
-    items: dict[int, ChoiceItem] = {i.row_id: i for i in run.items}
-    gold, pred = [], []
-    for row_id in sorted(items) if row_ids is None else row_ids:
-        item = items[row_id]
-        answer = item.revision["gold"] if item.revision is not None else loaded.data.items[row_id].gold
-        gold.append(next(letter for letter, index in item.letter_map.items() if index == answer))
-        pred.append(item.prediction)
-    return gold, pred
 
 
 def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categories: Sequence[tuple[str, str]]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.core.paths import REPO_DIR
+from builder.core.paths import refuse_checkout
 
 HARNESSES = ("lm-eval", "inspect")
 EEE = "eee"  # Every Eval Ever: a run (any spec'd benchmark's) out, not tasks (builder/benchmarks/mcq/results/eee.py)
@@ -47,7 +47,7 @@ def run_export(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.runs.selection import make_selection
-    refuse_repository(args.out)
+    refuse_checkout(args.out)
     if len(set(args.seeds)) != len(args.seeds):
         raise InputError.single("--seeds", "a seed is listed twice")
     dataset = _variant(args.variant)
@@ -59,28 +59,6 @@ def run_export(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     print(f"{len(tasks)} task(s): {', '.join(t.name for t in tasks)}")
     return 0
-
-
-def refuse_repository(out: Path) -> None:
-    """Exported items are dataset text, which must never be committed: refuse the checkout this
-    code runs from and any other buzzprobe checkout at or above the target (a second clone, a
-    worktree), even when the installed package lives elsewhere."""
-    target = out.resolve()
-    for folder in (target, *target.parents):
-        if folder == REPO_DIR or _is_checkout(folder):
-            raise InputError.single(out, f"the export carries the dataset's text and must not go into the repository "
-                                    f"(a buzzprobe checkout at {folder}); choose a folder outside it")
-
-
-def _is_checkout(folder: Path) -> bool:
-    """A buzzprobe checkout: its pyproject names the project, or it has builder/ beside .git."""
-    try:
-        if (folder / "builder" / "cli.py").is_file() and (folder / ".git").exists():
-            return True
-        pyproject = folder / "pyproject.toml"
-        return pyproject.is_file() and 'name = "buzzprobe"' in pyproject.read_text("utf-8", "replace")[:4096]
-    except OSError:
-        return False
 
 
 def _variant(name: str) -> Any:

@@ -57,7 +57,7 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
 
 def run_eee_export(args: argparse.Namespace) -> int:
     """`buzzprobe export eee --run RUN --out DIR [--developer NAME]` (results/eee.py)."""
-    from builder.benchmarks.cibuzzbench.interop.command import refuse_repository
+    from builder.core.paths import refuse_checkout
     from builder.benchmarks.mcq.probe import spec_path
     from builder.benchmarks.mcq.report import _load_spec
     from builder.benchmarks.mcq.results.eee import export_eee
@@ -65,7 +65,7 @@ def run_eee_export(args: argparse.Namespace) -> int:
     from builder.runs.reader import read_run
     if args.run is None:
         raise InputError.single("--run", "required for `export eee`: the run file to export")
-    refuse_repository(args.out)
+    refuse_checkout(args.out)
     run = read_run(args.run)
     loaded = _load_spec(spec_path(run.header.benchmark, None), Path(".cache"), {run.header.benchmark: [run]})
     for path in export_eee(loaded.runs[0], loaded, args.out, args.developer):

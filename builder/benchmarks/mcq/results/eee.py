@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.report import Loaded, gold_letters
+from builder.benchmarks.mcq.gold import gold_letters
+from builder.benchmarks.mcq.report import Loaded
 from builder.core.names import slug
 from builder.runs.schema import Run
 
