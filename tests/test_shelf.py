@@ -211,9 +211,11 @@ def test_the_index_sorts_by_gain_and_words_its_prose_by_the_numbers(tmp_path: Pa
 
 def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """A build of the committed content with every shipped spec reading its shared copy: one
-    index row per spec, each linked to its page, sorted by the learned probe's gain. The audits
-    are cached in the tests' shared cache (by content), so only the first run pays for them."""
+    """What `make site` builds: the committed content and runs (the 29 imported MMLU-Pro runs
+    among them) with every shipped spec reading its shared copy: one index row per spec, each
+    linked to its page, sorted by the learned probe's gain, and the MMLU-Pro page's leak split
+    for every imported model. The audits are cached in the tests' shared cache (by content), so
+    only the first run pays for them."""
     from builder.pipeline import BuildConfig, build
     monkeypatch.delenv("BUZZPROBE_SKIP_BENCHMARKS", raising=False)
     folders = {"mmlu-pro": "mmlu-pro", "mmlu": "mmlu", "cmmlu": "cmmlu", "truthfulqa-mc1": "truthfulqa-mc"}
@@ -223,9 +225,12 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
         if variable != "CIBUZZBENCH_CSV":
             monkeypatch.setenv(variable, str(shared_copy(folders[name], variable)))
     monkeypatch.setenv("CIBUZZBENCH_CSV", str(real_csv))
-    (tmp_path / "runs").mkdir()
     out = tmp_path / "site"
-    build(BuildConfig(tmp_path / "runs", REPO / "content", out, charts=False, force=True))
+    build(BuildConfig(REPO / "runs", REPO / "content", out, charts=False, force=True))
+    imported = sorted((REPO / "runs" / "mmlu-pro").glob("*.jsonl.gz"))
+    split = (out / "tables" / "mcq-mmlu-pro-leak-split.csv").read_text(encoding="utf-8").splitlines()
+    assert len(imported) == 29 and len(split) == 1 + len(imported)  # every imported model, split by leak
+    assert split[0].startswith("model,items,coverage,accuracy_strict,accuracy_official,solvable_items")
     facts = json.loads((out / "facts.json").read_text(encoding="utf-8"))
     index = (out / "benchmarks.html").read_text(encoding="utf-8")
     assert facts["mcq.index.benchmarks"] == len(names) == 5

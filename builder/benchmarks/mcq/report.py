@@ -128,6 +128,17 @@ def _outside_message(run: Run, row_id: int, benchmark: Benchmark, data: ChoiceSe
     return f"record {row_id} is not an audited item of {benchmark.spec.name}"
 
 
+def _prediction_problem(run: Run, prediction: str, k: int) -> str | None:
+    """A probed run's prediction is one of the item's letters (the parser reads no other); an
+    imported one may be any letter the publisher's extraction read (MMLU-Pro's reads A-J on
+    every question), and one beyond the item's options is a wrong answer, as the upstream scores it."""
+    imported = run.header.source is not None
+    if prediction == "" or prediction in (LETTERS if imported else LETTERS[:k]):
+        return None
+    allowed = "a capital letter" if imported else f"a letter {LETTERS[0]}-{LETTERS[k - 1]}"
+    return f"prediction {prediction[:20]!r} is not {allowed} (nor '' for unparsed)"
+
+
 def _item_problems(run: Run, benchmark: Benchmark, data: ChoiceSet, declared: set[int]) -> list[Problem]:
     problems = []
     seed = run.header.option_seed
@@ -137,10 +148,8 @@ def _item_problems(run: Run, benchmark: Benchmark, data: ChoiceSet, declared: se
         if known is None or item.row_id not in declared:
             continue  # said once above
         problems += number_problems(run, item.latency_ms, item.usage, line or 1)
-        if item.prediction not in ("", *LETTERS[:len(known.choices)]):
-            problems.append(Problem(run.path, f"prediction {item.prediction[:20]!r} is not a letter "
-                                    f"{LETTERS[0]}-{LETTERS[len(known.choices) - 1]} (nor '' for unparsed)",
-                                    line, "prediction"))
+        if (problem := _prediction_problem(run, item.prediction, len(known.choices))) is not None:
+            problems.append(Problem(run.path, problem, line, "prediction"))
         if item.id != known.id:
             problems.append(Problem(run.path, f"record {item.row_id} has id {known.id!r}, not {item.id!r}", line, "id"))
         elif item.letter_map != shown_letters(seed, known.id, shown_count(item, known)):
