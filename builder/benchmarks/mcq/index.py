@@ -25,7 +25,7 @@ from builder.core.facts import FactTable
 
 RULES: tuple[str, ...] = ("position_prior", "longest_chars", "shortest_chars", "longest_words", "centroid")
 LEARNED = "learned_options"
-NO_CUE = "none above chance"
+NO_CUE = "none: no drop excludes 0"
 
 
 @dataclass(frozen=True)

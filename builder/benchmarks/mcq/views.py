@@ -269,8 +269,10 @@ def index_table(index: Any, cells: FactCells) -> Table:
                  "interval of seed 1111. Rules are scored on every audited item; the learned probe on the test split "
                  "where the spec has one (else every item, 5-fold cross-validation). Chance: the mean of 1/k over "
                  "the items. Gain: the learned probe's accuracy minus chance on the items it answered. "
-                 "Option-solvable: the share of those items whose learned top choice is the gold. Top cue family: "
-                 "that of the strongest rule, when its interval lies above chance.")
+                 "Option-solvable: the share of those items whose learned top choice is the gold (strictly highest). "
+                 "Top cue family: the feature family whose removal costs the learned probe most in the drop-one-group "
+                 "ablation, named only when that drop's 95% interval excludes 0 (each benchmark's page has the "
+                 "ablation).")
 
 
 def index_chart_rows(index: Any, facts: Any) -> list[tuple[str, str, float, float, float]]:
