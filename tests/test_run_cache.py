@@ -127,3 +127,21 @@ def test_lazy_items_round_trip(small_inputs):
     lazy = pickle.loads(pickle.dumps(LazyItems.of(run.items)))
     assert len(lazy) == len(run.items)
     assert tuple(lazy) == run.items and lazy[3] == run.items[3]
+
+
+def test_a_compressed_run_is_cached_like_any_other(small_inputs, tmp_path):
+    """A .jsonl.gz run is written whole (never appended to), so its bytes decide it: the next
+    build reads it from the cache instead of parsing it again (the 29 imported MMLU-Pro runs)."""
+    from builder.runs.writer import write_run
+    _, runs = small_inputs
+    plain = sorted(runs.rglob("*.jsonl"))[0]
+    run = read_run(plain)
+    packed = tmp_path / "runs" / f"{plain.stem}.jsonl.gz"
+    packed.parent.mkdir()
+    write_run(packed, run.header, run.items, run.footer)
+    first = RunCache(tmp_path / "cache")
+    assert tuple(first.run(packed, lambda raw: read_run(packed, raw)).items) == tuple(run.items)
+    assert first.hits == 0 and first.save() == 1
+    second = RunCache(tmp_path / "cache")
+    again = second.run(packed, lambda raw: read_run(packed, raw))
+    assert second.hits == 1 and tuple(again.items) == tuple(run.items)

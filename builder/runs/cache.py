@@ -27,6 +27,7 @@ from typing import Any, TypeVar, overload
 
 from builder.core.cachefile import environment_key, read_sealed, write_sealed
 from builder.core.paths import PACKAGE_DIR
+from builder.runs.files import is_compressed
 from builder.runs.schema import Run
 
 T = TypeVar("T")
@@ -127,7 +128,9 @@ class RunCache:
             raw = path.read_bytes()
         except OSError:
             return read(None)  # reports the file as unreadable
-        if not raw.endswith(b"\n"):  # possibly being appended to: what it means depends on more than its bytes
+        # A run that may be being appended to means more than its bytes; a .jsonl.gz run is only
+        # ever written whole, atomically, so its bytes say it all.
+        if not raw.endswith(b"\n") and not is_compressed(path):
             return read(raw)
         key = hashlib.sha256(self._salt + str(path).encode() + b"\0" + raw).hexdigest()
         entry = self._read(key)
