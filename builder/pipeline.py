@@ -83,12 +83,13 @@ def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
     from builder.runs.load import read_store
     store = read_store(runs_dir, settings.run_cache)
     problems = list(store.problems)
-    owners = _run_owners(settings, store.runs)
+    served = _served_names(settings)
+    owners = _run_owners(served, store.runs)
+    known = ", ".join(sorted(served))
     for name, runs in sorted(store.runs.items()):
         if name not in owners:
-            known = sorted(n for b in registered() for n in b.run_names(settings))
-            problems += [Problem(run.path, f"no benchmark {name!r} in this build (known: "
-                                 f"{', '.join(known)})", 1, "benchmark") for run in runs]
+            problems += [Problem(run.path, f"no benchmark {name!r} in this build (known: {known})", 1, "benchmark")
+                         for run in runs]
     loaded: dict[str, Any] = {}
     for benchmark in registered():
         mine = [run for name, runs in sorted(store.runs.items()) if owners.get(name) == benchmark.name for run in runs]
@@ -101,11 +102,9 @@ def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
     return loaded
 
 
-def _run_owners(settings: BuildSettings, runs: dict[str, list[Any]]) -> dict[str, str]:
-    """Which plug-in reads the runs of each benchmark name: the registry's one rule
-    (`run_owner`, which also chose the format that read them), when the owner serves that
-    name in this build (a spec'd benchmark's name needs its spec)."""
-    from builder.benchmarks import registered, run_owner
+def _served_names(settings: BuildSettings) -> dict[str, str]:
+    """The benchmark names this build serves, each with the plug-in that serves it."""
+    from builder.benchmarks import registered
     served: dict[str, str] = {}
     for benchmark in registered():
         for name in benchmark.run_names(settings):
@@ -113,6 +112,14 @@ def _run_owners(settings: BuildSettings, runs: dict[str, list[Any]]) -> dict[str
                 raise InputError.single(settings.content_dir, f"benchmark name {name!r} is claimed by both "
                                         f"{served[name]} and {benchmark.name}")
             served[name] = benchmark.name
+    return served
+
+
+def _run_owners(served: dict[str, str], runs: dict[str, list[Any]]) -> dict[str, str]:
+    """Which plug-in reads the runs of each benchmark name: the registry's one rule
+    (`run_owner`, which also chose the format that read them), when the owner serves that
+    name in this build (a spec'd benchmark's name needs its spec)."""
+    from builder.benchmarks import run_owner
     owners = {}
     for name, named in runs.items():
         owner = run_owner(name, named[0].header.task) if named else None

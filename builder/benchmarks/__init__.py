@@ -15,6 +15,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from builder.benchmarks.base import Benchmark
 
 
@@ -53,19 +55,21 @@ def run_owner(name: str, task: object = None) -> "Benchmark | None":
     """The one rule for who reads a run: the plug-in called `name`, if it declares a run format;
     else the plug-in whose format serves any name and lists the run's `task`; else None. The
     reader takes the run format from this owner and the pipeline hands the run to it."""
-    found = [b for b in registered() if b.name == name and b.run_format_module is not None]
-    if not found:
-        found = [b for b in registered() if b.run_format_module is not None and b.run_format().any_name
-                 and task in b.run_format().tasks]
-    return found[0] if found else None
+    readers = [b for b in registered() if b.run_format_module is not None]
+    return _named_or_any_name(readers, name, lambda b: task in b.run_format().tasks)
 
 
 def probe_owner(name: str) -> "Benchmark | None":
     """Who plans `buzzprobe probe --benchmark NAME`: the probing plug-in called `name`, else the
     probing plug-in that serves any name (the spec'd benchmarks; it checks the name itself)."""
-    probing = [b for b in registered() if b.probes]
-    named = [b for b in probing if b.name == name]
+    return _named_or_any_name([b for b in registered() if b.probes], name, lambda b: True)
+
+
+def _named_or_any_name(plugins: list["Benchmark"], name: str,
+                       accepts: "Callable[[Benchmark], bool]") -> "Benchmark | None":
+    """The plug-in called `name`, else the first whose run format serves any name and `accepts`."""
+    named = [b for b in plugins if b.name == name]
     if named:
         return named[0]
-    any_name = [b for b in probing if b.run_format_module is not None and b.run_format().any_name]
-    return any_name[0] if any_name else None
+    return next((b for b in plugins if b.run_format_module is not None and b.run_format().any_name
+                 and accepts(b)), None)

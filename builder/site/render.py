@@ -22,7 +22,7 @@ from markupsafe import Markup
 from builder import __version__
 from builder.site.parts import PageSettings, RunBrief, SiteParts
 from builder.claims.engine import PredictionVerdict
-from builder.core.errors import InputError, Problem
+from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor, name_problem
 from builder.core.reported import ReportedTable, load_reported
@@ -60,19 +60,10 @@ class SiteContent:
 
 def load_site_content(content_dir: Path, site_url: str = "") -> SiteContent:
     """site.yaml, the pages and reported.yaml; every problem of the three at once."""
-    found: dict[str, Any] = {}
-    loaders = {"config": lambda: load_site_config(content_dir, site_url),
-               "pages": lambda: _checked_pages(content_dir / "pages"),
-               "reported": lambda: load_reported(content_dir / "reported.yaml")}
-    problems: list[Problem] = []
-    for name, load in loaders.items():
-        try:
-            found[name] = load()
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
-    return SiteContent(content_dir, found["config"], found["pages"], found["reported"])
+    loaders = (lambda: load_site_config(content_dir, site_url), lambda: _checked_pages(content_dir / "pages"),
+               lambda: load_reported(content_dir / "reported.yaml"))
+    config, pages, reported = gather(loaders, lambda load: load())
+    return SiteContent(content_dir, config, pages, reported)
 
 
 def _checked_pages(folder: Path) -> list[Page]:

@@ -47,11 +47,12 @@ def run_export(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.runs.selection import make_selection
+    from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
+    from builder.probing.command import distinct_seeds
     refuse_checkout(args.out)
-    if len(set(args.seeds)) != len(args.seeds):
-        raise InputError.single("--seeds", "a seed is listed twice")
+    seeds = distinct_seeds(args, DEFAULT_SEED)
     dataset = _variant(args.variant)
-    request = ExportRequest(tuple(dict.fromkeys(args.arms)), args.lang, tuple(args.seeds), args.variant,
+    request = ExportRequest(tuple(dict.fromkeys(args.arms)), args.lang, tuple(seeds), args.variant,
                             make_selection(args.split, args.sample, args.sample_seed), tuple(args.protocol))
     tasks = plan_exports(request, load_protocols(args.protocols or DEFAULT_PROTOCOLS), dataset)
     write = export_lm_eval if args.harness == "lm-eval" else export_inspect
