@@ -236,7 +236,7 @@ def test_a_damaged_compressed_run_is_refused_by_name(tmp_path: Path) -> None:
 
 def test_the_stratified_gap_interval_covers_its_estimate_and_follows_the_data() -> None:
     import numpy as np
-    from builder.benchmarks.mcq.leak_split import stratified_gap
+    from builder.stats.split_gap import stratified_gap
     rng = np.random.default_rng(0)
     strata = np.repeat([0, 1, 2], 200)
     solvable = rng.random(600) < np.where(strata == 0, 0.7, 0.2)

@@ -244,3 +244,28 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
     assert "mcq.mmlu-pro.audit.shuffled.random.macro_f1" not in facts  # k varies: accuracy only
     assert "mcq.mmlu.audit.shuffled.random.macro_f1" in facts
     assert "TIGER-AI-Lab/MMLU-Pro at commit f418b116db00" in index  # the footer names each pinned source
+    _check_frontier_facts(facts, [p.name.removesuffix(".jsonl.gz") for p in imported],
+                          (out / "benchmarks" / "mmlu-pro.html").read_text(encoding="utf-8"))
+
+
+def _check_frontier_facts(facts: dict[str, float], run_ids: list[str], page: str) -> None:
+    """The committed MMLU-Pro runs wired through: tie groups in strict-accuracy order, the
+    reconciliation of every statement in content/reconciliation/mmlu-pro.yaml, Kendall's tau."""
+    from scipy.stats import kendalltau
+    from builder.core.yamlfile import load_mapping
+    run = "mcq.mmlu-pro.run.{}.{}".format
+    ordered = sorted(run_ids, key=lambda r: (-facts[run(r, "accuracy")], r))
+    groups = [facts[run(r, "tie_group")] for r in ordered]
+    assert groups[0] == 1 and all(b - a in (0, 1) for a, b in zip(groups, groups[1:]))
+    assert all((b - a == 1) == (facts[run(r, "tie_p")] < 0.05) for a, b, r in zip(groups, groups[1:], ordered[1:]))
+    assert run(ordered[0], "tie_p") not in facts and 1 < groups[-1] < len(ordered)
+    statements = load_mapping(REPO / "content" / "reconciliation" / "mmlu-pro.yaml")[0]["statements"]
+    matched = [facts[f"mcq.mmlu-pro.reconcile.{s['id']}.matches"] for s in statements
+               if f"mcq.mmlu-pro.reconcile.{s['id']}.matches" in facts]
+    assert len(matched) == facts["mcq.mmlu-pro.reconcile.recomputed.count"] > 0
+    assert facts["mcq.mmlu-pro.reconcile.matches.count"] == sum(matched)
+    assert facts["mcq.mmlu-pro.reconcile.differs.count"] == len(matched) - sum(matched)
+    assert 'id="mcq-mmlu-pro-reconcile"' in page
+    every = [facts[run(r, "accuracy")] for r in run_ids]
+    rest = [facts[run(r, "leak_split.accuracy_rest")] for r in run_ids]
+    assert facts["mcq.mmlu-pro.leak_split.kendall_tau"] == pytest.approx(kendalltau(every, rest).statistic, abs=1e-12)

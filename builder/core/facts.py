@@ -34,6 +34,12 @@ class FactTable:
         self.values[key] = value
         self.provenance[key] = Provenance(computation, tuple(runs))
 
+    def update(self, other: "FactTable") -> None:
+        """Every fact of `other` (e.g. one run's, computed once and cached), each added as `add` would."""
+        for key, value in other.values.items():
+            found = other.provenance[key]
+            self.add(key, value, found.computation, found.runs)
+
     def __getitem__(self, key: str) -> Number:
         return self.values[key]
 

@@ -7,7 +7,6 @@ category) at the nominal level.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 
@@ -20,7 +19,12 @@ def mcnemar_exact(fixes: int, breaks: int) -> float:
         return 1.0
     # The binomial with p=0.5 is symmetric, so the two-sided p is twice the smaller tail (at
     # most 1); exact integers, and no scipy.stats import (about 1.5 s of a cold build).
-    tail = sum(math.comb(discordant, k) for k in range(min(fixes, breaks) + 1))
+    # Each term from the last (C(n, k+1) = C(n, k)(n-k)/(k+1)): the same integers as math.comb
+    # without recomputing each one (29 models' MMLU-Pro ranks took 3.7 s that way).
+    term = tail = 1
+    for k in range(min(fixes, breaks)):
+        term = term * (discordant - k) // (k + 1)
+        tail += term
     return min(1.0, 2 * tail / 2**discordant)
 
 

@@ -2,7 +2,7 @@
 bytes and the code of the audit. A 1,000-item audit costs about a second and a 10,000-item one
 several (docs/audit.md), and a site build repeats it for every change of a run or a page.
 
-The loaded items are cached the same way (the spec's bytes, each data file's sha256, the code):
+So are the record numbers the findings rules keep (probe.choice_set). The loaded items are cached the same way (the spec's bytes, each data file's sha256, the code):
 parsing 40,000 records through their templates costs seconds on every build, and a forced build
 with a warm cache must stay near the import floor (issue 23). The items are what
 `load_benchmark` returns; only the raw records are not kept (nothing reads them after loading).
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from builder.benchmarks.mcq.audit import Audit, run_audit
 from builder.benchmarks.mcq.load import Benchmark, load_benchmark
+from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.records import DataFile, data_sha256
 from builder.benchmarks.mcq.spec import load_spec
 from builder.core.cachefile import environment_key, read_sealed, write_sealed
@@ -82,6 +83,18 @@ def cached_audit(benchmark: Benchmark, cache_dir: Path) -> Audit:
     audit = run_audit(benchmark)
     _write(path, benchmark.spec.name, audit)
     return audit
+
+
+def cached_choice_set(benchmark: Benchmark, cache_dir: Path) -> ChoiceSet:
+    """`choice_set(benchmark)`, the record numbers its findings rules keep read back from the
+    cache under the audit's key (examining 40,000 items costs most of a second per build)."""
+    path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark)}.pickle"
+    kept = _read(path, tuple)
+    if kept is not None:
+        return choice_set(benchmark, kept)
+    data = choice_set(benchmark)
+    _write(path, benchmark.spec.name, tuple(sorted(data.items)))
+    return data
 
 
 def cached_benchmark(spec_path: Path, cache_dir: Path) -> Benchmark:

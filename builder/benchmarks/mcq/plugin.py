@@ -50,7 +50,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
 
     def load(self, settings: BuildSettings, runs: Sequence[Any]) -> list[Any]:
         from builder.benchmarks.mcq.report import load_specs
-        return load_specs(settings.content_dir, settings.cache_dir, runs)
+        return load_specs(settings.content_dir, settings.cache_dir, runs, settings.run_cache)
 
     def compute(self, loaded: list[Any], facts: FactTable, settings: BuildSettings) -> Any:
         from builder.benchmarks.mcq.index import Shelf, compute_index

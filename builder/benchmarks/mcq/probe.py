@@ -13,6 +13,7 @@ import argparse
 import hashlib
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,9 +48,13 @@ class ChoiceSet:
         return sorted(n for n, item in self.items.items() if split is None or item.split == split)
 
 
-def choice_set(benchmark: Benchmark) -> ChoiceSet:
-    kept, _ = examine(benchmark)
-    return ChoiceSet(benchmark, {item.number: item for item in kept})
+def choice_set(benchmark: Benchmark, kept: Collection[int] | None = None) -> ChoiceSet:
+    """The audited items; `kept` (record numbers the findings rules keep, e.g. from the build's
+    cache) spares examining every item again."""
+    if kept is None:
+        return ChoiceSet(benchmark, {item.number: item for item in examine(benchmark)[0]})
+    keep = set(kept)
+    return ChoiceSet(benchmark, {item.number: item for item in benchmark.items if item.number in keep})
 
 
 def spec_path(name: str, given: Path | None, content_dir: Path = Path("content")) -> Path:

@@ -20,13 +20,14 @@ import numpy as np
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.audit import PROBES, Audit
-from builder.benchmarks.mcq.audit_cache import cached_audit, cached_benchmark
+from builder.benchmarks.mcq.audit_cache import cached_audit, cached_benchmark, cached_choice_set
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
 from builder.benchmarks.mcq.load import Benchmark
 from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
-from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
+from builder.benchmarks.mcq.probe import ChoiceSet
 from builder.benchmarks.mcq.run_format import ChoiceItem
+from builder.benchmarks.mcq.run_summary import run_summary
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
 from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
@@ -34,8 +35,9 @@ from builder.core.names import slug
 from builder.core.yamlfile import line_of, load_mapping
 from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,
                                  outside_selection, parameters_problems, selection_text)
+from builder.runs.cache import RunCache
 from builder.runs.schema import Run
-from builder.stats import bootstrap_intervals, classification_report, paired_bootstrap_difference
+from builder.stats import classification_report, paired_bootstrap_difference
 from builder.stats.paired import discordant, mcnemar_exact
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Loaded:
     audit: Audit
     runs: tuple[Run, ...]  # checked against the data, in run-id order
     reconciliation: Any = None  # reconcile.Reconciliation: the upstream's reported figures, when a file names them
+    cache: "RunCache | None" = None  # the build's per-run cache (run_summary.py), None outside a build
 
 
 @dataclass(frozen=True)
@@ -74,28 +77,36 @@ def spec_name_problem(path: Path, name: str) -> Problem | None:
     return Problem(str(path), f"the spec of {name!r} must be named {name}.yaml", line_of(lines, ("name",)), "name")
 
 
-def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run]) -> list[Loaded]:
+def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run], run_cache: RunCache | None = None) -> list[Loaded]:
     """Every spec, its data, its audit (cached) and its runs; every problem at once."""
     by_name: dict[str, list[Run]] = {}
     for run in runs:
         by_name.setdefault(run.header.benchmark, []).append(run)
     from builder.benchmarks.mcq.reconcile import load_reconciliation
     return gather(spec_files(content_dir), lambda path: replace(
-        _load_spec(path, cache_dir, by_name), reconciliation=load_reconciliation(content_dir, path.stem)))
+        _load_spec(path, cache_dir, by_name, run_cache), reconciliation=load_reconciliation(content_dir, path.stem)))
 
 
-def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]]) -> Loaded:
+def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]], run_cache: RunCache | None) -> Loaded:
     spec = load_spec(path)
     if (problem := spec_name_problem(path, spec.name)) is not None:
         raise InputError([problem])
     _check_data_file(spec)
     benchmark = cached_benchmark(path, cache_dir)
-    data = choice_set(benchmark)
+    data = cached_choice_set(benchmark, cache_dir)
     mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
-    found = [p for run in mine for p in run_problems(run, benchmark, data)]
+    found = [p for run in mine for p in _checked(run, benchmark, data, run_cache)]
     if found:
         raise InputError(found)
-    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine))
+    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine), cache=run_cache)
+
+
+def _checked(run: Run, benchmark: Benchmark, data: ChoiceSet, run_cache: RunCache | None) -> list[Problem]:
+    """run_problems, kept in the run cache by the benchmark's key (spec, data, audit code)."""
+    if run_cache is None:
+        return run_problems(run, benchmark, data)
+    from builder.benchmarks.mcq.audit_cache import cache_key
+    return run_cache.derived(run, f"mcq-problems:{cache_key(benchmark)}", lambda: run_problems(run, benchmark, data))
 
 
 def _check_data_file(spec: Spec) -> None:
@@ -184,15 +195,16 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     _audit(loaded.audit, facts, bench)
     _learned(loaded.audit, facts, bench)
     categories = _labels(loaded, "category")
-    for run in loaded.runs:
-        _run_facts(loaded, run, facts, bench, categories)
+    summaries = {run.header.run_id: run_summary(loaded, run, categories) for run in loaded.runs}
+    for summary in summaries.values():
+        facts.update(summary.facts)
     pairs = find_pairs(loaded.runs)
     for pair in pairs:
         _pair_facts(loaded, pair, facts, bench)
-    from builder.benchmarks.mcq.leak_split import add_split_facts
+    from builder.benchmarks.mcq.leak_split import add_split_summary
     from builder.benchmarks.mcq.published import tie_groups
-    tie_groups(loaded, facts, bench)
-    add_split_facts(loaded, facts, bench)
+    tie_groups(loaded.runs, summaries, facts, bench)
+    add_split_summary([rid for rid, s in summaries.items() if s.split], facts, bench)
     if loaded.reconciliation is not None:
         from builder.benchmarks.mcq.reconcile import add_reconciliation_facts
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
@@ -286,56 +298,6 @@ def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
               "% of audited items option-solvable: the cross-fitted learned probe ranks the gold strictly first")
     facts.add(K.LEAK.key(bench=bench, value="mean_leak_score"), 100.0 * float(np.mean(leak.leak_score)),
               "mean cross-fitted probability the learned probe gives the gold (0-100)")
-
-
-def _run_facts(loaded: Loaded, run: Run, facts: FactTable, bench: str, categories: Sequence[tuple[str, str]]) -> None:
-    rid, labels = run.header.run_id, LETTERS[:loaded.audit.options_range[1]]
-    runs = (rid,)
-    values = {"bench": bench, "run_id": rid}
-    facts.add(K.RUN_COUNT.key(count="n", **values), len(run.items), "items answered in the run", runs)
-    facts.add(K.RUN_COUNT.key(count="unparsed", **values), sum(1 for i in run.items if i.prediction == "" and
-                                                               i.error is None), "answers with no letter", runs)
-    facts.add(K.RUN_COUNT.key(count="errors", **values), sum(1 for i in run.items if i.error is not None),
-              "requests that failed after their retries", runs)
-    if not run.items:
-        return
-    _import_facts(loaded, run, facts, values, labels)
-    gold, pred = gold_letters(run, loaded)
-    report, ci = classification_report(gold, pred, labels), bootstrap_intervals(gold, pred, labels)
-    for metric in ("accuracy", "macro_f1"):
-        what = f"{metric.replace('_', ' ')} over the answered items, letters of the shown order as labels; " \
-               "95% percentile bootstrap over items"
-        facts.add(K.RUN_SCORE.key(metric=metric, **values), getattr(report, metric), what, runs)
-        facts.add(K.RUN_SCORE.low(metric=metric, **values), ci[metric].low, what, runs)
-        facts.add(K.RUN_SCORE.high(metric=metric, **values), ci[metric].high, what, runs)
-    row_ids = sorted(i.row_id for i in run.items)
-    for value, label in categories:
-        picked = [n for n, row_id in enumerate(row_ids) if loaded.data.items[row_id].category == value]
-        if picked:
-            right = sum(gold[n] == pred[n] for n in picked)
-            facts.add(K.RUN_CATEGORY.key(label=label, **values), 100.0 * right / len(picked),
-                      f"accuracy on the run's items of category {value!r}", runs)
-
-
-def _import_facts(loaded: Loaded, run: Run, facts: FactTable, values: dict[str, str], labels: str) -> None:
-    """An imported run: how many items its file's revision differs on, and (scored by the
-    upstream's own rules) the official accuracy beside the strict one."""
-    source = run.header.source
-    if not isinstance(source, dict) or source.get("kind") != "import":
-        return
-    runs = (run.header.run_id,)
-    facts.add(K.RUN_COUNT.key(count="differs", **values), sum(1 for i in run.items if i.revision is not None),
-              "items whose question, options or gold in the run's file differ from the reference revision", runs)
-    if source.get("scoring") != "upstream":
-        return
-    gold, _ = gold_letters(run, loaded)
-    official = [i.scored for i in sorted(run.items, key=lambda i: i.row_id)]
-    report, ci = classification_report(gold, official, labels), bootstrap_intervals(gold, official, labels)
-    what = "accuracy as the upstream scorer counts it (unparsed -> its seeded random letter); 95% percentile " \
-           "bootstrap over items"
-    facts.add(K.RUN_OFFICIAL.key(**values), report.accuracy, what, runs)
-    facts.add(K.RUN_OFFICIAL.low(**values), ci["accuracy"].low, what, runs)
-    facts.add(K.RUN_OFFICIAL.high(**values), ci["accuracy"].high, what, runs)
 
 
 def _pair_key(run: Run) -> tuple[Any, ...]:

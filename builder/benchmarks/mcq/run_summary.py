@@ -1,0 +1,147 @@
+"""Everything one run of a spec'd benchmark determines by itself, computed once and kept in the
+run cache (builder.runs.cache): its counts, strict and official scores with their bootstrap
+intervals, per-category accuracy, its leak split, and which items it answered right (what the
+cross-run steps, tie groups and Kendall's tau, read).
+
+29 imported MMLU-Pro runs hold 350,000 item rows; recomputing these on every build cost about
+25 s of a 32 s forced build (issue 23 item 7). The cached value's name carries the benchmark's
+key (spec, data and audit code: audit_cache.cache_key), so a changed spec, data file or probe
+recomputes it, and the run cache's own key covers the run's bytes and the builder's code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from builder.benchmarks.mcq import fact_keys as K
+from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.gold import gold_letters
+from builder.core.facts import FactTable
+from builder.runs.schema import Run
+from builder.stats import bootstrap_intervals, classification_report
+from builder.stats.split_gap import stratified_gap
+
+if TYPE_CHECKING:
+    from builder.benchmarks.mcq.report import Loaded
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    facts: FactTable  # this run's facts, merged into the build's table
+    row_ids: np.ndarray  # answered items, ascending
+    right: np.ndarray  # per answered item: the strict letter is the run's own gold
+    split: bool  # whether the leak split was computed (a sighted run with both kinds of item)
+
+
+def run_summary(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]]) -> RunSummary:
+    """From the run cache when the run, the benchmark and the code are unchanged."""
+    cache = loaded.cache
+    if cache is None:
+        return summarise(loaded, run, categories)
+    from builder.benchmarks.mcq.audit_cache import cache_key
+    return cache.derived(run, f"mcq-summary:{cache_key(loaded.benchmark)}",
+                         lambda: summarise(loaded, run, categories))
+
+
+def summarise(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]]) -> RunSummary:
+    facts, bench = FactTable(), loaded.benchmark.spec.name
+    values = {"bench": bench, "run_id": run.header.run_id}
+    _counts(run, facts, values)
+    row_ids = np.array(sorted(i.row_id for i in run.items), dtype=np.int64)
+    if not run.items:
+        return RunSummary(facts, row_ids, np.zeros(0, dtype=bool), False)
+    gold, pred = gold_letters(run, loaded)
+    right = np.array([g == p for g, p in zip(gold, pred)], dtype=bool)
+    _scores(loaded, run, gold, pred, facts, values)
+    _categories(loaded, row_ids, right, categories, facts, values)
+    _import_facts(loaded, run, gold, facts, values)
+    split = _leak_split(loaded, run, row_ids, right, facts, values)
+    return RunSummary(facts, row_ids, right, split)
+
+
+def _counts(run: Run, facts: FactTable, values: dict[str, str]) -> None:
+    runs = (run.header.run_id,)
+    facts.add(K.RUN_COUNT.key(count="n", **values), len(run.items), "items answered in the run", runs)
+    facts.add(K.RUN_COUNT.key(count="unparsed", **values), sum(1 for i in run.items if i.prediction == "" and
+                                                               i.error is None), "answers with no letter", runs)
+    facts.add(K.RUN_COUNT.key(count="errors", **values), sum(1 for i in run.items if i.error is not None),
+              "requests that failed after their retries", runs)
+
+
+def _labels(loaded: "Loaded") -> str:
+    return LETTERS[:loaded.audit.options_range[1]]
+
+
+def _scores(loaded: "Loaded", run: Run, gold: list[str], pred: list[str], facts: FactTable,
+            values: dict[str, str]) -> None:
+    labels, runs = _labels(loaded), (run.header.run_id,)
+    report, ci = classification_report(gold, pred, labels), bootstrap_intervals(gold, pred, labels)
+    for metric in ("accuracy", "macro_f1"):
+        what = f"{metric.replace('_', ' ')} over the answered items, letters of the shown order as labels; " \
+               "95% percentile bootstrap over items"
+        facts.add(K.RUN_SCORE.key(metric=metric, **values), getattr(report, metric), what, runs)
+        facts.add(K.RUN_SCORE.low(metric=metric, **values), ci[metric].low, what, runs)
+        facts.add(K.RUN_SCORE.high(metric=metric, **values), ci[metric].high, what, runs)
+
+
+def _categories(loaded: "Loaded", row_ids: np.ndarray, right: np.ndarray, categories: Sequence[tuple[str, str]],
+                facts: FactTable, values: dict[str, str]) -> None:
+    of_item = np.array([loaded.data.items[int(r)].category for r in row_ids], dtype=object)
+    for value, label in categories:
+        picked = right[of_item == value]
+        if picked.size:
+            facts.add(K.RUN_CATEGORY.key(label=label, **values), 100.0 * int(picked.sum()) / picked.size,
+                      f"accuracy on the run's items of category {value!r}", (values["run_id"],))
+
+
+def _import_facts(loaded: "Loaded", run: Run, gold: list[str], facts: FactTable, values: dict[str, str]) -> None:
+    """An imported run: how many items its file's revision differs on, and (scored by the
+    upstream's own rules) the official accuracy beside the strict one."""
+    source = run.header.source
+    if not isinstance(source, dict) or source.get("kind") != "import":
+        return
+    runs = (run.header.run_id,)
+    facts.add(K.RUN_COUNT.key(count="differs", **values), sum(1 for i in run.items if i.revision is not None),
+              "items whose question, options or gold in the run's file differ from the reference revision", runs)
+    if source.get("scoring") != "upstream":
+        return
+    labels = _labels(loaded)
+    official = [i.scored for i in sorted(run.items, key=lambda i: i.row_id)]
+    report, ci = classification_report(gold, official, labels), bootstrap_intervals(gold, official, labels)
+    what = "accuracy as the upstream scorer counts it (unparsed -> its seeded random letter); 95% percentile " \
+           "bootstrap over items"
+    facts.add(K.RUN_OFFICIAL.key(**values), report.accuracy, what, runs)
+    facts.add(K.RUN_OFFICIAL.low(**values), ci["accuracy"].low, what, runs)
+    facts.add(K.RUN_OFFICIAL.high(**values), ci["accuracy"].high, what, runs)
+
+
+def _leak_split(loaded: "Loaded", run: Run, row_ids: np.ndarray, right: np.ndarray, facts: FactTable,
+                values: dict[str, str]) -> bool:
+    """Accuracy on the option-solvable items and on the rest (builder.benchmarks.mcq.leak_split)."""
+    leak = getattr(loaded.audit, "leak", None)
+    if leak is None or run.header.condition != "sighted":
+        return False
+    solvable_by_id = dict(zip(leak.ids, leak.solvable))
+    items = [loaded.data.items[int(r)] for r in row_ids]
+    solvable = np.array([solvable_by_id[i.id] for i in items], dtype=bool)
+    if not solvable.any() or solvable.all():
+        return False
+    names = {c: n for n, c in enumerate(sorted({str(i.category) for i in items}))}
+    strata = np.array([names[str(i.category)] for i in items])
+    gap, low, high = stratified_gap(right, solvable, strata)
+    runs = (run.header.run_id,)
+    facts.add(K.LEAK_SPLIT.key(value="solvable_items", **values), int(solvable.sum()),
+              "answered items the cross-fitted probe solves from the options alone", runs)
+    facts.add(K.LEAK_SPLIT.key(value="accuracy_solvable", **values), 100.0 * float(right[solvable].mean()),
+              "strict accuracy on the option-solvable items", runs)
+    facts.add(K.LEAK_SPLIT.key(value="accuracy_rest", **values), 100.0 * float(right[~solvable].mean()),
+              "strict accuracy on the other items", runs)
+    what = "accuracy on option-solvable minus on the rest; 95% bootstrap over items stratified by category"
+    facts.add(K.LEAK_GAP.key(**values), gap, what, runs)
+    facts.add(K.LEAK_GAP.low(**values), low, what, runs)
+    facts.add(K.LEAK_GAP.high(**values), high, what, runs)
+    return True
