@@ -10,66 +10,10 @@ connected component of two or more modules.
 
 from __future__ import annotations
 
-import ast
 import sys
 from pathlib import Path
 
-PACKAGE = "builder"
-
-
-def module_name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _typing_only(node: ast.AST) -> bool:
-    test = getattr(node, "test", None) if isinstance(node, ast.If) else None
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _nodes(tree: ast.AST, typing: bool):
-    """Every node, less the bodies of `if TYPE_CHECKING:` unless `typing`."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        yield node
-        if not typing and _typing_only(node):
-            todo.extend(node.orelse)
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-
-
-def imports_of(path: Path, name: str, known: set[str], typing: bool = False) -> set[str]:
-    """The package's modules that `path` imports (a `from pkg import mod` names the module)."""
-    is_package = path.name == "__init__.py"
-    found: set[str] = set()
-    for node in _nodes(ast.parse(path.read_text(encoding="utf-8"), str(path)), typing):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = name.split(".")[: len(name.split(".")) - node.level + (1 if is_package else 0)]
-                base = ".".join(anchor + ([base] if base else []))
-            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
-        else:
-            continue
-        for target in targets:
-            while target and target not in known:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
-    return found
-
-
-def import_graph(root: Path, typing: bool = False) -> dict[str, set[str]]:
-    """{module: the package's modules it imports}, for every module under ROOT/builder."""
-    paths = {module_name(p, root): p for p in sorted((root / PACKAGE).rglob("*.py"))}
-    known = set(paths)
-    return {name: imports_of(path, name, known, typing) for name, path in paths.items()}
+from builder.core.import_graph import import_graph
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -27,30 +27,43 @@ from builder.benchmarks.mcq.records import DataFile, data_sha256
 from builder.benchmarks.mcq.spec import load_spec
 from builder.core.cachefile import environment_key, read_sealed, write_sealed
 from builder.core.fileio import file_sha256
+from builder.core.paths import PACKAGE_DIR
 
-_PACKAGES = ("benchmarks/mcq", "stats", "benchmarks/cibuzzbench/probes", "ranker")  # what the result depends on
+# What the cached values are computed by: the audit, the loader and the findings rules, with
+# every module they may import (read from the source); an edit elsewhere (a page, a run's
+# facts) keeps the audits, which cost about 45 s of CPU for the shipped specs.
+_ROOTS = ("builder.benchmarks.mcq.audit", "builder.benchmarks.mcq.load", "builder.benchmarks.mcq.findings",
+          "builder.benchmarks.mcq.audit_cache")
 
 
 @cache
-def code_hash() -> str:
-    """sha256 over the source of the audit's modules (names and bytes, in name order) and the
-    installed distributions' versions."""
-    root = Path(__file__).resolve().parents[2]
+def code_hash(cache_dir: Path | None = None) -> str:
+    """sha256 over the source of the modules the cached values depend on (names and bytes, in
+    name order) and the installed distributions' versions; kept in `cache_dir` under the whole
+    package's hash, since finding those modules means parsing them (0.2 s of every build)."""
+    from builder.runs.cache import cached
+    return cached(cache_dir, "mcq-code", "", _closure_hash, str)
+
+
+def _closure_hash() -> str:
+    from builder.core.import_graph import reachable
+    root = PACKAGE_DIR.parent
     digest = hashlib.sha256(environment_key().encode())
-    for package in _PACKAGES:
-        for path in sorted((root / package).glob("*.py")):
-            digest.update(f"{package}/{path.name}\0".encode())
-            digest.update(path.read_bytes())
+    for path in sorted(root.joinpath(*name.split(".")) for name in reachable(root, _ROOTS)):
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        digest.update(f"{path.relative_to(root).as_posix()}\0".encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def cache_key(benchmark: Benchmark) -> str:
-    return _key(benchmark.spec.path.read_bytes(), benchmark.data.sha256)
+def cache_key(benchmark: Benchmark, cache_dir: Path | None = None) -> str:
+    """What an audit, a spec's kept items and its runs' summaries are computed from."""
+    return _key(benchmark.spec.path.read_bytes(), benchmark.data.sha256, cache_dir)
 
 
-def _key(spec_bytes: bytes, data_sha: str) -> str:
+def _key(spec_bytes: bytes, data_sha: str, cache_dir: Path | None) -> str:
     digest = hashlib.sha256()
-    for part in (spec_bytes, data_sha.encode(), code_hash().encode()):
+    for part in (spec_bytes, data_sha.encode(), code_hash(cache_dir).encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
 
@@ -76,7 +89,7 @@ def _write(path: Path, name: str, value: object) -> None:
 
 
 def cached_audit(benchmark: Benchmark, cache_dir: Path) -> Audit:
-    path = cache_dir / "mcq-audit" / f"{benchmark.spec.name}-{cache_key(benchmark)}.pickle"
+    path = cache_dir / "mcq-audit" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
     audit = _read(path, Audit)
     if isinstance(audit, Audit):
         return audit
@@ -88,7 +101,7 @@ def cached_audit(benchmark: Benchmark, cache_dir: Path) -> Audit:
 def cached_choice_set(benchmark: Benchmark, cache_dir: Path) -> ChoiceSet:
     """`choice_set(benchmark)`, the record numbers its findings rules keep read back from the
     cache under the audit's key (examining 40,000 items costs most of a second per build)."""
-    path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark)}.pickle"
+    path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
     kept = _read(path, tuple)
     if kept is not None:
         return choice_set(benchmark, kept)
@@ -103,7 +116,7 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> Benchmark:
     spec = load_spec(spec_path)
     files = spec.location.files()
     data_sha = data_sha256([(f.name, file_sha256(f)) for f in files])
-    path = cache_dir / "mcq-items" / f"{spec.name}-{_key(spec_path.read_bytes(), data_sha)}.pickle"
+    path = cache_dir / "mcq-items" / f"{spec.name}-{_key(spec_path.read_bytes(), data_sha, cache_dir)}.pickle"
     stored = _read(path, tuple)
     if stored is not None and len(stored) == 2:
         items, content = stored

@@ -20,7 +20,7 @@ import numpy as np
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.audit import PROBES, Audit
-from builder.benchmarks.mcq.audit_cache import cached_audit, cached_benchmark, cached_choice_set
+from builder.benchmarks.mcq.audit_cache import cache_key, cached_audit, cached_benchmark, cached_choice_set
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
 from builder.benchmarks.mcq.load import Benchmark
@@ -48,6 +48,7 @@ class Loaded:
     runs: tuple[Run, ...]  # checked against the data, in run-id order
     reconciliation: Any = None  # reconcile.Reconciliation: the upstream's reported figures, when a file names them
     cache: "RunCache | None" = None  # the build's per-run cache (run_summary.py), None outside a build
+    key: str = ""  # audit_cache.cache_key: what the audit and each run's summary are computed from
 
 
 @dataclass(frozen=True)
@@ -95,18 +96,18 @@ def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]], run_c
     benchmark = cached_benchmark(path, cache_dir)
     data = cached_choice_set(benchmark, cache_dir)
     mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
-    found = [p for run in mine for p in _checked(run, benchmark, data, run_cache)]
+    key = cache_key(benchmark, cache_dir)
+    found = [p for run in mine for p in _checked(run, benchmark, data, run_cache, key)]
     if found:
         raise InputError(found)
-    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine), cache=run_cache)
+    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine), cache=run_cache, key=key)
 
 
-def _checked(run: Run, benchmark: Benchmark, data: ChoiceSet, run_cache: RunCache | None) -> list[Problem]:
+def _checked(run: Run, benchmark: Benchmark, data: ChoiceSet, run_cache: RunCache | None, key: str) -> list[Problem]:
     """run_problems, kept in the run cache by the benchmark's key (spec, data, audit code)."""
     if run_cache is None:
         return run_problems(run, benchmark, data)
-    from builder.benchmarks.mcq.audit_cache import cache_key
-    return run_cache.derived(run, f"mcq-problems:{cache_key(benchmark)}", lambda: run_problems(run, benchmark, data))
+    return run_cache.derived(run, f"mcq-problems:{key}", lambda: run_problems(run, benchmark, data))
 
 
 def _check_data_file(spec: Spec) -> None:

@@ -40,10 +40,9 @@ class RunSummary:
 def run_summary(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]]) -> RunSummary:
     """From the run cache when the run, the benchmark and the code are unchanged."""
     cache = loaded.cache
-    if cache is None:
+    if cache is None or not loaded.key:
         return summarise(loaded, run, categories)
-    from builder.benchmarks.mcq.audit_cache import cache_key
-    return cache.derived(run, f"mcq-summary:{cache_key(loaded.benchmark)}",
+    return cache.derived(run, f"mcq-summary:{loaded.key}",
                          lambda: summarise(loaded, run, categories))
 
 
