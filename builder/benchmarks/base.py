@@ -14,11 +14,12 @@ defines `BENCHMARK`, an instance of a `Benchmark` subclass. The stages, in order
 6. `pages`    whole generated files (e.g. one page per run), rendered with the shared
               template environment.
 
-Plus `eee_evaluation`, a run of this benchmark as Every Eval Ever's instances and metrics
-(`buzzprobe export eee`; builder/runs/eee.py writes the files), `add_commands`, which registers the benchmark's CLI subcommands, `add_probe_options` and
-`probe_plans` for a benchmark that `buzzprobe probe --benchmark NAME` asks, and `fact_sections`,
+Plus `add_commands`, which registers the benchmark's CLI subcommands, `add_probe_options` and
+`probe_plans` for a benchmark that `buzzprobe probe --benchmark NAME` asks, `fact_sections`,
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
-generated from them, and a test checks every key a build produces against them.
+generated from them, and a test checks every key a build produces against them; and
+`eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
+eee`; builder/runs/eee.py writes the files).
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
             if exc.name != f"{package}.eee":
                 raise
             raise InputError.single(run.path, f"runs of {self.title} cannot be exported to Every Eval Ever yet "
-                                    f"(no {package}.eee mapping)", 1, "benchmark") from None
+                                    f"(no {package}.eee mapping)", line=1, field="benchmark") from None
         return module.evaluation(run, settings)
 
 

@@ -27,6 +27,10 @@ from builder.runs.schema import Run
 SCHEMA_VERSION = "0.3.0"  # the every-eval-ever schema these files are written for (and tested with)
 UNKNOWN = "unknown"
 _MAXIMUM = {"proportion": 1.0, "percent": 100.0}  # a metric's unit -> its best score
+# Characters that str.splitlines (the validator's line reader) ends a line at and JSON leaves
+# unescaped: MMLU-Pro's questions hold U+0085, which split an instance in two.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_TOKENS = ("prompt_tokens", "completion_tokens", "total_tokens")  # an item's usage, as OpenAI-compatible APIs count
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,8 @@ def export_run(path: Path | None, out: Path, developer: str | None = None) -> tu
     run = read_run(path)
     owner = run_owner(run.header.benchmark, run.header.task)
     if owner is None:  # the reader refuses such a run already; kept so the message never turns into a traceback
-        raise InputError.single(run.path, f"no benchmark reads runs of {run.header.benchmark!r}", 1, "benchmark")
+        raise InputError.single(run.path, f"no benchmark reads runs of {run.header.benchmark!r}",
+                                line=1, field="benchmark")
     evaluation = owner.eee_evaluation(run, BuildSettings(Path("content"), Path(".cache")))
     return write_evaluation(run, evaluation, out, developer or evaluation.developer)
 
@@ -105,7 +110,7 @@ def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str
     evaluation_id = f"{run.header.benchmark}/{model}/{name}"
     samples_rel = f"{folder}/{name}_samples.jsonl"
     lines = [_instance(one, evaluation.name, evaluation_id, model) for one in evaluation.instances]
-    samples = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines).encode()
+    samples = "".join(_jsonl(line) for line in lines).encode()
     log = _aggregate(run, evaluation, evaluation_id, developer)
     log["detailed_evaluation_results"] = {"format": "jsonl", "file_path": samples_rel, "hash_algorithm": "sha256",
                                           "checksum": hashlib.sha256(samples).hexdigest(), "total_rows": len(lines)}
@@ -116,22 +121,29 @@ def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str
     return target / f"{name}.json", target / f"{name}_samples.jsonl"
 
 
+def _jsonl(line: dict[str, Any]) -> str:
+    """One sidecar line, readable however its reader splits lines (escapes are the same JSON)."""
+    return json.dumps(line, ensure_ascii=False, separators=(",", ":")).translate(_LINE_BREAKS) + "\n"
+
+
 def _instance(one: Instance, evaluation_name: str, evaluation_id: str, model_id: str) -> dict[str, Any]:
+    given: dict[str, Any] = {"raw": one.input, "reference": [one.reference]}
+    if one.choices is not None:
+        given["choices"] = list(one.choices)
     line: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": model_id,
         "evaluation_name": evaluation_name, "sample_id": one.sample_id, "interaction_type": "single_turn",
-        "input": {"raw": one.input, "reference": [one.reference], "choices": list(one.choices) if one.choices else None},
+        "input": given,
         # an imported run may keep a hash of the response, not its text: then no response is given
         "output": {"raw": [one.response] if one.response is not None else []},
         "answer_attribution": [{"turn_idx": 0, "source": "output.raw", "extracted_value": one.prediction,
                                 "extraction_method": one.extraction, "is_terminal": True}],
         "evaluation": {"score": 1.0 if one.correct else 0.0, "is_correct": one.correct},
         "metadata": dict(one.metadata)}
-    if one.choices is None:
-        del line["input"]["choices"]
-    if one.usage and all(k in one.usage for k in ("prompt_tokens", "completion_tokens", "total_tokens")):
-        line["token_usage"] = {"input_tokens": one.usage["prompt_tokens"], "output_tokens": one.usage["completion_tokens"],
-                               "total_tokens": one.usage["total_tokens"]}
+    usage = one.usage or {}
+    if all(isinstance(usage.get(k), int) for k in _TOKENS):
+        line["token_usage"] = {ours: usage[theirs] for ours, theirs in zip(("input_tokens", "output_tokens",
+                                                                           "total_tokens"), _TOKENS)}
     if one.latency_ms is not None:
         line["performance"] = {"latency_ms": one.latency_ms}
     if one.error is not None:
@@ -158,11 +170,13 @@ def _model_info(run: Run, developer: str) -> dict[str, Any]:
     (the header's `subject.runtime`, written by the local-model target), else unknown."""
     runtime = run.header.subject.get("runtime") if isinstance(run.header.subject.get("runtime"), dict) else {}
     local = runtime.get("local") is True and bool(runtime.get("model_file"))
-    info: dict[str, Any] = {"name": run.header.subject_name, "id": slug(run.header.subject_name), "developer": developer,
+    info: dict[str, Any] = {"name": run.header.subject_name, "id": slug(run.header.subject_name),
+                            "developer": developer,
                             "additional_details": {"deployment_type": "self_deployed" if local else UNKNOWN,
                                                    "model_availability": "open_weights" if local else UNKNOWN}}
     if runtime.get("runtime"):
-        info["inference_engine"] = {"name": str(runtime["runtime"]), "version": str(runtime.get("runtime_version", UNKNOWN))}
+        info["inference_engine"] = {"name": str(runtime["runtime"]),
+                                    "version": str(runtime.get("runtime_version", UNKNOWN))}
     return info
 
 
