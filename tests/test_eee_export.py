@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -212,3 +213,25 @@ def test_a_line_break_inside_a_text_keeps_the_instance_on_one_line(tmp_path: Pat
     lines = samples.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["input"]["raw"] == text == json.loads(lines[0])["output"]["raw"][0]
     assert_valid(tmp_path, aggregate, samples)
+
+
+def test_an_imported_official_run_with_failed_requests_exports(tmp_path: Path, synthetic_csv: Path,
+                                                               synthetic_dataset: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`buzzprobe import`'s runs export too: a failed request is an instance with its error,
+    no response and a wrong answer (the site counts it wrong), and the validator accepts it."""
+    from tests.test_import_official import do_import, split_ids, t2_path, t2_rows, write_csv
+    rows = t2_rows(synthetic_dataset, 1111, split_ids(synthetic_dataset))
+    rows[3].update(prediction="", raw_response="", success=False, predicted_letter="", latency_sec="",
+                   usage_json="{}", error="HTTP 429: rate limited")
+    write_csv(t2_path(tmp_path / "results", 1111), rows)
+    (path,) = do_import(tmp_path / "results", synthetic_dataset, tmp_path / "runs")
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("CIBUZZBENCH_CSV", str(synthetic_csv))
+    aggregate, samples = export_cli(path, tmp_path / "eee", "--developer", "google")
+    assert_valid(tmp_path / "eee", aggregate, samples)
+    lines = {line["sample_id"]: line for line in map(json.loads, samples.read_text(encoding="utf-8").splitlines())}
+    failed = lines[str(rows[3]["row_id"])]
+    assert failed["error"] == "HTTP 429: rate limited" and failed["output"]["raw"] == []
+    assert failed["evaluation"]["is_correct"] is False and failed["answer_attribution"][0]["extracted_value"] == ""
+    assert len(lines) == len(read_run(path).items) == 600
