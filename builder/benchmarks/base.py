@@ -15,9 +15,11 @@ defines `BENCHMARK`, an instance of a `Benchmark` subclass. The stages, in order
               template environment.
 
 Plus `add_commands`, which registers the benchmark's CLI subcommands, `add_probe_options` and
-`probe_plans` for a benchmark that `buzzprobe probe --benchmark NAME` asks, and `fact_sections`,
+`probe_plans` for a benchmark that `buzzprobe probe --benchmark NAME` asks, `fact_sections`,
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
-generated from them, and a test checks every key a build produces against them.
+generated from them, and a test checks every key a build produces against them; and
+`eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
+eee`; builder/runs/eee.py writes the files).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from builder.claims.engine import MeasureRegistry
+from builder.core.errors import InputError
 from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 # The site's input types, re-exported: a plug-in names them through its contract.
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
     from builder.core.reported import ReportedTable
     from builder.runs.cache import RunCache
     from builder.runs.formats import RunFormat
+    from builder.runs.eee import Evaluation
     from builder.runs.schema import Run
     from builder.site.charts import SvgRenderer
 
@@ -136,6 +140,21 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
 
     def add_commands(self, subcommands: "argparse._SubParsersAction") -> None:
         """Register CLI subcommands; each sets `handler` (args -> exit code)."""
+
+    def eee_evaluation(self, run: "Run", settings: BuildSettings) -> "Evaluation":
+        """`run` (read, not yet checked) as Every Eval Ever's instances and metrics, checked
+        against this benchmark's data; raise InputError with every problem found. By default
+        the `evaluation(run, settings)` of the plug-in package's `eee` module, found the way the
+        registry finds `plugin`: a benchmark exports once its folder has one."""
+        package = type(self).__module__.rpartition(".")[0]
+        try:
+            module = importlib.import_module(f"{package}.eee")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{package}.eee":
+                raise
+            raise InputError.single(run.path, f"runs of {self.title} cannot be exported to Every Eval Ever yet "
+                                    f"(no {package}.eee mapping)", line=1, field="benchmark") from None
+        return module.evaluation(run, settings)
 
 
 @cache

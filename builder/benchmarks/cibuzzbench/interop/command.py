@@ -12,18 +12,21 @@ from builder.core.errors import InputError, Problem
 from builder.core.paths import refuse_checkout
 
 HARNESSES = ("lm-eval", "inspect")
-EEE = "eee"  # Every Eval Ever: a run (any spec'd benchmark's) out, not tasks (builder/benchmarks/mcq/results/eee.py)
+EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out, not tasks (builder/runs/eee.py)
 
 
 def add_export_parser(sub: Any) -> None:
     from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
     from builder.probing.command import positive_int
-    p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect",
+    p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect, or a run "
+                                      "as Every Eval Ever files",
                        description="Write buzzprobe's Task 2 sighted/blind and Task 3 protocol as another harness's "
-                                   "tasks. The items carry the dataset's text: --out must be outside the repository.")
+                                   "tasks, or (eee) one run as Every Eval Ever's aggregate log and instance sidecar. "
+                                   "Both carry the dataset's text: --out must be outside the repository.")
     p.add_argument("harness", choices=(*HARNESSES, EEE))
-    p.add_argument("--run", type=Path, help="eee: the run file to export (a spec'd benchmark's run)")
-    p.add_argument("--developer", default="unknown", help="eee: the model's developer, a folder of the datastore path")
+    p.add_argument("--run", type=Path, help="eee: the run file to export (CIBuzzBench's or a spec'd benchmark's)")
+    p.add_argument("--developer", help="eee: the model's developer, a folder of the datastore path "
+                                         "(default: buzzprobe for a model-free probe, else unknown)")
     p.add_argument("--out", type=Path, required=True, help="folder to write into (your own, never the repository)")
     p.add_argument("--arms", nargs="+", choices=("t2-sighted", "t2-blind", "t3"),
                    default=["t2-sighted", "t2-blind", "t3"], help="which tasks (default: all three)")
@@ -42,8 +45,10 @@ def add_export_parser(sub: Any) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     if args.harness == EEE:
-        from builder.benchmarks.mcq.results.command import run_eee_export
-        return run_eee_export(args)
+        from builder.runs.eee import export_run
+        for path in export_run(args.run, args.out, args.developer):
+            print(f"wrote {path}")
+        return 0
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.runs.selection import make_selection

@@ -54,20 +54,3 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     print(f"{what} {path}: {summary(imported.run)}")
     return 0
 
-
-def run_eee_export(args: argparse.Namespace) -> int:
-    """`buzzprobe export eee --run RUN --out DIR [--developer NAME]` (results/eee.py)."""
-    from builder.core.paths import refuse_checkout
-    from builder.benchmarks.mcq.probe import spec_path
-    from builder.benchmarks.mcq.report import _load_spec
-    from builder.benchmarks.mcq.results.eee import export_eee
-    from builder.core.errors import InputError
-    from builder.runs.reader import read_run
-    if args.run is None:
-        raise InputError.single("--run", "required for `export eee`: the run file to export")
-    refuse_checkout(args.out)
-    run = read_run(args.run)
-    loaded = _load_spec(spec_path(run.header.benchmark, None), Path(".cache"), {run.header.benchmark: [run]})
-    for path in export_eee(loaded.runs[0], loaded, args.out, args.developer):
-        print(f"wrote {path}")
-    return 0

@@ -1,0 +1,201 @@
+"""`buzzprobe export eee --run RUN --out DIR`: any run as Every Eval Ever files.
+
+Every Eval Ever (evaleval/every_eval_ever, `every-eval-ever` on PyPI) keeps one aggregate log
+per model and evaluation, `data/<benchmark>/<developer>/<model>/<uuid>.json`, and an
+instance-level sidecar `<uuid>_samples.jsonl` beside it; its validator checks both, their
+paths and that they agree (evaluation id, model id, row count, checksum). This module writes
+that envelope for every benchmark alike; what a run's items and scores *are* is the owning
+plug-in's mapping (`Benchmark.eee_evaluation`, e.g. builder/benchmarks/<name>/eee.py). The uuid
+comes from the run id and data hash, so exporting a run again writes the same files. Instances
+carry the benchmark's text (the user's own data): the folder must be outside the repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder.core.errors import InputError
+from builder.core.names import slug
+from builder.runs.schema import Run
+
+SCHEMA_VERSION = "0.3.0"  # the every-eval-ever schema these files are written for (and tested with)
+UNKNOWN = "unknown"
+_MAXIMUM = {"proportion": 1.0, "percent": 100.0}  # a metric's unit -> its best score
+# Characters that str.splitlines (the validator's line reader) ends a line at and JSON leaves
+# unescaped: MMLU-Pro's questions hold U+0085, which split an instance in two.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+_TOKENS = ("prompt_tokens", "completion_tokens", "total_tokens")  # an item's usage, as OpenAI-compatible APIs count
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One answered item, as the model (or probe) saw and answered it."""
+
+    sample_id: str
+    input: str  # input.raw: the text the subject was given (the dataset's, never stored in runs)
+    reference: str  # the gold label
+    prediction: str  # the terminal extracted answer; "" when unparsed (counted wrong)
+    correct: bool
+    extraction: str  # how `prediction` was read from the response
+    choices: tuple[str, ...] | None = None  # the options in the order shown (A, B, ...)
+    response: str | None = None  # the raw response, when the run kept it
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    usage: Mapping[str, int] | None = None  # prompt/completion/total tokens as the endpoint gave them
+    latency_ms: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One aggregate score, on the scale its benchmark reports it."""
+
+    metric_id: str
+    kind: str  # accuracy, f1 ...
+    description: str
+    score: float
+    unit: str = "proportion"  # or "percent" (0-100), as the benchmark reports it
+    interval: tuple[float, float, float] | None = None  # (low, high, level)
+    interval_method: str = ""
+    resamples: int | None = None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What a plug-in says about one run; the writer adds the envelope."""
+
+    name: str  # evaluation_name: which evaluation of the benchmark (task, condition ...)
+    dataset: Mapping[str, Any]  # source_data (dataset_name, source_type, url / additional_details)
+    instances: Sequence[Instance]
+    metrics: Sequence[Metric]
+    details: Mapping[str, str] = field(default_factory=dict)  # source_metadata.additional_details
+    organization: str = "buzzprobe"  # who provides the data (an import's upstream repository)
+    generation: Mapping[str, Any] = field(default_factory=dict)  # generation_config.generation_args
+    developer: str = UNKNOWN  # the model's developer when --developer is not given
+
+
+def eval_uuid(run: Run) -> str:
+    digest = hashlib.sha256(f"{run.header.run_id}\0{run.header.dataset.get('content_sha256')}".encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+def export_run(path: Path | None, out: Path, developer: str | None = None) -> tuple[Path, Path]:
+    """Read the run, ask the plug-in that owns it for its mapping, write both files."""
+    from builder.benchmarks import run_owner
+    from builder.benchmarks.base import BuildSettings
+    from builder.core.paths import refuse_checkout
+    from builder.runs.reader import read_run
+    if path is None:
+        raise InputError.single("--run", "required for `export eee`: the run file to export")
+    refuse_checkout(out)
+    run = read_run(path)
+    owner = run_owner(run.header.benchmark, run.header.task)
+    if owner is None:  # the reader refuses such a run already; kept so the message never turns into a traceback
+        raise InputError.single(run.path, f"no benchmark reads runs of {run.header.benchmark!r}",
+                                line=1, field="benchmark")
+    evaluation = owner.eee_evaluation(run, BuildSettings(Path("content"), Path(".cache")))
+    return write_evaluation(run, evaluation, out, developer or evaluation.developer)
+
+
+def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str) -> tuple[Path, Path]:
+    """Write the aggregate and its sidecar under `out/data/...`; returns both paths."""
+    model = slug(run.header.subject_name)
+    folder = f"data/{slug(run.header.benchmark)}/{slug(developer) or UNKNOWN}/{model}"
+    name = eval_uuid(run)
+    evaluation_id = f"{run.header.benchmark}/{model}/{name}"
+    samples_rel = f"{folder}/{name}_samples.jsonl"
+    lines = [_instance(one, evaluation.name, evaluation_id, model) for one in evaluation.instances]
+    samples = "".join(_jsonl(line) for line in lines).encode()
+    log = _aggregate(run, evaluation, evaluation_id, developer)
+    log["detailed_evaluation_results"] = {"format": "jsonl", "file_path": samples_rel, "hash_algorithm": "sha256",
+                                          "checksum": hashlib.sha256(samples).hexdigest(), "total_rows": len(lines)}
+    target = out / folder
+    target.mkdir(parents=True, exist_ok=True)
+    (target / f"{name}_samples.jsonl").write_bytes(samples)
+    (target / f"{name}.json").write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return target / f"{name}.json", target / f"{name}_samples.jsonl"
+
+
+def _jsonl(line: dict[str, Any]) -> str:
+    """One sidecar line, readable however its reader splits lines (escapes are the same JSON)."""
+    return json.dumps(line, ensure_ascii=False, separators=(",", ":")).translate(_LINE_BREAKS) + "\n"
+
+
+def _instance(one: Instance, evaluation_name: str, evaluation_id: str, model_id: str) -> dict[str, Any]:
+    given: dict[str, Any] = {"raw": one.input, "reference": [one.reference]}
+    if one.choices is not None:
+        given["choices"] = list(one.choices)
+    line: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "model_id": model_id,
+        "evaluation_name": evaluation_name, "sample_id": one.sample_id, "interaction_type": "single_turn",
+        "input": given,
+        # an imported run may keep a hash of the response, not its text: then no response is given
+        "output": {"raw": [one.response] if one.response is not None else []},
+        "answer_attribution": [{"turn_idx": 0, "source": "output.raw", "extracted_value": one.prediction,
+                                "extraction_method": one.extraction, "is_terminal": True}],
+        "evaluation": {"score": 1.0 if one.correct else 0.0, "is_correct": one.correct},
+        "metadata": dict(one.metadata)}
+    usage = one.usage or {}
+    if all(isinstance(usage.get(k), int) for k in _TOKENS):
+        line["token_usage"] = {ours: usage[theirs] for ours, theirs in zip(("input_tokens", "output_tokens",
+                                                                           "total_tokens"), _TOKENS)}
+    if one.latency_ms is not None:
+        line["performance"] = {"latency_ms": one.latency_ms}
+    if one.error is not None:
+        line["error"] = one.error
+    return line
+
+
+def _aggregate(run: Run, evaluation: Evaluation, evaluation_id: str, developer: str) -> dict[str, Any]:
+    h = run.header
+    details = {"run_id": h.run_id, "condition": h.condition, **evaluation.details}
+    results = [_result(evaluation, metric) for metric in evaluation.metrics]
+    return {
+        "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "retrieved_timestamp": h.created,
+        "source_metadata": {"source_name": f"buzzprobe run {h.run_id}", "source_type": "evaluation_run",
+                            "source_organization_name": evaluation.organization,
+                            "evaluator_relationship": "third_party", "additional_details": details},
+        "eval_library": {"name": "buzzprobe", "version": str(h.tool.get("version", "")) or UNKNOWN},
+        "model_info": _model_info(run, developer),
+        "evaluation_results": results}
+
+
+def _model_info(run: Run, developer: str) -> dict[str, Any]:
+    """The subject; a model file served on this machine is self-deployed with open weights
+    (the header's `subject.runtime`, written by the local-model target), else unknown."""
+    runtime = run.header.subject.get("runtime") if isinstance(run.header.subject.get("runtime"), dict) else {}
+    local = runtime.get("local") is True and bool(runtime.get("model_file"))
+    info: dict[str, Any] = {"name": run.header.subject_name, "id": slug(run.header.subject_name),
+                            "developer": developer,
+                            "additional_details": {"deployment_type": "self_deployed" if local else UNKNOWN,
+                                                   "model_availability": "open_weights" if local else UNKNOWN}}
+    if runtime.get("runtime"):
+        info["inference_engine"] = {"name": str(runtime["runtime"]),
+                                    "version": str(runtime.get("runtime_version", UNKNOWN))}
+    return info
+
+
+def _result(evaluation: Evaluation, metric: Metric) -> dict[str, Any]:
+    score: dict[str, Any] = {"score": metric.score}
+    if metric.interval is not None:
+        low, high, level = metric.interval
+        score["uncertainty"] = {"confidence_interval": {"lower": low, "upper": high, "confidence_level": level,
+                                                        "method": metric.interval_method},
+                                "num_samples": len(evaluation.instances)}
+        if metric.resamples is not None:
+            score["uncertainty"]["num_bootstrap_samples"] = metric.resamples
+    result: dict[str, Any] = {
+        "evaluation_name": evaluation.name, "source_data": dict(evaluation.dataset),
+        "metric_config": {"evaluation_description": metric.description, "metric_id": metric.metric_id,
+                          "metric_name": metric.metric_id, "metric_kind": metric.kind,
+                          "metric_unit": metric.unit, "lower_is_better": False, "score_type": "continuous",
+                          "min_score": 0.0, "max_score": _MAXIMUM[metric.unit]},
+        "score_details": score}
+    if evaluation.generation:
+        result["generation_config"] = {"generation_args": dict(evaluation.generation)}
+    return result
