@@ -20,9 +20,9 @@ from builder.runs.schema import Run
 def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
     """The run checked against its spec's data (content/benchmarks/<benchmark>.yaml), mapped."""
     from builder.benchmarks.mcq.probe import spec_path
-    from builder.benchmarks.mcq.report import _load_spec
+    from builder.benchmarks.mcq.report import load_spec_runs
     name = run.header.benchmark
-    loaded = _load_spec(spec_path(name, None, settings.content_dir), settings.cache_dir, {name: [run]})
+    loaded = load_spec_runs(spec_path(name, None, settings.content_dir), settings.cache_dir, {name: [run]})
     run = loaded.runs[0]
     source = run.header.source if isinstance(run.header.source, dict) else {}
     details = {k: str(v) for k, v in (("repo", source.get("repo")), ("commit", source.get("commit")),

@@ -85,10 +85,12 @@ def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run], run_cach
         by_name.setdefault(run.header.benchmark, []).append(run)
     from builder.benchmarks.mcq.reconcile import load_reconciliation
     return gather(spec_files(content_dir), lambda path: replace(
-        _load_spec(path, cache_dir, by_name, run_cache), reconciliation=load_reconciliation(content_dir, path.stem)))
+        load_spec_runs(path, cache_dir, by_name, run_cache), reconciliation=load_reconciliation(content_dir, path.stem)))
 
 
-def _load_spec(path: Path, cache_dir: Path, by_name: dict[str, list[Run]], run_cache: RunCache | None) -> Loaded:
+def load_spec_runs(path: Path, cache_dir: Path, by_name: dict[str, list[Run]],
+                   run_cache: RunCache | None = None) -> Loaded:
+    """One spec with its data, audit and the runs named for it (by benchmark name), checked."""
     spec = load_spec(path)
     if (problem := spec_name_problem(path, spec.name)) is not None:
         raise InputError([problem])
