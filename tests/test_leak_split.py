@@ -67,7 +67,7 @@ def test_tie_groups_split_only_where_mcnemar_separates_neighbours() -> None:
         summaries[rid] = _summary(list(range(n)), hits)
         facts.add(K.RUN_SCORE.key(bench="b", run_id=rid, metric="accuracy"), 100.0 * sum(hits) / n, "test")
     ordered = tie_groups(list(reversed(runs)), summaries, facts, "b")
-    assert [r.header.run_id for r in ordered] == ["a", "b", "c"]
+    assert [p.run_id for p in ordered] == ["a", "b", "c"] and [p.rank for p in ordered] == [1, 2, 3]
     group = {rid: facts[K.RUN_TIE_GROUP.key(bench="b", run_id=rid)] for rid in right}
     assert group == {"a": 1, "b": 1, "c": 2}
     assert facts[K.RUN_TIE_P.key(bench="b", run_id="b")] == mcnemar_exact(0, 2)

@@ -244,6 +244,8 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
     assert "mcq.mmlu-pro.audit.shuffled.random.macro_f1" not in facts  # k varies: accuracy only
     assert "mcq.mmlu.audit.shuffled.random.macro_f1" in facts
     assert "TIGER-AI-Lab/MMLU-Pro at commit f418b116db00" in index  # the footer names each pinned source
+    heavy = {p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*.html") if p.stat().st_size > 300_000}
+    assert heavy == {}  # every page <= 300 KB (issue 24), the MMLU-Pro page's 29 models included
     _check_frontier_facts(facts, [p.name.removesuffix(".jsonl.gz") for p in imported],
                           (out / "benchmarks" / "mmlu-pro.html").read_text(encoding="utf-8"))
 
@@ -269,3 +271,13 @@ def _check_frontier_facts(facts: dict[str, float], run_ids: list[str], page: str
     every = [facts[run(r, "accuracy")] for r in run_ids]
     rest = [facts[run(r, "leak_split.accuracy_rest")] for r in run_ids]
     assert facts["mcq.mmlu-pro.leak_split.kendall_tau"] == pytest.approx(kendalltau(every, rest).statistic, abs=1e-12)
+    ranks = {scope: {r: facts[run(r, f"leak_split.{scope}.rank")] for r in run_ids} for scope in ("all", "rest")}
+    assert sorted(ranks["rest"], key=ranks["rest"].get) == sorted(run_ids, key=lambda r: (-facts[run(r, "leak_split.accuracy_rest")], r))
+    assert [ranks["all"][r] for r in ordered] == list(range(1, len(ordered) + 1))
+    moved = sum(ranks["all"][r] != ranks["rest"][r] for r in run_ids)
+    assert facts["mcq.mmlu-pro.leak_split.rank_changes"] == moved
+    above = sum(facts[run(r, "leak_split.gap.ci95_low")] > 0 for r in run_ids)
+    assert facts["mcq.mmlu-pro.leak_split.gap_above_zero"] == above
+    expected = (f"Every one of the {len(run_ids)} models is more accurate" if above == len(run_ids) else
+                f"of the {len(run_ids)} models are more accurate")
+    assert expected in page and f"{moved} of the {len(run_ids)} models change place" in page

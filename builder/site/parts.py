@@ -58,3 +58,4 @@ class PageSettings:
     env: "Environment"
     common: Mapping[str, Any]
     build_date: dt.date
+    charts: Mapping[str, Any] = field(default_factory=dict)  # every part's charts by id, for pages that show one

@@ -100,7 +100,7 @@ class SiteStage:
 
     @property
     def page_settings(self) -> PageSettings:
-        return PageSettings(self.env, self.common, self.inputs.build_date)
+        return PageSettings(self.env, self.common, self.inputs.build_date, self.merged.charts)
 
     def located(self) -> AbstractContextManager[None]:
         """Around rendering with this stage's templates: an error inside one is reported with

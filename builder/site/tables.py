@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from builder.core.facts import FactTable
-from builder.site.environment import plain_cell
+from builder.site.environment import fmt_cell, plain_cell
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 
 
@@ -37,6 +37,11 @@ class Cell:
     def is_fact(self) -> bool:
         return bool(self.key)
 
+    @property
+    def shown(self) -> str:
+        """The cell as the page writes it (a number at table precision), for captions and prose."""
+        return fmt_cell(self.value, self.kind, self.digits) if self.numeric else self.text
+
 
 @dataclass(frozen=True)
 class Table:
@@ -46,6 +51,8 @@ class Table:
     rows: tuple[tuple[Cell, ...], ...]
     note: str = ""
     filters: tuple[str, ...] = ()  # columns a reader can filter the rows by (assets/table-filter.js)
+    compact: bool = False  # fact cells without a tooltip (key and computation are on the provenance page):
+    # for tables of many runs, whose repeated tooltips would make most of a page's bytes
 
     @property
     def numeric_columns(self) -> tuple[bool, ...]:

@@ -90,6 +90,20 @@ LEAK_TAU = FactPattern("mcq.{bench}.leak_split.kendall_tau", "tau", "Kendall's t
                        "all items and on the items the probe does not solve", {"bench": BENCH})
 LEAK_WIDER = FactPattern("mcq.{bench}.leak_split.gap_above_zero", "count", "model runs whose gap interval lies above "
                          "zero", {"bench": BENCH})
+SCOPE = choice("scope", ("all", "rest"), "ranked by strict accuracy on every answered item, or on the items the "
+               "probe does not solve")
+RANK_VALUE = choice("value", ("rank", "tie_group", "tie_p"), "position (1 = highest); paired tie group (a new group "
+                    "where exact McNemar against the model above gives p < 0.05); that p-value")
+LEAK_RANK = FactPattern("mcq.{bench}.run.{run_id}.leak_split.{scope}.{value}", "rank, group or p-value",
+                        "a split model run's place among the split runs, on all items or on the rest",
+                        {"bench": BENCH, "run_id": RUN_ID, "scope": SCOPE, "value": RANK_VALUE})
+LEAK_MODELS = FactPattern("mcq.{bench}.leak_split.models", "count", "model runs given a leak split", {"bench": BENCH})
+LEAK_POSITIVE = FactPattern("mcq.{bench}.leak_split.gap_positive", "count", "model runs more accurate on the "
+                            "option-solvable items than on the rest (point estimate)", {"bench": BENCH})
+LEAK_BELOW = FactPattern("mcq.{bench}.leak_split.gap_below_zero", "count", "model runs whose gap interval lies below "
+                         "zero", {"bench": BENCH})
+LEAK_MOVED = FactPattern("mcq.{bench}.leak_split.rank_changes", "count", "model runs whose rank on the rest differs "
+                         "from their rank on all items", {"bench": BENCH})
 STATEMENT = Part("statement", _SLUG, "a statement's id in content/reconciliation/<bench>.yaml")
 OUTCOME = choice("outcome", ("recomputed", "matches", "differs", "reported_only", "unavailable"), "")
 RECONCILE_SITE = FactPattern("mcq.{bench}.reconcile.{statement}.site", "as quoted", "the site's value of an upstream "
@@ -140,6 +154,7 @@ SECTIONS: tuple[Section, ...] = (
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
              AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_TAU, LEAK_WIDER,
+             LEAK_RANK, LEAK_MODELS, LEAK_POSITIVE, LEAK_BELOW, LEAK_MOVED,
              RECONCILE_SITE,
              RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS,
              PAIR_P, INDEX_GAIN, LEARNED_CHANCE, SOLVABLE, LEARNED_ITEMS, INDEX_COUNT)),

@@ -5,28 +5,95 @@ first (builder.ranker.leak, kept in the audit). Per sighted model run (run_summa
 accuracy on the solvable items and on the rest, their gap, and a 95% bootstrap interval of the
 gap that resamples items within each category (builder.stats.split_gap: solvable items are not
 spread evenly across subjects, so an unstratified resample would mix the subject mix into the
-gap). Across those runs, here: Kendall's tau between the ranking on all items and on the rest,
-and how many gaps lie above zero.
+gap). Across those runs, here: each run's rank and paired tie group on all items and on the rest
+alone, Kendall's tau-b between the two rankings, and the counts the page's sentences are chosen
+by (gaps above, below and straddling zero).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from builder.benchmarks.mcq import fact_keys as K
+from builder.benchmarks.mcq.published import Place, ranked
+from builder.benchmarks.mcq.run_summary import RunSummary
 from builder.core.facts import FactTable
 from builder.stats.rank_correlation import kendall_tau_b
 
+if TYPE_CHECKING:
+    from builder.benchmarks.mcq.report import Loaded
 
-def add_split_summary(split_ids: Sequence[str], facts: FactTable, bench: str) -> None:
-    """Kendall's tau and the count of intervals above zero, over the runs given a split."""
-    if len(split_ids) < 3:
-        return
+
+@dataclass(frozen=True)
+class SplitSummary:
+    """What the page says about the split, chosen by the numbers."""
+
+    run_ids: tuple[str, ...]  # split runs, by strict accuracy on all items
+    above: str  # "all", "none" or "some": runs whose gap interval lies above zero
+    largest: str  # run id with the largest gap
+    smallest: str  # and the smallest
+    moved: tuple[str, ...]  # runs whose rank on the rest differs from their rank on all items
+
+
+def solvable_rows(loaded: "Loaded") -> np.ndarray:
+    """Row ids of the audited items the cross-fitted probe solves, ascending."""
+    leak = loaded.audit.leak
+    solved = {i for i, s in zip(leak.ids, leak.solvable) if s}
+    return np.array(sorted(r for r, item in loaded.data.items.items() if item.id in solved), dtype=np.int64)
+
+
+def on_rest(summary: RunSummary, solvable: np.ndarray) -> RunSummary:
+    """The run restricted to the items the probe does not solve."""
+    keep = ~np.isin(summary.row_ids, solvable)
+    return replace(summary, row_ids=summary.row_ids[keep], right=summary.right[keep])
+
+
+def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSummary], solvable: np.ndarray,
+                      facts: FactTable, bench: str) -> SplitSummary | None:
+    """Ranks both ways, tau and the counts, over the runs given a split (None for fewer than 2)."""
+    if len(split_ids) < 2:
+        return None
     ids = tuple(split_ids)
-    every = [facts[K.RUN_SCORE.key(bench=bench, run_id=i, metric="accuracy")] for i in ids]
-    rest = [facts[K.LEAK_SPLIT.key(bench=bench, run_id=i, value="accuracy_rest")] for i in ids]
-    facts.add(K.LEAK_TAU.key(bench=bench), kendall_tau_b(every, rest),
+    every = {i: facts[K.RUN_SCORE.key(bench=bench, run_id=i, metric="accuracy")] for i in ids}
+    rest = {i: facts[K.LEAK_SPLIT.key(bench=bench, run_id=i, value="accuracy_rest")] for i in ids}
+    places = {"all": ranked(every, summaries), "rest": ranked(rest, {i: on_rest(summaries[i], solvable) for i in ids})}
+    for scope, order in places.items():
+        _add_places(order, scope, facts, bench)
+    rank = {scope: {p.run_id: p.rank for p in order} for scope, order in places.items()}
+    moved = tuple(p.run_id for p in places["all"] if rank["all"][p.run_id] != rank["rest"][p.run_id])
+    gap = {i: facts[K.LEAK_GAP.key(bench=bench, run_id=i)] for i in ids}
+    above = sum(facts[K.LEAK_GAP.low(bench=bench, run_id=i)] > 0 for i in ids)
+    counts = ((K.LEAK_MODELS, len(ids), "model runs given a leak split"),
+              (K.LEAK_POSITIVE, sum(g > 0 for g in gap.values()), "model runs more accurate on the option-solvable "
+               "items than on the rest (point estimate)"),
+              (K.LEAK_WIDER, above, "models whose gap interval lies above zero"),
+              (K.LEAK_BELOW, sum(facts[K.LEAK_GAP.high(bench=bench, run_id=i)] < 0 for i in ids),
+               "models whose gap interval lies below zero"),
+              (K.LEAK_MOVED, len(moved), "model runs whose rank on the rest differs from their rank on all items"))
+    for pattern, value, what in counts:
+        facts.add(pattern.key(bench=bench), value, what, ids)
+    facts.add(K.LEAK_TAU.key(bench=bench), kendall_tau_b([every[i] for i in ids], [rest[i] for i in ids]),
               "Kendall's tau (tau-b) between the models' strict accuracy on all items and on the items the probe "
               "does not solve", ids)
-    facts.add(K.LEAK_WIDER.key(bench=bench), sum(facts[K.LEAK_GAP.low(bench=bench, run_id=i)] > 0 for i in ids),
-              "models whose gap interval lies above zero", ids)
+    by_gap = sorted(ids, key=lambda i: (-gap[i], i))
+    return SplitSummary(tuple(p.run_id for p in places["all"]),
+                        "all" if above == len(ids) else "none" if above == 0 else "some", by_gap[0], by_gap[-1], moved)
+
+
+def _add_places(order: list[Place], scope: str, facts: FactTable, bench: str) -> None:
+    on = "all answered items" if scope == "all" else "the answered items the probe does not solve"
+    for place in order:
+        values = {"bench": bench, "run_id": place.run_id, "scope": scope}
+        runs = (place.run_id,)
+        facts.add(K.LEAK_RANK.key(value="rank", **values), place.rank,
+                  f"position by strict accuracy on {on} among the split runs (1 = highest)", runs)
+        facts.add(K.LEAK_RANK.key(value="tie_group", **values), place.group,
+                  f"paired tie group by strict accuracy on {on} (a new group where exact McNemar against the run "
+                  "above, on the items both answered, gives p < 0.05)", runs)
+        if place.p is not None:
+            facts.add(K.LEAK_RANK.key(value="tie_p", **values), place.p,
+                      f"exact McNemar against the run ranked just above, on {on} both answered", runs)

@@ -63,7 +63,8 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         return SECTIONS
 
     def site(self, shelf: Any, facts: FactTable, svg: Any) -> SiteParts:
-        from builder.benchmarks.mcq.views import INDEX_CHART, INDEX_TABLE, index_chart_rows, index_table, spec_tables
+        from builder.benchmarks.mcq.views import (INDEX_CHART, INDEX_TABLE, index_chart_rows, index_table,
+                                                  leak_chart_id, spec_tables)
         from builder.site.charts import category_score_chart
         from builder.site.tables import FactCells
         cells = FactCells(facts)
@@ -80,6 +81,9 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
                     title="Gain over chance from the options alone", value_title="Points over chance",
                     series_title="Probe", description="Per benchmark, the learned option-only probe's and the "
                     "strongest rule's accuracy minus chance, with 95% bootstrap intervals (seed 1111's shuffle).")
+        for one in computed:
+            if one.leak is not None and svg is not None:
+                charts[leak_chart_id(one.name)] = _leak_chart(one, facts, svg)
         listed = [{"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{PAGE_DIR}/{c.name}.html"}
                   for c in computed]
         return SiteParts(
@@ -90,17 +94,21 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
 
     def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
         from builder.benchmarks.mcq.shuffle import SEEDS
-        from builder.benchmarks.mcq.views import LEAK_DIR, spec_tables
+        from builder.benchmarks.mcq.views import LEAK_DIR, leak_chart_id, leak_prose, spec_tables
         from builder.site.tables import FactCells
         computed = shelf.specs
         files: Files = {}
         if not computed:
             return files
         template = settings.env.get_template(TEMPLATE)
+        chart_macro = settings.env.get_template("chart.html").make_module({**settings.common, "root": "../"})
         for one in computed:
             tables = spec_tables(one, FactCells(facts))
             spec = one.loaded.benchmark.spec
+            chart = settings.charts.get(leak_chart_id(one.name))
             html = template.render(**settings.common, root="../", slug=PAGE_DIR, title=spec.title,
+                                   leak_chart=chart_macro.render(chart) if chart is not None else "",
+                                   leak_prose=leak_prose(one, FactCells(facts)) if one.leak is not None else [],
                                    description=f"Composition, option lengths, the model-free audit and model runs "
                                                f"of {spec.title}.",
                                    spec=spec, computed=one, tables=tables, prompts=_example_prompts(one),
@@ -120,6 +128,17 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
     def probe_plans(self, args: Any) -> list[Any]:
         from builder.benchmarks.mcq.probe import spec_plans
         return spec_plans(args)
+
+
+def _leak_chart(one: Any, facts: FactTable, svg: Any) -> Any:
+    """The leak split's gaps with their intervals, one row per model in strict-accuracy order."""
+    from builder.benchmarks.mcq.views import leak_chart_id, leak_chart_rows
+    from builder.site.charts import category_score_chart
+    return category_score_chart(
+        leak_chart_rows(one, facts), id=leak_chart_id(one.name), renderer=svg,
+        title="Accuracy on the items the options give away minus on the rest", value_title="Gap (points)",
+        series_title="Gap", description="Per model (by strict accuracy on all items), strict accuracy on the "
+        "option-solvable items minus on the rest, with its 95% bootstrap interval stratified by category.")
 
 
 def leak_csv(leak: Any) -> bytes:

@@ -10,6 +10,7 @@ gold) separates them at p < 0.05, so a rank is only claimed where the pair of ru
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,22 +34,36 @@ def fixes_and_breaks(mine: RunSummary, above: RunSummary) -> tuple[int, int]:
     return int((a & ~b).sum()), int((b & ~a).sum())
 
 
-def tie_groups(runs: Sequence[Run], summaries: Mapping[str, RunSummary], facts: FactTable, bench: str) -> list[Run]:
+@dataclass(frozen=True)
+class Place:
+    run_id: str
+    rank: int  # 1 = the highest score
+    group: int  # paired tie group, 1 = the top one
+    p: float | None  # exact McNemar against the run ranked just above (None for the first)
+
+
+def ranked(scores: Mapping[str, float], summaries: Mapping[str, RunSummary]) -> list[Place]:
+    """Runs by score (ties by id), each joining the group of the run above unless McNemar on the
+    items both answered separates them at p < ALPHA."""
+    places: list[Place] = []
+    for rid in sorted(scores, key=lambda r: (-scores[r], r)):
+        above = places[-1] if places else None
+        p = None if above is None else mcnemar_exact(*fixes_and_breaks(summaries[rid], summaries[above.run_id]))
+        group = 1 if above is None else above.group + (p is not None and p < ALPHA)
+        places.append(Place(rid, len(places) + 1, group, p))
+    return places
+
+
+def tie_groups(runs: Sequence[Run], summaries: Mapping[str, RunSummary], facts: FactTable, bench: str) -> list[Place]:
     """The imported runs in strict-accuracy order, with `tie_group` and `tie_p` facts."""
-    answered = [r for r in imported(runs) if r.items]
-    score = {r.header.run_id: facts[K.RUN_SCORE.key(bench=bench, run_id=r.header.run_id, metric="accuracy")]
-             for r in answered}
-    ordered = sorted(answered, key=lambda r: (-score[r.header.run_id], r.header.run_id))
-    group, above = 1, None
-    for run in ordered:
-        rid = run.header.run_id
-        values = {"bench": bench, "run_id": rid}
-        if above is not None:
-            p = mcnemar_exact(*fixes_and_breaks(summaries[rid], summaries[above]))
-            facts.add(K.RUN_TIE_P.key(**values), p, "exact McNemar against the model ranked just above, on the items "
-                      "both answered", (rid, above))
-            group += p < ALPHA
-        facts.add(K.RUN_TIE_GROUP.key(**values), group, "paired tie group by strict accuracy (a new group where "
-                  f"McNemar against the model above gives p < {ALPHA})", (rid,))
-        above = rid
-    return ordered
+    answered = [r.header.run_id for r in imported(runs) if r.items]
+    places = ranked({rid: facts[K.RUN_SCORE.key(bench=bench, run_id=rid, metric="accuracy")] for rid in answered},
+                    summaries)
+    for place, above in zip(places, [None, *places]):
+        values = {"bench": bench, "run_id": place.run_id}
+        if above is not None and place.p is not None:
+            facts.add(K.RUN_TIE_P.key(**values), place.p, "exact McNemar against the model ranked just above, on the "
+                      "items both answered", (place.run_id, above.run_id))
+        facts.add(K.RUN_TIE_GROUP.key(**values), place.group, "paired tie group by strict accuracy (a new group where "
+                  f"McNemar against the model above gives p < {ALPHA})", (place.run_id,))
+    return places

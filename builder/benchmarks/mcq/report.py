@@ -64,6 +64,7 @@ class Computed:
     splits: tuple[tuple[str, str], ...]  # (value, key label), in first-seen order
     categories: tuple[tuple[str, str], ...]
     pairs: tuple[Pair, ...]
+    leak: Any = None  # leak_split.SplitSummary: what the page says about the split, when 2+ runs have one
 
     @property
     def name(self) -> str:
@@ -204,14 +205,15 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     pairs = find_pairs(loaded.runs)
     for pair in pairs:
         _pair_facts(loaded, pair, facts, bench)
-    from builder.benchmarks.mcq.leak_split import add_split_summary
+    from builder.benchmarks.mcq.leak_split import add_split_summary, solvable_rows
     from builder.benchmarks.mcq.published import tie_groups
     tie_groups(loaded.runs, summaries, facts, bench)
-    add_split_summary([rid for rid, s in summaries.items() if s.split], facts, bench)
+    split = [rid for rid, s in summaries.items() if s.split]
+    leak = add_split_summary(split, summaries, solvable_rows(loaded), facts, bench) if split else None
     if loaded.reconciliation is not None:
         from builder.benchmarks.mcq.reconcile import add_reconciliation_facts
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
-    return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs))
+    return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs), leak)
 
 
 def _labels(loaded: Loaded, field: str) -> tuple[tuple[str, str], ...]:

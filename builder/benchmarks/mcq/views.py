@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from builder.benchmarks.mcq import fact_keys as K
@@ -32,13 +33,8 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
         tables.append(_published(c, cells))
     split = _leak_split(c, cells)
     tables += [split] if split is not None else []
-    if K.LEAK_TAU.key(bench=c.name) in cells.facts:
-        tables.append(Table(table_id(c.name, "leak-rank"), "Ranking on all items against ranking on the rest",
-                            ("What", "Value"), ((Cell("Kendall's tau, strict accuracy on all items vs on the rest"),
-                                                 cells(K.LEAK_TAU.key(bench=c.name), "num")),
-                                                (Cell("models whose gap interval lies above zero"),
-                                                 cells(K.LEAK_WIDER.key(bench=c.name), "count"))),
-                            "Over the model runs of the split table."))
+    if c.leak is not None:
+        tables.append(_leak_ranks(c, cells))
     if c.pairs:
         tables.append(_pairs(c, cells))
     if c.loaded.reconciliation is not None:
@@ -122,7 +118,7 @@ def _ablation(c: Computed, cells: FactCells) -> Table:
                  f"Refitted on the same training items with the full probe's penalty and scored on {held}; a drop "
                  f"whose interval excludes 0 is a family the probe relies on. Accuracy counts an item solved only "
                  f"when the gold scores strictly highest. Option-solvable items (cross-fitted, every audited item): "
-                 f"{cells(K.LEAK.key(bench=b, value='solvable')).text}% — per item: {LEAK_DIR}/{b}.csv.")
+                 f"{cells(K.LEAK.key(bench=b, value='solvable')).shown}% — per item: {LEAK_DIR}/{b}.csv.")
 
 
 def _categories(c: Computed, cells: FactCells) -> Table:
@@ -134,7 +130,7 @@ def _categories(c: Computed, cells: FactCells) -> Table:
         row = [Cell(value), cells(K.CATEGORY.key(bench=b, label=label), "count")]
         row += [cells.optional(K.RUN_CATEGORY.key(bench=b, run_id=r.header.run_id, label=label)) for r in runs]
         rows.append(tuple(row))
-    return Table(table_id(b, "categories"), "Categories", columns, tuple(rows))
+    return Table(table_id(b, "categories"), "Categories", columns, tuple(rows), compact=True)
 
 
 def _runs(c: Computed, cells: FactCells) -> Table:
@@ -190,7 +186,7 @@ def _published(c: Computed, cells: FactCells) -> Table:
                  "carries; 'differ from reference' counts the items whose question, options or gold in that file "
                  "differ from the spec's reference revision. Tie groups: by strict accuracy, a new group where an "
                  "exact McNemar test against the model above (items both answered) gives p < 0.05. Intervals: 95% "
-                 "percentile bootstrap over items.")
+                 "percentile bootstrap over items.", compact=True)
 
 
 LEAK_COLUMNS = ("model", "items", "coverage", "accuracy_strict", "accuracy_official", "solvable_items",
@@ -215,11 +211,72 @@ def _leak_split(c: Computed, cells: FactCells) -> Table | None:
     if not rows:
         return None
     return Table(table_id(c.name, "leak-split"), "Models on the items the options give away, and on the rest",
-                 LEAK_COLUMNS, tuple(rows),
+                 LEAK_COLUMNS, tuple(rows), compact=True, note=
                  "Option-solvable: the cross-fitted choices-only probe ranks the gold strictly first (the audit's "
                  "leak score). Accuracy is strict; coverage is the % of audited items the run answered; gap = "
                  "accuracy_solvable minus accuracy_rest (points), 95% bootstrap interval resampling items within each "
                  "category. A leak score says what a reader could exploit, not what a model did.")
+
+
+def _leak_ranks(c: Computed, cells: FactCells) -> Table:
+    """Each split run's rank and tie group on all items and on the rest (leak_split.py)."""
+    rows = []
+    labels = {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
+    for rid in c.leak.run_ids:
+        values = {"bench": c.name, "run_id": rid}
+        row = [Cell(labels[rid])]
+        for scope in ("all", "rest"):
+            row += [cells(K.LEAK_RANK.key(scope=scope, value=v, **values), "count") for v in ("rank", "tie_group")]
+        rows.append(tuple(row))
+    return Table(table_id(c.name, "leak-rank"), "Rank on all items against rank on the items the options do not give "
+                 "away", ("Model", "Rank, all items", "Tie group, all items", "Rank, the rest", "Tie group, the rest"),
+                 tuple(rows), compact=True, note="Strict accuracy, among the runs of the split table; a tie group "
+                 "starts where an exact McNemar test against the run ranked just above (on the items both answered, "
+                 "of that scope) gives p < 0.05.")
+
+
+def leak_prose(c: Computed, cells: FactCells) -> list[str]:
+    """The split's sentences, each chosen by the counts leak_split.py computed."""
+    b, leak = c.name, c.leak
+    labels = {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
+    count = {name: cells(p.key(bench=b), "count").shown for name, p in (
+        ("models", K.LEAK_MODELS), ("positive", K.LEAK_POSITIVE), ("above", K.LEAK_WIDER), ("below", K.LEAK_BELOW),
+        ("moved", K.LEAK_MOVED))}
+    if leak.above == "all":
+        first = (f"Every one of the {count['models']} models is more accurate on the items the options give away "
+                 "than on the rest, each by a gap whose 95% interval lies above zero.")
+    else:
+        below = f", for {count['below']} below zero" if cells.facts[K.LEAK_BELOW.key(bench=b)] else ""
+        first = (f"{count['positive']} of the {count['models']} models are more accurate on the items the options "
+                 f"give away than on the rest; for {count['above']} the gap's 95% interval lies above zero{below}.")
+
+    def gap(rid: str) -> str:
+        values = {"bench": b, "run_id": rid}
+        return (f"{labels[rid]} ({cells(K.LEAK_GAP.key(**values)).shown} points, 95% interval "
+                f"{cells(K.LEAK_GAP.low(**values)).shown} to {cells(K.LEAK_GAP.high(**values)).shown})")
+    sentences = [first]
+    if leak.largest != leak.smallest:
+        sentences.append(f"The gap is largest for {gap(leak.largest)} and smallest for {gap(leak.smallest)}.")
+    tau = replace(cells(K.LEAK_TAU.key(bench=b), "num"), digits=2).shown
+    sentences.append(f"Ranked on the rest alone, no model changes place (Kendall's tau {tau})." if not leak.moved else
+                     f"Ranked on the rest alone, {count['moved']} of the {count['models']} models change place; "
+                     f"Kendall's tau between the two rankings is {tau}.")
+    return sentences
+
+
+def leak_chart_rows(c: Computed, facts: Any) -> list[tuple[str, str, float, float, float]]:
+    """(model, series, gap, low, high) for the gap chart, by strict accuracy on all items."""
+    labels = {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
+    rows = []
+    for rid in c.leak.run_ids:
+        values = {"bench": c.name, "run_id": rid}
+        rows.append((labels[rid], "solvable minus the rest", facts[K.LEAK_GAP.key(**values)],
+                     facts[K.LEAK_GAP.low(**values)], facts[K.LEAK_GAP.high(**values)]))
+    return rows
+
+
+def leak_chart_id(name: str) -> str:
+    return table_id(name, "leak-gap")
 
 
 def _pairs(c: Computed, cells: FactCells) -> Table:
