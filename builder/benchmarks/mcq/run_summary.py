@@ -69,6 +69,10 @@ def _counts(run: Run, facts: FactTable, values: dict[str, str]) -> None:
                                                                i.error is None), "answers with no letter", runs)
     facts.add(K.RUN_COUNT.key(count="errors", **values), sum(1 for i in run.items if i.error is not None),
               "requests that failed after their retries", runs)
+    declared = run.header.items.get("n")
+    if isinstance(declared, int) and declared > 0:
+        facts.add(K.RUN_COVERAGE.key(**values), 100.0 * len(run.items) / declared,
+                  f"% of the {declared:,} items the run's header declares that it answered", runs)
 
 
 def _labels(loaded: "Loaded") -> str:

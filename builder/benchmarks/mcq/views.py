@@ -200,9 +200,8 @@ def _leak_split(c: Computed, cells: FactCells) -> Table | None:
         values = {"bench": c.name, "run_id": run.header.run_id}
         if K.LEAK_GAP.key(**values) not in cells.facts:
             continue
-        n, total = len(run.items), run.header.items.get("n", len(run.items))
         rows.append((Cell(run.header.subject_label), cells(K.RUN_COUNT.key(count="n", **values), "count"),
-                     Cell(f"{100.0 * n / total:.2f}" if total else "–"),
+                     cells.optional(K.RUN_COVERAGE.key(**values)),
                      cells(K.RUN_SCORE.key(metric="accuracy", **values)), cells.optional(K.RUN_OFFICIAL.key(**values)),
                      cells(K.LEAK_SPLIT.key(value="solvable_items", **values), "count"),
                      cells(K.LEAK_SPLIT.key(value="accuracy_solvable", **values)),
