@@ -77,6 +77,12 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         from builder.benchmarks.cibuzzbench.commands import add_commands
         add_commands(subcommands)
 
+    def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
+        """The CSV, unless `--benchmark` asks only for other data."""
+        if not names:
+            from builder.benchmarks.cibuzzbench.commands import fetch_csv
+            fetch_csv(log)
+
     def add_probe_options(self, group: Any) -> None:
         from builder.benchmarks.cibuzzbench.probes.command import add_probe_options
         add_probe_options(group)
