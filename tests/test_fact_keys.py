@@ -122,8 +122,8 @@ def test_a_probe_name_enters_its_keys_as_a_name() -> None:
 
 def test_every_key_of_measured_mouse_runs_matches_exactly_one_pattern() -> None:
     """The SYNTHETIC Mouse fixture runs (tests/fixtures/mouse), scored as a build with MOUSE_DATA would."""
-    from builder.benchmarks.mouse.measured import add_measured_facts, load_mouse_data
-    from builder.benchmarks.mouse.metrics import BootstrapOptions
+    from builder.benchmarks.mouse.analyses.measured_runs import add_measured_facts, load_mouse_data
+    from builder.benchmarks.mouse.analyses.metrics import BootstrapOptions
     from builder.core.facts import FactTable
     from builder.runs.load import read_store
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from builder.benchmarks.cibuzzbench.dataset import fetch as fetch_mod
 from builder.benchmarks.cibuzzbench.dataset.fetch import (
     DEFAULT_DEST,
     EXPECTED_SHA256,
@@ -21,12 +20,12 @@ from builder.benchmarks.cibuzzbench.dataset.fetch import (
     UPSTREAM_REPO,
     UPSTREAM_URL,
     DatasetPathError,
-    FetchError,
-    FetchResult,
     ensure_dataset,
     fetch_dataset,
     resolve_dataset_path,
 )
+from builder.core import download as download_mod
+from builder.core.download import FetchError, FetchResult
 from builder.core.errors import InputError
 
 # Synthetic, not real dataset rows: only the header prefix matters to fetch.
@@ -353,7 +352,7 @@ def test_env_csv_means_no_network(server, tmp_path, monkeypatch, closed_port_url
     def no_client(*args: object, **kwargs: object) -> None:
         raise AssertionError("network client created although CIBUZZBENCH_CSV is set")
 
-    monkeypatch.setattr(fetch_mod.httpx, "Client", no_client)
+    monkeypatch.setattr(download_mod.httpx, "Client", no_client)
     logs: list[str] = []
     for url in (server.script("/x.csv", ok()), closed_port_url):
         env = {"CIBUZZBENCH_CSV": str(mine), "CIBUZZBENCH_URL": url}

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts, check_fact_keys, evaluate
-from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
+from builder.benchmarks.cibuzzbench.analyses.fidelity import add_article_fidelity_facts
+from builder.claims.fidelity import check_fact_keys, evaluate
+from builder.claims.figure_statements import load_figure_statements
 from builder.core.reported import ReportedTable, load_reported
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
-from builder.benchmarks.cibuzzbench.views.fidelity_view import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE, fidelity_tables
+from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_tables
+from builder.site.fidelity_table import NO_REASON, NOT_RECOMPUTABLE, UNAVAILABLE
 from builder.site.tables import FactCells
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,9 +73,9 @@ def facts_with(seed: float, share: float) -> FactTable:
 def compared(tmp_path: Path, seed: float, share: float) -> tuple[FactTable, list, ReportedTable]:
     reported = reported_table(tmp_path)
     path = statements_file(tmp_path)
-    statements = load_article_figures(path, reported)
+    statements = load_figure_statements(path, reported)
     facts = facts_with(seed, share)
-    add_fidelity_facts(facts, statements, reported)
+    add_article_fidelity_facts(facts, statements, reported)
     return facts, statements, reported
 
 
@@ -140,7 +142,7 @@ def test_tolerance_can_be_stated(tmp_path: Path) -> None:
     reported = reported_table(tmp_path)
     path = statements_file(tmp_path, text)
     facts = facts_with(41.4877, 2.7991)
-    add_fidelity_facts(facts, load_article_figures(path, reported), reported)
+    add_article_fidelity_facts(facts, load_figure_statements(path, reported), reported)
     assert facts["fidelity.seed.matches"] == 1
 
 
@@ -160,7 +162,7 @@ def test_tolerance_can_be_stated(tmp_path: Path) -> None:
 def test_bad_statements_are_located(tmp_path: Path, entry: str, field: str, message: str) -> None:
     path = statements_file(tmp_path, f"statements:\n  - {{id: ok, figure: share, where: W}}\n  - {entry}\n")
     with pytest.raises(InputError) as info:
-        load_article_figures(path, reported_table(tmp_path))
+        load_figure_statements(path, reported_table(tmp_path))
     problems = info.value.problems
     assert {(p.path, p.line, p.field) for p in problems} == {(str(path), 3, f"statements[1].{field}")}
     assert any(message in p.message for p in problems), problems
@@ -171,20 +173,20 @@ def test_duplicate_ids_and_unknown_fact_keys_are_located(tmp_path: Path) -> None
     path = statements_file(tmp_path, "statements:\n  - {id: a, figure: share, where: W}\n"
                                      "  - {id: a, figure: share, where: W}\n")
     with pytest.raises(InputError, match="used twice"):
-        load_article_figures(path, reported)
+        load_figure_statements(path, reported)
     path = statements_file(tmp_path, "statements:\n  - {id: a, figure: share, where: W, fact: leak.nope}\n")
     with pytest.raises(InputError) as info:
-        check_fact_keys(load_article_figures(path, reported), FactTable(), path)
+        check_fact_keys(load_figure_statements(path, reported), FactTable(), path)
     (problem,) = info.value.problems
     assert (problem.line, problem.field) == (2, "a.fact") and "leak.nope" in problem.message
 
 
 def test_a_build_without_the_runs_says_so(tmp_path: Path) -> None:
     reported = reported_table(tmp_path)
-    statements = load_article_figures(statements_file(tmp_path), reported)
+    statements = load_figure_statements(statements_file(tmp_path), reported)
     facts = FactTable()
     facts.add("audit.share", 2.7991, "case-insensitive share")  # no probe runs: no leak.* facts
-    add_fidelity_facts(facts, statements, reported)
+    add_article_fidelity_facts(facts, statements, reported)
     assert "fidelity.seed.matches" not in facts and facts["fidelity.unavailable.count"] == 1
     rows = all_rows(facts, statements, reported)
     row = next(r for r in rows if r[0].text == "The score at one seed.")
@@ -199,7 +201,7 @@ def test_every_fact_the_projects_statements_name_exists_in_a_full_build() -> Non
     for key, value in json.loads((REPO / "tests" / "golden" / "site" / "facts.json").read_text()).items():
         facts.add(key, value, "golden")
     path = REPO / "content" / "article-figures.yaml"
-    statements = load_article_figures(path, load_reported(REPO / "content" / "reported.yaml"))
+    statements = load_figure_statements(path, load_reported(REPO / "content" / "reported.yaml"))
     check_fact_keys(statements, facts, path)
     assert all(f"fidelity.{s.id}.matches" in facts for s in statements if s.recomputable)
 
@@ -212,7 +214,7 @@ def test_evaluate_arithmetic(tmp_path: Path) -> None:
 
 def test_the_projects_statements_load_against_its_reported_figures() -> None:
     reported = load_reported(REPO / "content" / "reported.yaml")
-    statements = load_article_figures(REPO / "content" / "article-figures.yaml", reported)
+    statements = load_figure_statements(REPO / "content" / "article-figures.yaml", reported)
     figures = {s.figure for s in statements}
     probe_figures = {k for k in reported.figures if reported[k].source.id == "blind_probe"}
     assert probe_figures <= figures, f"article figures with no statement: {sorted(probe_figures - figures)}"
@@ -229,7 +231,7 @@ def test_real_data_comparison(real_dataset, tmp_path: Path) -> None:
     computed = compute(real_dataset, runs)
     reported = load_reported(REPO / "content" / "reported.yaml")
     path = REPO / "content" / "article-figures.yaml"
-    add_fidelity_facts(computed.facts, load_article_figures(path, reported), reported)
+    add_article_fidelity_facts(computed.facts, load_figure_statements(path, reported), reported)
     f = computed.facts
     assert f["fidelity.longest-option-seed-1111.matches"] == 0
     assert round(f["fidelity.longest-option-seed-1111.site"], 2) == 41.49

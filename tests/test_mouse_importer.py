@@ -12,7 +12,7 @@ import pytest
 from builder.core.errors import InputError
 from builder.benchmarks.mouse.dataset import load_icc, load_main, load_single_choice
 from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
-from builder.benchmarks.mouse.metrics import ClassScores, RCScores, TranslationScores
+from builder.benchmarks.mouse.analyses.metrics import ClassScores, RCScores, TranslationScores
 from builder.benchmarks.mouse.runs import make_runs, score_run, validate_mouse_run
 from builder.core.names import slug
 from builder.runs.reader import read_run

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
-from builder.benchmarks.mouse.measured import (MAIN_FACTS, MCC_FACTS, add_measured_facts, check_runs,
-                                               data_folder, load_mouse_data)
-from builder.benchmarks.mouse.metrics import BootstrapOptions
+from builder.benchmarks.mouse.analyses.measured_runs import (MAIN_FACTS, MCC_FACTS, add_measured_facts, check_runs,
+                                                            data_folder, load_mouse_data)
+from builder.benchmarks.mouse.analyses.metrics import BootstrapOptions
 from builder.benchmarks.mouse.runs import score_run
 from builder.core.errors import InputError
 from builder.core.facts import FactTable

@@ -17,8 +17,9 @@ from sklearn.metrics import (accuracy_score, balanced_accuracy_score, cohen_kapp
 from builder.stats.bootstrap import _CHUNK_CELLS, _index_chunks
 from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
 from builder.benchmarks.mouse.labels import IR_LABELS, MS_LABELS, RC_COMPONENTS, TD_LABELS
-from builder.benchmarks.mouse.metrics import (BootstrapOptions, judge_agreement, score_classification, score_ir,
-                                   score_rc, score_td, score_tr, tr_from_scores, translation_scores)
+from builder.benchmarks.mouse.analyses.metrics import (BootstrapOptions, judge_agreement, score_classification,
+                                                      score_ir, score_rc, score_td, score_tr, tr_from_scores,
+                                                      translation_scores)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mouse"
 APPROX = {"rel": 1e-12, "abs": 1e-12}

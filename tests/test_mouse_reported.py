@@ -10,8 +10,9 @@ import pytest
 
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
-from builder.benchmarks.mouse.facts import add_agreement_facts, add_class_facts, add_rc_facts, add_reported_facts, add_tr_facts
-from builder.benchmarks.mouse.metrics import BootstrapOptions, judge_agreement, score_rc, score_td, tr_from_scores
+from builder.benchmarks.mouse.analyses.metrics import BootstrapOptions, score_rc, score_td, tr_from_scores
+from builder.benchmarks.mouse.analyses.reported_figures import add_reported_facts
+from builder.benchmarks.mouse.analyses.score_facts import add_class_facts, add_rc_facts, add_tr_facts
 from builder.benchmarks.mouse.reported import DEFAULT_DIR, load_reported, parse_size
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "mouse"
@@ -144,11 +145,9 @@ def test_measured_facts():
                                                    {c: [0, 1, 0] for c in ("homophonic", "semantic", "visual")},
                                                    boot=boot))
     add_tr_facts(facts, "mouse.run.x.tr", tr_from_scores([2, 1, 0], boot=boot))
-    add_agreement_facts(facts, "mouse.judge", judge_agreement([2, 2], [2, 2], boot=boot))
     assert facts["mouse.run.x.td.unparsed"] == 1
     assert facts["mouse.run.x.td.accuracy"] == 0.5
     assert "mouse.run.x.td.f1.1.ci95_low" in facts
     assert facts["mouse.run.x.rc.semantic.balanced_accuracy"] == 0.75
     assert facts["mouse.run.x.tr.semantic_accuracy"] == 0.5
-    assert "mouse.judge.qwk" not in facts and facts["mouse.judge.n"] == 2  # undefined kappa left out
     assert facts.provenance["mouse.run.x.td.mcc"].runs == ("x",)

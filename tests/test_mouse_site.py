@@ -20,11 +20,12 @@ from builder.site.pages import read_page
 from builder.core.reported import load_reported as load_site_reported
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
-from builder.benchmarks.mouse.facts import add_reported_facts
-from builder.benchmarks.mouse.measures import (MEASURES, PRIMARY, MouseMeasures, average_ranks, line_fit, load_mouse_claims,
-                                    register_mouse_measures, spearman)
+from builder.benchmarks.mouse.analyses.paper_claims import (MEASURES, PRIMARY, MouseMeasures, average_ranks, line_fit,
+                                                            load_mouse_claims, register_mouse_measures, spearman)
+from builder.benchmarks.mouse.analyses.reported_figures import add_reported_facts, compute_mouse
 from builder.benchmarks.mouse.reported import load_reported
-from builder.benchmarks.mouse.site_parts import SCALE_CHART, SCORE, compute_mouse, mouse_charts, mouse_tables, qwen3_scale_rows
+from builder.benchmarks.mouse.views.reported_tables import SCORE, mouse_tables
+from builder.benchmarks.mouse.views.scale_chart import SCALE_CHART, mouse_charts, qwen3_scale_rows
 from builder.site.charts import scale_chart
 from builder.site.environment import make_environment
 from builder.site.markdown_pages import FactUse, page_functions, render_page_body
@@ -267,7 +268,7 @@ def test_tables_show_the_csv_cells_as_facts(built, reported):
             for c in numbers:
                 assert c.kind == SCORE and facts[c.key] == c.value
                 assert f"Table {number}" in facts.provenance[c.key].computation
-    # spot checks of the keys (builder.benchmarks.mouse.facts naming)
+    # spot checks of the keys (analyses.reported_figures naming)
     assert facts["mouse.reported.main.qwen3-0_6b.tr_sem_acc"] == 0.041
     assert facts["mouse.reported.mcc.qwen3-0_6b.ms"] == -0.233
     assert facts["mouse.reported.human_cc.fp.cc_acc"] == 0.95

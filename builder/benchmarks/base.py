@@ -14,8 +14,10 @@ defines `BENCHMARK`, an instance of a `Benchmark` subclass. The stages, in order
 6. `pages`    whole generated files (e.g. one page per run), rendered with the shared
               template environment.
 
-Plus `add_commands`, which registers the benchmark's CLI subcommands, `add_probe_options` and
-`probe_plans` for a benchmark that `buzzprobe probe --benchmark NAME` asks, `fact_sections`,
+Plus `add_commands`, which registers the benchmark's CLI subcommands, `fetch_data` and
+`add_import_options`, its part of the shared `buzzprobe data fetch` and `buzzprobe import`
+(so no plug-in calls another's), `add_probe_options` and `probe_plans` for a benchmark that
+`buzzprobe probe --benchmark NAME` asks, and `fact_sections`,
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
 generated from them, and a test checks every key a build produces against them; and
 `eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 LoadedT = TypeVar("LoadedT")  # what a plug-in's `load` returns and its `compute` takes
 ComputedT = TypeVar("ComputedT")  # what its `compute` returns and its views take
+# `buzzprobe import WORD PATH …`: (the parsed options, the created stamp) -> exit code.
+ImportHandler = Callable[["argparse.Namespace", str], int]
 
 
 
@@ -155,6 +159,16 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
             raise InputError.single(run.path, f"runs of {self.title} cannot be exported to Every Eval Ever yet "
                                     f"(no {package}.eee mapping)", line=1, field="benchmark") from None
         return module.evaluation(run, settings)
+
+    def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
+        """`buzzprobe data fetch`: get this plug-in's pinned data unless a local copy is named.
+        `names`: the `--benchmark` values given (None: everything), which a plug-in that serves
+        names checks; `log` takes progress lines."""
+
+    def add_import_options(self, parser: "argparse.ArgumentParser") -> Mapping[str, ImportHandler]:
+        """`buzzprobe import WORD PATH`: add the options this plug-in's imports read to the import
+        command's `parser`, and return its words, each with the handler that imports PATH."""
+        return {}
 
 
 @cache

@@ -101,6 +101,14 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
         return _reported_span(facts.provenance[key].computation if key in facts else key,
                               reported.sources[source], fact(key, style, digits))
 
+    return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "quoted": quoted,
+            "reported_value": reported_value, **_comparisons(value)}
+
+
+def _comparisons(value: Callable[[str], float]) -> dict[str, Callable]:
+    """`compare`, `lowest` and `highest`: words and labels chosen by facts' values, read through
+    the page's `value` so the facts they weigh are in its provenance too."""
+
     def number(operand: str | float) -> float:
         return value(operand) if isinstance(operand, str) else float(operand)
 
@@ -121,8 +129,7 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
         labels = list(keys)
         return max(labels, key=lambda k: (value(keys[k]), -labels.index(k)))
 
-    return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "quoted": quoted, "reported_value": reported_value, "compare": compare,
-            "lowest": lowest, "highest": highest}
+    return {"compare": compare, "lowest": lowest, "highest": highest}
 
 
 def _reported_span(what: str, source: Source, shown: Markup) -> Markup:

@@ -1,15 +1,17 @@
 """CIBuzzBench's subcommands: `data fetch | check | gold-pool`, `runs`, `import`, `export` (its
-`probe` options are probes/command.py, on the shared `buzzprobe probe`)."""
+`probe` options are probes/command.py, on the shared `buzzprobe probe`). `data fetch` and
+`import WORD PATH` reach the other plug-ins through the contract (`fetch_data`,
+`add_import_options`), never by importing them."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from builder.benchmarks.mcq.results.command import WORD as RESULTS
-from builder.benchmarks.mcq.results.command import add_results_options, run_results_import
+from builder.benchmarks.base import ImportHandler
 from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
 from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
@@ -53,26 +55,39 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
                          "(required for official outputs; harness imports default to the logged name)")
     imports.add_argument("--out", default=None, help="folder for the runs (default runs/official; harness imports "
                          "runs/{model_slug})")
-    add_results_options(imports)
-    imports.set_defaults(handler=_cmd_import)
+    imports.add_argument("--force", action="store_true",
+                         help="replace an existing run that has different content (refused otherwise; every import)")
+    imports.set_defaults(handler=_cmd_import, import_words=_import_words(imports))
 
     add_export_parser(sub)
 
 
+def _import_words(parser: argparse.ArgumentParser) -> dict[str, ImportHandler]:
+    """Every plug-in's `import WORD PATH` handlers, its options added to `parser`."""
+    from builder.benchmarks import registered
+    words: dict[str, ImportHandler] = {}
+    for benchmark in registered():
+        for word, handler in benchmark.add_import_options(parser).items():
+            if word in words or word in HARNESSES:
+                raise TypeError(f"two importers claim `buzzprobe import {word}` ({benchmark.name} is one)")
+            words[word] = handler
+    return words
+
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
-    """Validate only what was just downloaded: a present copy is validated by every build."""
-    from builder.benchmarks.mcq.fetch import fetch_specs
-    if not args.benchmark:
-        _fetch_csv()
-    fetch_specs(args.content, args.benchmark, lambda message: print(message, file=sys.stderr))
+    """Every plug-in's pinned data, in the registry's (name) order."""
+    from builder.benchmarks import registered
+    for benchmark in registered():
+        benchmark.fetch_data(args.content, args.benchmark, lambda message: print(message, file=sys.stderr))
     return 0
 
 
-def _fetch_csv() -> None:
+def fetch_csv(log: Callable[[str], None]) -> None:
+    """The CSV, downloaded unless a copy is present; validated only when just downloaded (a
+    present copy is validated by every build)."""
     from builder.benchmarks.cibuzzbench.dataset.fetch import ensure_dataset, resolve_dataset_path
     present = resolve_dataset_path(os.environ)
-    path = ensure_dataset(os.environ, log=lambda message: print(message, file=sys.stderr))
+    path = ensure_dataset(os.environ, log=log)
     if present is None:
         try:
             _cmd_check_path(path)
@@ -123,8 +138,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.official_import import import_official
     created = utc_now()
-    if args.path is not None and str(args.results) == RESULTS:
-        return run_results_import(args, created)
+    if args.path is not None and str(args.results) in args.import_words:
+        return args.import_words[str(args.results)](args, created)
     if args.path is not None:
         harness = str(args.results)
         if harness not in HARNESSES:

@@ -25,7 +25,7 @@ class Loaded:
     variants: dict[str, Any]  # derived dataset variants by name
     runs: list[Run]
     reported: Any  # ReportedTable (content/reported.yaml)
-    statements: list[Any]  # ArticleStatement (content/article-figures.yaml)
+    statements: list[Any]  # builder.claims.figure_statements.FigureStatement (content/article-figures.yaml)
     cache: Any = None  # the build's RunCache (builder/runs/cache.py), or None
     protocols: dict[str, Any] | None = None  # prompt protocols by id (content/protocols/cibuzzbench.yaml)
 
@@ -47,7 +47,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         return [_dataset(settings)]
 
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> Loaded:
-        from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
+        from builder.claims.figure_statements import load_figure_statements
         from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
         from builder.core.reported import load_reported
         from builder.benchmarks.cibuzzbench.run_checks import validate_runs
@@ -59,23 +59,29 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         variants = _variants(dataset, settings)
         valid = validate_runs(runs, {"original": dataset, **variants}, settings.run_cache)
         reported = settings.reported or load_reported(settings.content_dir / "reported.yaml")
-        statements = load_article_figures(settings.content_dir / "article-figures.yaml", reported)
+        statements = load_figure_statements(settings.content_dir / "article-figures.yaml", reported)
         protocols_file = settings.content_dir / "protocols" / "cibuzzbench.yaml"
         protocols = load_protocols(protocols_file) if protocols_file.is_file() else {}
         return Loaded(dataset, variants, valid, reported, statements, settings.run_cache, protocols)
 
     def compute(self, loaded: Loaded, facts: FactTable, settings: BuildSettings) -> State:
-        from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts
+        from builder.benchmarks.cibuzzbench.analyses.fidelity import add_article_fidelity_facts
         from builder.benchmarks.cibuzzbench.compute import compute
 
         computed = compute(loaded.dataset, loaded.runs, loaded.variants, facts=facts, **_cached_steps(loaded))
         _add_importance(computed, loaded.dataset, settings.cache_dir)
-        add_fidelity_facts(facts, loaded.statements, loaded.reported)
+        add_article_fidelity_facts(facts, loaded.statements, loaded.reported)
         return State(loaded, computed)
 
     def add_commands(self, subcommands: Any) -> None:
         from builder.benchmarks.cibuzzbench.commands import add_commands
         add_commands(subcommands)
+
+    def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
+        """The CSV, unless `--benchmark` asks only for other data."""
+        if not names:
+            from builder.benchmarks.cibuzzbench.commands import fetch_csv
+            fetch_csv(log)
 
     def add_probe_options(self, group: Any) -> None:
         from builder.benchmarks.cibuzzbench.probes.command import add_probe_options

@@ -1,6 +1,6 @@
 """`buzzprobe data fetch` for the spec'd benchmarks: each spec's pinned files (its `download`)
-into its `data_dir`, verified by sha256, with CIBuzzBench's downloader (retries, atomic
-replace, nothing half-written). A local copy named by the spec's variable is used as it is:
+into its `data_dir`, verified by sha256, with the shared downloader (builder.core.download:
+retries, atomic replace, nothing half-written). A local copy named by the spec's variable is used as it is:
 its files must exist, nothing is downloaded. A file already present with the pinned sha256 is
 kept. Data never enters git: `data/` is ignored.
 """
@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
+from builder.core.download import download
 from builder.core.errors import InputError, Problem, gather
 from builder.core.fileio import file_sha256
 
@@ -38,15 +39,13 @@ def fetch_spec(spec: Spec, log: Callable[[str], None]) -> list[Path]:
         where = f"{location.override}" if location.override else "dataset_path"
         log(f"{spec.name}: using the copy named by {where} (no download)")
         return location.files()
-    from builder.benchmarks.cibuzzbench.dataset.fetch import fetch_dataset
     assert location.root is not None  # a download needs data_dir (spec validation)
     for relative, sha256 in location.download.files:
         dest = location.root / relative
         if dest.is_file() and file_sha256(dest) == sha256:
             continue
-        fetch_dataset(dest, url=location.download.url_of(relative), expected_sha256=sha256, header=None,
-                      require_pin=True, log=log, hint=f"download it elsewhere and set {spec.env_var} to the folder "
-                      f"that holds {relative}")
+        download(dest, location.download.url_of(relative), expected_sha256=sha256, require_pin=True, log=log,
+                 hint=f"download it elsewhere and set {spec.env_var} to the folder that holds {relative}")
     log(f"{spec.name}: {len(location.download.files)} file(s) in {location.root}, sha256 as pinned")
     return location.files()
 

@@ -10,7 +10,7 @@ serves them all (run_format.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,15 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
     def add_commands(self, subcommands: Any) -> None:
         from builder.benchmarks.mcq.command import add_audit_parser
         add_audit_parser(subcommands)
+
+    def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
+        from builder.benchmarks.mcq.fetch import fetch_specs
+        fetch_specs(content_dir, names, log)
+
+    def add_import_options(self, parser: Any) -> dict[str, Any]:
+        from builder.benchmarks.mcq.results.command import WORD, add_results_options, run_results_import
+        add_results_options(parser)
+        return {WORD: run_results_import}
 
     def add_probe_options(self, group: Any) -> None:
         group.add_argument("--spec", type=Path, default=None, metavar="PATH",

@@ -1,6 +1,6 @@
-"""A spec'd benchmark's own figures against its upstream's reported ones: the article's fidelity
-machinery (article_figures statements, analyses.fidelity, views.fidelity_view) over
-content/reconciliation/<bench>.yaml and content/reported.yaml, with `mcq.<bench>.reconcile.*`
+"""A spec'd benchmark's own figures against its upstream's reported ones: the shared fidelity
+machinery (builder.claims.figure_statements, builder.claims.fidelity, builder.site.fidelity_table)
+over content/reconciliation/<bench>.yaml and content/reported.yaml, with `mcq.<bench>.reconcile.*`
 facts, so the verdict (matches / differs, with the reason) follows the numbers."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ FOLDER = "reconciliation"
 
 @dataclass(frozen=True)
 class Reconciliation:
-    statements: tuple[Any, ...]  # ArticleStatement
+    statements: tuple[Any, ...]  # FigureStatement
     reported: Any  # ReportedTable
     source: Path
 
@@ -25,25 +25,25 @@ def load_reconciliation(content_dir: Path, bench: str) -> Reconciliation | None:
     path = content_dir / FOLDER / f"{bench}.yaml"
     if not path.is_file():
         return None
-    from builder.benchmarks.cibuzzbench.article_figures import load_article_figures
+    from builder.claims.figure_statements import load_figure_statements
     from builder.core.reported import load_reported
     reported = load_reported(content_dir / "reported.yaml")
-    return Reconciliation(tuple(load_article_figures(path, reported)), reported, path)
+    return Reconciliation(tuple(load_figure_statements(path, reported)), reported, path)
 
 
 def keys(bench: str) -> Any:
-    from builder.benchmarks.cibuzzbench.analyses.fidelity import FidelityKeys
+    from builder.claims.fidelity import FidelityKeys
     return FidelityKeys(K.RECONCILE_SITE, K.RECONCILE_DIFFERENCE, K.RECONCILE_MATCHES, K.RECONCILE_COUNT,
                         (("bench", bench),), "upstream figures")
 
 
 def add_reconciliation_facts(facts: Any, bench: str, r: Reconciliation) -> None:
-    from builder.benchmarks.cibuzzbench.analyses.fidelity import add_fidelity_facts
+    from builder.claims.fidelity import add_fidelity_facts
     add_fidelity_facts(facts, r.statements, r.reported, keys(bench))
 
 
 def reconciliation_table(cells: Any, bench: str, title: str, r: Reconciliation) -> Any:
-    from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_table
+    from builder.site.fidelity_table import fidelity_table
     return fidelity_table(cells, r.statements, r.reported, keys=keys(bench), table=(
         f"mcq-{bench}-reconcile", f"{title}: the upstream's reported accuracies against this site's recomputation",
         "What the upstream reports", "Reported", "Matches: the site's value rounds to the reported figure (within "

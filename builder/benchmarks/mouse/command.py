@@ -240,7 +240,7 @@ def _score(args: argparse.Namespace) -> int:
     import json
 
     from builder.stats.bootstrap import DEFAULT_SEED
-    from builder.benchmarks.mouse.metrics import BootstrapOptions
+    from builder.benchmarks.mouse.analyses.metrics import BootstrapOptions
     from builder.benchmarks.mouse.probe_score import as_json, load_data, render, score
     from builder.runs.reader import read_run
     if not 0 < args.level < 1:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.core.errors import Problem
-from builder.benchmarks.mouse import metrics as m
+from builder.benchmarks.mouse.analyses import metrics as m
 from builder.benchmarks.mouse.config import CC_OPTIONS, DEFAULT_GOLD_COLUMNS, MS_OPTIONS, QUESTION, SOURCE, GoldColumns
 from builder.benchmarks.mouse.dataset import (ChoiceInstance, ClozeInstance, MainInstance, MouseSet, build, choice_instance,
                                    cloze_instance, main_columns, main_instance)

@@ -25,7 +25,6 @@ INTENTS: dict[int, str] = {
 }
 IR_LABELS: tuple[int, ...] = tuple(INTENTS)
 TD_LABELS: tuple[int, ...] = (0, 1)  # 0 non-toxic, 1 toxic
-TOXIC = 1
 RC_LABELS: tuple[int, ...] = (0, 1)  # 0 component absent, 1 present
 # Representational components, in the order of the paper's tables.
 RC_COMPONENTS: tuple[str, ...] = ("homophonic", "semantic", "visual")

@@ -18,7 +18,7 @@ from builder.core.facts import FactTable
 from builder.runs.schema import Run
 
 if TYPE_CHECKING:
-    from builder.benchmarks.mouse.site_parts import MouseComputed
+    from builder.benchmarks.mouse.analyses.reported_figures import MouseComputed
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class MouseLoaded:
 @dataclass(frozen=True)
 class MouseState:
     computed: "MouseComputed"
-    measured: list[Any]  # measured.Measured: the page's rows, one per finished run
+    measured: list[Any]  # analyses.measured_runs.Measured: the page's rows, one per finished run
     datasets: list[Any]
     runs: list[Run]
 
@@ -43,12 +43,12 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         """The data files in MOUSE_DATA, when given (a changed file changes the scores)."""
-        from builder.benchmarks.mouse.measured import data_folder
+        from builder.benchmarks.mouse.analyses.measured_runs import data_folder
         folder = data_folder()
         return sorted(p for p in folder.iterdir() if p.is_file()) if folder is not None and folder.is_dir() else []
 
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> MouseLoaded:
-        from builder.benchmarks.mouse.measured import check_runs, data_folder, load_mouse_data
+        from builder.benchmarks.mouse.analyses.measured_runs import check_runs, data_folder, load_mouse_data
         datasets = load_mouse_data(data_folder()) if runs else []
         return MouseLoaded(settings.content_dir, check_runs(list(runs), datasets), datasets)
 
@@ -61,8 +61,8 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
         return SECTIONS
 
     def compute(self, loaded: MouseLoaded, facts: FactTable, settings: BuildSettings) -> MouseState:
-        from builder.benchmarks.mouse.measured import add_measured_facts
-        from builder.benchmarks.mouse.site_parts import compute_mouse
+        from builder.benchmarks.mouse.analyses.measured_runs import add_measured_facts
+        from builder.benchmarks.mouse.analyses.reported_figures import compute_mouse
         computed = compute_mouse(facts, loaded.content_dir)
         measured = add_measured_facts(facts, loaded.runs, loaded.datasets,
                                       reported_models=tuple(computed.reported.main.rows))
@@ -70,8 +70,9 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
         return MouseState(computed, measured, [d for d in loaded.datasets if d.content_sha256 in used], loaded.runs)
 
     def site(self, state: MouseState, facts: FactTable, svg: Any) -> SiteParts:
-        from builder.benchmarks.mouse.measured_view import MEASURED_TABLE, measured_table
-        from builder.benchmarks.mouse.site_parts import mouse_charts, mouse_tables
+        from builder.benchmarks.mouse.views.measured_table import MEASURED_TABLE, measured_table
+        from builder.benchmarks.mouse.views.reported_tables import mouse_tables
+        from builder.benchmarks.mouse.views.scale_chart import mouse_charts
         from builder.site.tables import FactCells
         computed = state.computed
         tables = mouse_tables(facts, computed)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.build_date import utc_now
-from builder.benchmarks.mouse import metrics as m
+from builder.benchmarks.mouse.analyses import metrics as m
 from builder.benchmarks.mouse.dataset import ChoiceInstance, ClozeInstance, MainInstance, MouseSet
 from builder.benchmarks.mouse.labels import CC, IR, MS, MS_LABELS, RC, RC_COMPONENTS, TD, TR
 from builder.benchmarks.mouse.parsing import (is_copy, parse_choice, parse_component, parse_intention, parse_judge,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.mouse import metrics as m
+from builder.benchmarks.mouse.analyses import metrics as m
 from builder.benchmarks.mouse.config import CC_OPTIONS, MS_OPTIONS, SOURCE, GoldColumns
 from builder.benchmarks.mouse.dataset import MouseSet, load_icc, load_main, load_single_choice
 from builder.benchmarks.mouse.importer import ANSWER_COLUMNS, CHOICE, JUDGE, TRANSLATION

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from builder.benchmarks.mouse import metrics as m
+from builder.benchmarks.mouse.analyses import metrics as m
 from builder.benchmarks.mouse.dataset import ClozeInstance, MouseSet
 from builder.benchmarks.mouse.importer import ChoiceResults, MainResults, TaskResult, TranslationResult
 from builder.benchmarks.mouse.labels import CC, IR, IR_LABELS, MS, MS_LABELS, RC, RC_COMPONENTS, TD, TR

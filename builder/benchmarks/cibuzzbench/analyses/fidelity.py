@@ -1,125 +1,28 @@
-"""Compare each figure the published probe states with the site's recomputation.
-
-A figure "matches" when the site's value lies within the statement's tolerance of the quoted
-one (by default half a unit in the quoted last digit, i.e. it rounds to the quote); the
-verdict is a fact, so the page's wording follows the numbers. Figures that only a model run
-could reproduce get no fact: the page lists them as reported.
+"""CIBuzzBench's article checks: each figure the published probe states against the site's
+recomputation (builder.claims.fidelity), as `fidelity.*` facts, with the counts split by the
+way a figure can be checked (the article page's three tables).
 """
 
 from __future__ import annotations
 
-import ast
-import operator
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
-from builder.stats.paired import mcnemar_exact
-from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
-from builder.core.reported import ReportedTable
-from builder.core.errors import InputError, Problem
 from builder.benchmarks.cibuzzbench import fact_keys as K
+from builder.claims.fidelity import FidelityKeys, add_fidelity_facts
+from builder.claims.figure_statements import FigureStatement
 from builder.core.facts import FactTable
+from builder.core.reported import ReportedTable
+
+ARTICLE = FidelityKeys(K.FIDELITY_SITE, K.FIDELITY_DIFFERENCE, K.FIDELITY_MATCHES, K.FIDELITY_COUNT,
+                       what="article statements")
+_HOW = {"data": "recomputed from the data", "counts": "checked against the probe's own counts"}
 
 
-@dataclass(frozen=True)
-class FidelityKeys:
-    """The fact patterns one comparison writes: the article's (`fidelity.*`) by default, a spec'd
-    benchmark's reconciliation with its upstream (`mcq.<bench>.reconcile.*`) with `values`."""
-
-    site: Any = K.FIDELITY_SITE
-    difference: Any = K.FIDELITY_DIFFERENCE
-    matches: Any = K.FIDELITY_MATCHES
-    count: Any = K.FIDELITY_COUNT
-    values: tuple[tuple[str, str], ...] = ()  # extra key parts, e.g. (("bench", "mmlu-pro"),)
-    what: str = "article statements"  # what the counts count
-
-    def key(self, pattern: Any, **parts: str) -> str:
-        return pattern.key(**dict(self.values), **parts)
-
-
-ARTICLE = FidelityKeys()
-
-_OPS: dict[type, Callable[[float, float], float]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-
-
-def add_fidelity_facts(facts: FactTable, statements: Sequence[ArticleStatement], reported: ReportedTable,
-                       keys: FidelityKeys = ARTICLE) -> None:
-    """`fidelity.<id>.site | .difference | .matches` per statement recomputable in this build,
-    and counts. A statement whose fact is missing (its runs are not in the build) is counted as
-    unavailable; `check_fact_keys` catches misspelt keys against a full build."""
-    counts = dict.fromkeys(("recomputed", "matches", "differs", "reported_only", "unavailable"), 0)
-    by_kind = {kind: dict.fromkeys(("recomputed", "matches", "differs", "unavailable"), 0) for kind in ("data", "counts")}
-    for s in statements:
-        if not s.recomputable:
-            counts["reported_only"] += 1
-            continue
-        if s.fact is not None and s.fact not in facts:
-            counts["unavailable"] += 1
-            by_kind[s.kind]["unavailable"] += 1
-            continue
-        figure = reported[s.figure]
-        site, how, runs = _site_value(s, facts, reported)
-        tolerance = figure.half_unit if s.tolerance is None else s.tolerance
-        matches = abs(site - figure.value) <= tolerance * (1 + 1e-9)
-        facts.add(keys.key(keys.site, statement=s.id), site, how, runs)
-        facts.add(keys.key(keys.difference, statement=s.id), site - figure.value,
-                  f"site's value minus the quoted {figure.quoted or figure.value} ({s.figure})", runs)
-        facts.add(keys.key(keys.matches, statement=s.id), int(matches),
-                  f"1 when |difference| <= {tolerance:g} ({'half a unit in the quoted last digit' if s.tolerance is None else 'stated tolerance'}), else 0",
-                  runs)
-        for tally in (counts, by_kind[s.kind]):
-            tally["recomputed"] += 1
-            tally["matches" if matches else "differs"] += 1
-    for name, n in counts.items():
-        facts.add(keys.key(keys.count, outcome=name), n, f"{keys.what}: {name.replace('_', ' ')}")
-    if keys is not ARTICLE:
-        return  # the split by kind is the article's fidelity table's (its three parts)
-    how = {"data": "recomputed from the data", "counts": "checked against the probe's own counts"}
+def add_article_fidelity_facts(facts: FactTable, statements: Sequence[FigureStatement],
+                               reported: ReportedTable) -> None:
+    """`fidelity.<id>.site | .difference | .matches`, the counts, and the counts by kind
+    (`fidelity.<data|counts>.<outcome>.count`)."""
+    by_kind = add_fidelity_facts(facts, statements, reported, ARTICLE)
     for kind, tally in by_kind.items():
         for name, n in tally.items():
-            facts.add(K.FIDELITY_KIND_COUNT.key(kind=kind, outcome=name), n, f"article statements {how[kind]}: {name}")
-
-
-def check_fact_keys(statements: Sequence[ArticleStatement], facts: FactTable, source: Path) -> None:
-    """Every fact a statement names exists: for a build with every run (tests, real builds)."""
-    missing = [Problem(str(source), f"unknown fact key {key!r}", s.line, f"{s.id}.{name}")
-               for s in statements for name, key in _fact_keys(s) if key not in facts]
-    if missing:
-        raise InputError(missing)
-
-
-def _fact_keys(s: ArticleStatement) -> list[tuple[str, str]]:
-    keys = [("fact", s.fact)] if s.fact else []
-    return keys + [("context", c.fact) for c in s.context]
-
-
-def _site_value(s: ArticleStatement, facts: FactTable, reported: ReportedTable) -> tuple[float, str, tuple[str, ...]]:
-    if s.fact is not None:
-        origin = facts.provenance[s.fact]
-        return float(facts[s.fact]), f"= {s.fact} ({origin.computation})", origin.runs
-    assert s.derive is not None
-    value = evaluate(s.derive, reported)
-    return value, f"recomputed from the article's own figures: {s.derive}", ()
-
-
-def evaluate(text: str, reported: ReportedTable) -> float:
-    """Evaluate a checked derive expression (see `check_expression`)."""
-    def walk(node: ast.AST) -> float:
-        if isinstance(node, ast.Expression):
-            return walk(node.body)
-        if isinstance(node, ast.Constant):
-            return float(node.value)
-        if isinstance(node, ast.UnaryOp):
-            return -walk(node.operand)
-        if isinstance(node, ast.BinOp):
-            return _OPS[type(node.op)](walk(node.left), walk(node.right))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id == "r":
-                return reported[node.args[0].value].value  # type: ignore[attr-defined]
-            a, b = (walk(arg) for arg in node.args)
-            return mcnemar_exact(int(a), int(b))
-        raise ValueError(f"cannot evaluate {ast.dump(node)}")
-    return walk(ast.parse(text, mode="eval"))
+            facts.add(K.FIDELITY_KIND_COUNT.key(kind=kind, outcome=name), n, f"article statements {_HOW[kind]}: {name}")

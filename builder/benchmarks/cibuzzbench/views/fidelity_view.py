@@ -1,25 +1,15 @@
-"""The table comparing the published probe's figures with the site's (article page).
-
-Every number in it is either a quote from content/reported.yaml, shown as the article wrote
-it, or a fact; the verdict word is read from the `fidelity.<id>.matches` fact.
-"""
+"""The tables comparing the published probe's figures with the site's (article page): one per
+way a figure can be checked, laid out by builder.site.fidelity_table."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 
-from builder.benchmarks.cibuzzbench import fact_keys as K
-from builder.benchmarks.cibuzzbench.analyses.fidelity import ARTICLE, FidelityKeys
-from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
-from builder.core.reported import Reported, ReportedTable
-from builder.site.environment import fmt_count
-from builder.site.tables import Cell, FactCells, Table
-
-NOT_RECOMPUTABLE = "quoted only (not re-run here)"
-NO_REASON = "no reason recorded yet"
-UNAVAILABLE = "not recomputed: this build lacks the runs behind"
-
+from builder.benchmarks.cibuzzbench.analyses.fidelity import ARTICLE
+from builder.claims.figure_statements import FigureStatement
+from builder.core.reported import ReportedTable
+from builder.site.fidelity_table import fidelity_table
+from builder.site.tables import FactCells, Table
 
 TITLES = {
     "data": ("article-fidelity-data", "Recomputed independently from the CIBuzzBench data",
@@ -35,56 +25,13 @@ TITLES = {
 }
 
 
-def fidelity_tables(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable) -> list[Table]:
-    """One table per way a figure can be checked (ArticleStatement.kind), so no count mixes a
+def fidelity_tables(f: FactCells, statements: Sequence[FigureStatement], reported: ReportedTable) -> list[Table]:
+    """One table per way a figure can be checked (FigureStatement.kind), so no count mixes a
     reproduction with arithmetic on the probe's own figures."""
-    return [t for kind in TITLES if (t := fidelity_table(f, statements, reported, kind)) is not None]
+    tables = (fidelity_table(f, statements, reported, ARTICLE, _heading(kind), kind) for kind in TITLES)
+    return [t for t in tables if t is not None]
 
 
-def fidelity_table(f: FactCells, statements: Sequence[ArticleStatement], reported: ReportedTable,
-                   kind: str | None = None, keys: FidelityKeys = ARTICLE,
-                   table: tuple[str, ...] | None = None) -> Table | None:
-    """The statements of one `kind` (the article's three tables) or all of them (a spec'd
-    benchmark's reconciliation with its upstream) beside the site's recomputation. `table`: id,
-    caption, the two first headings (what is stated, the quoted figure) and the note."""
-    rows: list[tuple[Cell, ...]] = []
-    for s in (s for s in statements if kind is None or s.kind == kind):
-        figure = reported[s.figure]
-        if not s.recomputable:
-            rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(NOT_RECOMPUTABLE), Cell(s.note)))
-            continue
-        if keys.key(keys.matches, statement=s.id) not in f.facts:
-            rows.append((Cell(s.where), _quoted(figure), Cell("–"), Cell(f"{UNAVAILABLE} ({s.fact})"), Cell(s.note)))
-            continue
-        matches = bool(f.facts[keys.key(keys.matches, statement=s.id)])
-        why = " ".join(t for t in ((s.reason or NO_REASON) if not matches else "", s.note) if t)
-        verdict = ("matches" if matches else "differs") if kind in (None, "data") else \
-            ("consistent" if matches else "inconsistent")
-        rows.append((Cell(s.where), _quoted(figure), _site(f, keys.key(keys.site, statement=s.id), figure),
-                     Cell(verdict), Cell(why)))
-        rows += [(Cell(f"… {c.label}"), Cell("–"), _site(f, c.fact, figure), Cell("–"), Cell(""))
-                 for c in s.context if c.fact in f.facts]
-    if not rows:
-        return None
-    if table is None:
-        table_id, title, note = TITLES[str(kind)]
-        table = (table_id, title, "What the article states", "Article", note + " Statements: content/article-figures.yaml.")
-    table_id, caption, what, quoted, note = table
-    return Table(table_id, caption, (what, quoted, "This site", "Verdict", "Why"), tuple(rows), note=note)
-
-
-def _quoted(figure: Reported) -> Cell:
-    """The figure as the article wrote it."""
-    text = figure.quoted or repr(figure.value)
-    if figure.unit == "items":
-        text = fmt_count(figure.value)
-    return Cell(text + ("%" if figure.unit == "%" else ""))
-
-
-def _site(f: FactCells, key: str, figure: Reported) -> Cell:
-    """A fact shown at the quote's precision, so the two read alike."""
-    if figure.unit == "p":
-        return f(key, "p")
-    exponent = int(Decimal(figure.quoted or repr(figure.value)).as_tuple().exponent)
-    cell = f(key, "pct" if figure.unit == "%" else "num")
-    return Cell(key=cell.key, value=cell.value, kind=cell.kind, digits=max(0, -exponent))
+def _heading(kind: str) -> tuple[str, str, str, str, str]:
+    table_id, title, note = TITLES[kind]
+    return table_id, title, "What the article states", "Article", note + " Statements: content/article-figures.yaml."

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from builder.benchmarks.cibuzzbench import fact_keys as K
-from builder.benchmarks.cibuzzbench.article_figures import ArticleStatement
 from builder.benchmarks.cibuzzbench.compute import Computed
 from builder.benchmarks.cibuzzbench.views import model_views as mv
 from builder.benchmarks.cibuzzbench.views.baselines import baselines_table
 from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_tables
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
+from builder.claims.figure_statements import FigureStatement
 from builder.core.reported import ReportedTable
 from builder.benchmarks.cibuzzbench.views import tables as v
 
 
-def site_tables(computed: Computed, statements: Sequence[ArticleStatement], reported: ReportedTable) -> dict[str, v.Table]:
+def site_tables(computed: Computed, statements: Sequence[FigureStatement], reported: ReportedTable) -> dict[str, v.Table]:
     cells = v.FactCells(computed.facts)
     facts = computed.facts
     probes = [p for p in v.PROBE_LABELS if K.PROBE_SPREAD.key(probe=p, scope="all", metric="macro_f1", stat="mean") in facts]

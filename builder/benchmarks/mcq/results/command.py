@@ -1,7 +1,8 @@
 """`buzzprobe import results FILE --benchmark NAME --model NAME [--format mmlu-pro|eee|mapped]`.
 
-Registered on CIBuzzBench's `import` command (whose first argument names what is imported):
-the options below apply to `import results` only. Nothing is written unless the file is clean.
+Added to the shared `import` command through the plug-in contract (plugin.py
+`add_import_options`; the command's first argument names what is imported): the options below
+apply to `import results` only. Nothing is written unless the file is clean.
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ def add_results_options(p: Any) -> None:
     group.add_argument("--format", choices=FORMATS, default=FORMATS[0], dest="results_format",
                        help="mmlu-pro: MMLU-Pro's model_outputs_*.json(.zip); eee: Every Eval Ever instance JSONL; "
                             "mapped: fields named by the spec's `results` (default %(default)s)")
-    group.add_argument("--force", action="store_true",
-                       help="replace an existing run that has different content (refused otherwise; every import)")
     group.add_argument("--source-repo", help="where the file is published (recorded in the run header)")
     group.add_argument("--source-commit", help="the commit of that repository the file is from")
     group.add_argument("--source-file", help="the file's path in that repository (default: its name)")

@@ -1,16 +1,17 @@
 """The measured Mouse rows as a table: buzzprobe's scores with intervals beside the paper's.
 
-Only layout: every number is a fact (`mouse.run.<run_id>.…` from builder.benchmarks.mouse.measured,
+Only layout: every number is a fact (`mouse.run.<run_id>.…` from analyses.measured_runs,
 `mouse.reported.…` from the paper's tables), and which paper row sits beside a run was decided
 in compute (`Measured.reported`).
 """
 
 from __future__ import annotations
 
-from builder.benchmarks.mouse.measured import MAIN_FACTS, MCC_FACTS, Measured
-from builder.benchmarks.mouse.measures import COLUMN_LABELS
+from builder.benchmarks.mouse.analyses.measured_runs import MAIN_FACTS, MCC_FACTS, Measured
+from builder.benchmarks.mouse.analyses.paper_claims import COLUMN_LABELS
 from builder.benchmarks.mouse.reported import Reported
-from builder.benchmarks.mouse.site_parts import MCC_LABELS, SCORE, reported_key, short_cite
+from builder.benchmarks.mouse.analyses.reported_figures import reported_key
+from builder.benchmarks.mouse.views.reported_tables import MCC_LABELS, SCORE, short_cite
 from builder.site.tables import Cell, FactCells, Table
 
 MEASURED_TABLE = "mouse-measured"

@@ -8,9 +8,9 @@ data file is not there is an error naming the run and the file, as for CIBuzzBen
 finished runs (with a footer) are scored; runs in progress are counted and listed as such.
 
 Facts (0-1 scale like the paper; intervals by the seeded percentile bootstrap over items):
-- `mouse.run.<run_id>.…` — every metric of the run (builder.benchmarks.mouse.facts: `.n`,
-  `.unparsed`, `.accuracy`, `.balanced_accuracy`, `.macro_f1`, `.mcc`, `.f1.<label>`, RC per
-  component, TR `.semantic_accuracy`, `.perfect_rate`, …), each with `.ci95_low`/`.ci95_high`;
+- `mouse.run.<run_id>.…` — every metric of the run (analyses.score_facts: `.n`, `.unparsed`,
+  `.accuracy`, `.balanced_accuracy`, `.macro_f1`, `.mcc`, `.f1.<label>`, RC per component,
+  TR `.semantic_accuracy`, `.perfect_rate`, …), each with `.ci95_low`/`.ci95_high`;
 - `mouse.measured.runs` (finished Mouse runs scored) and `mouse.measured.in_progress`, only
   when there is a Mouse run at all.
 """
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from builder.benchmarks.mouse import fact_keys as K
-from builder.benchmarks.mouse import metrics as m
+from builder.benchmarks.mouse.analyses import metrics as m
 from builder.benchmarks.mouse.config import GoldColumns, load_gold_columns
 from builder.benchmarks.mouse.dataset import MouseSet, load_icc, load_main, load_single_choice
-from builder.benchmarks.mouse.facts import add_class_facts, add_rc_facts, add_tr_facts
+from builder.benchmarks.mouse.analyses.score_facts import add_class_facts, add_rc_facts, add_tr_facts
 from builder.benchmarks.mouse.labels import RC, RC_COMPONENTS, SIGHTED, TR
 from builder.benchmarks.mouse.run_format import PROBE
 from builder.benchmarks.mouse.runs import dataset_for, score_run, validate_mouse_run

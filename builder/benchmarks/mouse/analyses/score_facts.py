@@ -1,8 +1,8 @@
-"""Mouse figures as FactTable entries, for the lead's compute stage to call.
+"""A Mouse run's scores as FactTable entries under a base key (analyses.measured_runs calls them).
 
 Keys (documented in docs/mouse.md) live under `mouse.`; values stay on the paper's 0-1
-scale (MCC and QWK in [-1, 1]) so measured and reported Mouse figures compare directly.
-Undefined values (a QWK with no spread) are left out rather than stored as NaN.
+scale (MCC in [-1, 1]) so measured and reported Mouse figures compare directly.
+Undefined values are left out rather than stored as NaN.
 """
 
 from __future__ import annotations
@@ -11,13 +11,9 @@ import math
 
 from builder.core.facts import FactTable
 from builder.stats import Interval
-from builder.benchmarks.mouse.metrics import Agreement, ClassScores, RCScores, TranslationScores
-from builder.benchmarks.mouse.fact_keys import REPORTED_CELL
-from builder.benchmarks.mouse.reported import Reported
-from builder.core.names import slug
+from builder.benchmarks.mouse.analyses.metrics import ClassScores, RCScores, TranslationScores
 
 BOOT = "seeded percentile bootstrap over items, 95%"
-REPORTED = "reported by the paper"
 
 
 def _add(facts: FactTable, key: str, value: float, how: str, runs: tuple[str, ...],
@@ -57,19 +53,3 @@ def add_tr_facts(facts: FactTable, base: str, s: TranslationScores, runs: tuple[
          runs, s.intervals.get("semantic_accuracy"))
     _add(facts, f"{base}.perfect_rate", s.perfect_rate, "share of translations scored 2", runs,
          s.intervals.get("perfect_rate"))
-
-
-def add_agreement_facts(facts: FactTable, base: str, a: Agreement, runs: tuple[str, ...] = ()) -> None:
-    facts.add(f"{base}.n", a.n, "items with both a judge and a human score", runs)
-    _add(facts, f"{base}.qwk", a.qwk, "quadratic weighted kappa, judge vs human", runs, a.intervals.get("qwk"))
-
-
-def add_reported_facts(facts: FactTable, reported: Reported) -> None:
-    """`mouse.reported.<table>.<row slug>.<column>` for every cell of Tables 3, 4 and 6."""
-    cite = reported.source.citation()
-    for table in (reported.main, reported.mcc, reported.human_cc):
-        for row, values in table.rows.items():
-            name = reported.humans.get(row, row)
-            for column, value in values.items():
-                facts.add(REPORTED_CELL.key(table=table.name, row=slug(name), column=column), value,
-                          f"{REPORTED}: {cite}, Table {table.table}")

@@ -1,9 +1,10 @@
-"""The figures the published blind probe states (content/article-figures.yaml), each tied to
-the recomputation that checks it.
+"""Statements of figures a source publishes, each tied to the recomputation that checks it: the
+file format of content/article-figures.yaml (CIBuzzBench's published probe) and
+content/reconciliation/<bench>.yaml (a spec'd benchmark's upstream).
 
 The quoted values themselves stay in content/reported.yaml (one place, with their source);
-this file only says where the article states each one and how the site recomputes it, so the
-comparison on the article page is data, not prose.
+a statements file only says where the source states each one and how the site recomputes it,
+so the comparison (builder.claims.fidelity) is data, not prose.
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ class Context:
 
 
 @dataclass(frozen=True)
-class ArticleStatement:
+class FigureStatement:
     id: str
     figure: str  # key in reported.yaml: the quoted value, its precision and source
-    where: str  # where and how the article states it
+    where: str  # where and how the source states it
     fact: str | None = None  # recomputed from the data: this fact
-    derive: str | None = None  # recomputed from the article's own figures: this expression
+    derive: str | None = None  # recomputed from the source's own figures: this expression
     context: tuple[Context, ...] = ()
     tolerance: float | None = None  # None: half a unit in the quoted value's last digit
     reason: str = ""  # why the site's figure differs (shown only when it does)
@@ -51,21 +52,21 @@ class ArticleStatement:
 
     @property
     def kind(self) -> str:
-        """How far the site can check it (KINDS): from the data, only against the probe's own
-        counts (arithmetic, not a reproduction), or not at all without the probe's model run."""
+        """How far the site can check it (KINDS): from the data, only against the source's own
+        counts (arithmetic, not a reproduction), or not at all without the source's model run."""
         return "data" if self.fact is not None else "counts" if self.derive is not None else "model_run"
 
 
-def load_article_figures(path: Path, reported: ReportedTable) -> list[ArticleStatement]:
+def load_figure_statements(path: Path, reported: ReportedTable) -> list[FigureStatement]:
     """Every statement, checked: known reported figures, at most one recomputation, an
     expression that uses only `r`, `mcnemar`, numbers and + - * /. Fact keys are checked
-    when facts exist (`builder.benchmarks.cibuzzbench.analyses.fidelity`)."""
+    when facts exist (`builder.claims.fidelity.check_fact_keys`)."""
     data, lines = load_yaml(path)
     entries = data.get("statements") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise InputError.single(path, "expected a non-empty list under 'statements'", line=1, field="statements")
     problems: list[Problem] = []
-    out: list[ArticleStatement] = []
+    out: list[FigureStatement] = []
     for index, entry in enumerate(entries):
         where = ("statements", index)
 
@@ -86,7 +87,7 @@ def load_article_figures(path: Path, reported: ReportedTable) -> list[ArticleSta
     return out
 
 
-def _statement(entry: Any, reported: ReportedTable, add, line: int | None) -> ArticleStatement | None:
+def _statement(entry: Any, reported: ReportedTable, add, line: int | None) -> FigureStatement | None:
     if not isinstance(entry, dict):
         add("a statement is a mapping")
         return None
@@ -114,7 +115,7 @@ def _statement(entry: Any, reported: ReportedTable, add, line: int | None) -> Ar
     context = _context(entry.get("context"), before)
     if before.count:
         return None
-    return ArticleStatement(
+    return FigureStatement(
         id=entry["id"], figure=entry["figure"], where=entry["where"].strip(), fact=entry.get("fact"),
         derive=entry.get("derive"), context=context, tolerance=None if tolerance is None else float(tolerance),
         reason=str(entry.get("reason") or "").strip(), note=str(entry.get("note") or "").strip(), line=line)

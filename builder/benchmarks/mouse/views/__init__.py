@@ -1,0 +1,1 @@
+"""Mouse's tables and chart (views over computed facts)."""
