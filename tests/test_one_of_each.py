@@ -50,11 +50,6 @@ def test_shared_layers_import_no_benchmark() -> None:
 
 
 # Plug-ins reach one another only through the contract and the registry. The one import left:
-# `buzzprobe export eee` is a branch of CIBuzzBench's `export` command that runs the spec'd
-# benchmarks' exporter; its dispatch is being reworked on its own (drop this when it goes).
-CROSS_PLUGIN_ALLOWED = {("builder.benchmarks.cibuzzbench.interop.command", "builder.benchmarks.mcq.results.command")}
-
-
 def cross_plugin_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
     """(importer, imported) pairs of modules in two different plug-ins, typing-only imports included."""
     plugins = {m.split(".")[2] for m in graph if m.startswith("builder.benchmarks.") and m.endswith(".plugin")}
@@ -68,7 +63,7 @@ def cross_plugin_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
 
 def test_no_plugin_imports_another() -> None:
     script = _cycles_script()
-    assert cross_plugin_imports(script.import_graph(REPO, typing=True)) - CROSS_PLUGIN_ALLOWED == set()
+    assert cross_plugin_imports(script.import_graph(REPO, typing=True)) == set()
 
 
 def _tree(root: Path, packages: tuple[str, ...], modules: dict[str, str]) -> dict[str, set[str]]:
