@@ -16,7 +16,7 @@ from builder.core.factkeys import FactPattern, FactSchema, Part, Section
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_FACTS = REPO / "tests" / "golden" / "site" / "facts.json"
-ROOTS = "dataset|leak|audit|harm|learned|fidelity|run|pair|model|paired|paired_models|variant|mouse"
+ROOTS = "dataset|leak_score|leak_split|leak|audit|harm|learned|fidelity|run|pair|model|paired|paired_models|variant|mouse"
 QUOTED_KEY = re.compile(rf"""["']((?:{ROOTS})\.[^"'\s]*(?: [^"'\s]+)*)["']""")
 YAML_FACT = re.compile(r"\bfact:\s*([^,}\n]+)")
 

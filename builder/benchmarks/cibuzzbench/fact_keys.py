@@ -11,6 +11,7 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 from builder.benchmarks.cibuzzbench.dataset.options import DISTRACTOR_TYPES
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.core.factkeys import FactPattern, Part, Section, choice
+from builder.stats.solvable_split import SPLIT_VALUES
 
 _NAME = r"[a-z0-9][a-z0-9_-]*"  # builder.core.names: run ids and summary ids
 
@@ -150,6 +151,23 @@ RUN_F1 = _p("run.{run_id}.f1.{label}", S, "F1 of one label", RUN_ID, LABEL)
 RUN_CATEGORY = _p("run.{run_id}.category.{category}.{metric}", S, "the score within the category", RUN_ID, CATEGORY,
                   METRIC)
 
+
+# --------------------------------------------------------------------------- leak split
+LEAK_SCORE_ITEMS = _p("leak_score.items", COUNT, "items given a leak score: every CSV row, four options of the "
+                      "original set in the published slot order")
+LEAK_SCORE_SOLVABLE = _p("leak_score.solvable.{value}", "count or 0–100", "items whose gold the cross-fitted "
+                         "learned probe ranks strictly first (option-solvable), and their share",
+                         choice("value", ("count", "share"), ""))
+SPLIT_LEAK = _p("run.{run_id}.leak_split.{value}", "count or 0–100", "a sighted Task 2 model run on the original "
+                "options split by the leak score", RUN_ID, choice("value", SPLIT_VALUES, ""))
+SPLIT_COVERAGE = _p("run.{run_id}.leak_split.coverage", PCT, "the run's items / items given a leak score", RUN_ID)
+SPLIT_GAP = _p("run.{run_id}.leak_split.gap", PTS, "accuracy on option-solvable items minus on the rest, 95% "
+               "bootstrap interval resampling items within each category", RUN_ID, interval=True)
+SPLIT_TAU = _p("leak_split.kendall_tau", "tau", "Kendall's tau-b between the split runs' strict accuracy on all "
+               "items and on the rest (three runs or more)")
+SPLIT_ABOVE_ZERO = _p("leak_split.gap_above_zero", COUNT, "split runs whose gap interval lies above zero (three runs "
+                      "or more)")
+
 # --------------------------------------------------------------------------------- pairs
 PAIR_N = _p("pair.{pair_id}.n", COUNT, "shared items analysed", PAIR_ID)
 PAIR_ONLY = _p("pair.{pair_id}.only_{arm}", COUNT, "items only in this arm's run (left out)", PAIR_ID, ARM)
@@ -269,6 +287,9 @@ SECTIONS: tuple[Section, ...] = (
             "can recompute (from a fact, or from the article's own figures with a `derive` expression).",
             _all("FIDELITY_")),
     Section("Every run", "Pages show an incomplete run's items as \"n of N\".", _all("RUN_")),
+    Section("Leak split of model runs", "The shared ranker's cross-fitted leak score (builder.ranker.leak) of every "
+            "item on the original option set, and each sighted Task 2 model run on it split into the items the "
+            "options alone give away and the rest (analyses/leak_split.py).", _all("LEAK_SCORE_") + _all("SPLIT_")),
     Section("Paired runs", "Arm a is the blind run, b the sighted one, on the items both answered; see "
             "[paired-facts.md](paired-facts.md).", _all("PAIR_")),
     Section("Model summaries", "A model's runs over option seeds, and its per-seed pairs, summarised; see "

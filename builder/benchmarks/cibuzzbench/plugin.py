@@ -34,6 +34,7 @@ class Loaded:
 class State:
     loaded: Loaded
     computed: Any  # compute.Computed
+    leak_split: Any = None  # analyses.leak_split.LeakSplit: which runs were split, which set aside and why
 
 
 class CIBuzzBench(Benchmark[Loaded, State]):
@@ -66,12 +67,14 @@ class CIBuzzBench(Benchmark[Loaded, State]):
 
     def compute(self, loaded: Loaded, facts: FactTable, settings: BuildSettings) -> State:
         from builder.benchmarks.cibuzzbench.analyses.fidelity import add_article_fidelity_facts
+        from builder.benchmarks.cibuzzbench.analyses.leak_split import add_leak_split
         from builder.benchmarks.cibuzzbench.compute import compute
 
         computed = compute(loaded.dataset, loaded.runs, loaded.variants, facts=facts, **_cached_steps(loaded))
         _add_importance(computed, loaded.dataset, settings.cache_dir)
         add_article_fidelity_facts(facts, loaded.statements, loaded.reported)
-        return State(loaded, computed)
+        split = add_leak_split(facts, computed.scores, loaded.dataset, _cache_folder(settings))
+        return State(loaded, computed, split)
 
     def add_commands(self, subcommands: Any) -> None:
         from builder.benchmarks.cibuzzbench.commands import add_commands
@@ -108,7 +111,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         runs = [RunBrief(rid, s.run.header.created, s.run.complete, has_page=True,
                          kind=str(s.run.header.subject.get("kind", "model"))) for rid, s in computed.scores.items()]
         return SiteParts(
-            tables=site_tables(computed, loaded.statements, loaded.reported),
+            tables=site_tables(computed, loaded.statements, loaded.reported, state.leak_split),
             charts={**build_charts(computed, svg), **finding_chart(computed, loaded.reported, svg)} if svg is not None else {},
             context={"pair_summaries": computed.pair_summaries},
             page_functions=lambda value: _page_functions(computed, value),
@@ -126,9 +129,15 @@ def _variants(dataset: Any, settings: BuildSettings) -> dict[str, Any]:
     costs seconds); without a run cache, derived afresh."""
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     from builder.runs.cache import cached
-    folder = settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None
+    folder = _cache_folder(settings)
     inputs = f"{dataset.path}\0{dataset.file_sha256}\0{dataset.content_sha256}\0{dataset.rows}"
     return cached(folder, "variants", inputs, lambda: derive_variants(dataset), dict)
+
+
+def _cache_folder(settings: BuildSettings) -> Path | None:
+    """Where values derived from the dataset are kept between builds (None: a build without a
+    run cache folder derives them afresh)."""
+    return settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None
 
 
 def _cached_steps(loaded: Loaded) -> dict[str, Callable[..., Any]]:

@@ -5,17 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from builder.benchmarks.cibuzzbench import fact_keys as K
+from builder.benchmarks.cibuzzbench.analyses.leak_split import LeakSplit
 from builder.benchmarks.cibuzzbench.compute import Computed
 from builder.benchmarks.cibuzzbench.views import model_views as mv
 from builder.benchmarks.cibuzzbench.views.baselines import baselines_table
 from builder.benchmarks.cibuzzbench.views.fidelity_view import fidelity_tables
+from builder.benchmarks.cibuzzbench.views.leak_split_view import leak_split_tables
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
 from builder.claims.figure_statements import FigureStatement
 from builder.core.reported import ReportedTable
 from builder.benchmarks.cibuzzbench.views import tables as v
 
 
-def site_tables(computed: Computed, statements: Sequence[FigureStatement], reported: ReportedTable) -> dict[str, v.Table]:
+def site_tables(computed: Computed, statements: Sequence[FigureStatement], reported: ReportedTable,
+                split: LeakSplit | None = None) -> dict[str, v.Table]:
     cells = v.FactCells(computed.facts)
     facts = computed.facts
     probes = [p for p in v.PROBE_LABELS if K.PROBE_SPREAD.key(probe=p, scope="all", metric="macro_f1", stat="mean") in facts]
@@ -45,5 +48,6 @@ def site_tables(computed: Computed, statements: Sequence[FigureStatement], repor
                 mv.pair_summary_table(cells, summaries), mv.pair_category_summary_table(cells, summaries),
                 mv.pair_brief_table(cells, summaries)]
     tables += [t for t in optional if t is not None]
+    tables += leak_split_tables(cells, computed.scores, split)
     tables += fidelity_tables(cells, statements, reported)
     return {t.id: t for t in tables}
