@@ -23,6 +23,7 @@ from builder.benchmarks.mcq.published import Place, ranked
 from builder.benchmarks.mcq.run_summary import RunSummary
 from builder.core.facts import FactTable
 from builder.stats.rank_correlation import kendall_tau_b
+from builder.stats.solvable_split import MIN_RANKED
 
 if TYPE_CHECKING:
     from builder.benchmarks.mcq.report import Loaded
@@ -76,9 +77,10 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
               (K.LEAK_MOVED, len(moved), "model runs whose rank on the rest differs from their rank on all items"))
     for pattern, value, what in counts:
         facts.add(pattern.key(bench=bench), value, what, ids)
-    facts.add(K.LEAK_TAU.key(bench=bench), kendall_tau_b([every[i] for i in ids], [rest[i] for i in ids]),
-              "Kendall's tau (tau-b) between the models' strict accuracy on all items and on the items the probe "
-              "does not solve", ids)
+    tau = kendall_tau_b([every[i] for i in ids], [rest[i] for i in ids])
+    if len(ids) >= MIN_RANKED and np.isfinite(tau):  # NaN: one ranking is all ties
+        facts.add(K.LEAK_TAU.key(bench=bench), tau, "Kendall's tau (tau-b) between the models' strict accuracy on "
+                  "all items and on the items the probe does not solve", ids)
     by_gap = sorted(ids, key=lambda i: (-gap[i], i))
     return SplitSummary(tuple(p.run_id for p in places["all"]),
                         "all" if above == len(ids) else "none" if above == 0 else "some", by_gap[0], by_gap[-1], moved)

@@ -23,7 +23,7 @@ from builder.benchmarks.mcq.gold import gold_letters
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 from builder.stats import bootstrap_intervals, classification_report
-from builder.stats.split_gap import stratified_gap
+from builder.stats.solvable_split import add_split_facts, solvable_split
 
 if TYPE_CHECKING:
     from builder.benchmarks.mcq.report import Loaded
@@ -131,20 +131,9 @@ def _leak_split(loaded: "Loaded", run: Run, row_ids: np.ndarray, right: np.ndarr
     solvable_by_id = dict(zip(leak.ids, leak.solvable))
     items = [loaded.data.items[int(r)] for r in row_ids]
     solvable = np.array([solvable_by_id[i.id] for i in items], dtype=bool)
-    if not solvable.any() or solvable.all():
-        return False
     names = {c: n for n, c in enumerate(sorted({str(i.category) for i in items}))}
-    strata = np.array([names[str(i.category)] for i in items])
-    gap, low, high = stratified_gap(right, solvable, strata)
-    runs = (run.header.run_id,)
-    facts.add(K.LEAK_SPLIT.key(value="solvable_items", **values), int(solvable.sum()),
-              "answered items the cross-fitted probe solves from the options alone", runs)
-    facts.add(K.LEAK_SPLIT.key(value="accuracy_solvable", **values), 100.0 * float(right[solvable].mean()),
-              "strict accuracy on the option-solvable items", runs)
-    facts.add(K.LEAK_SPLIT.key(value="accuracy_rest", **values), 100.0 * float(right[~solvable].mean()),
-              "strict accuracy on the other items", runs)
-    what = "accuracy on option-solvable minus on the rest; 95% bootstrap over items stratified by category"
-    facts.add(K.LEAK_GAP.key(**values), gap, what, runs)
-    facts.add(K.LEAK_GAP.low(**values), low, what, runs)
-    facts.add(K.LEAK_GAP.high(**values), high, what, runs)
+    split = solvable_split(right, solvable, np.array([names[str(i.category)] for i in items]))
+    if split is None:
+        return False
+    add_split_facts(facts, split, K.LEAK_SPLIT, K.LEAK_GAP, values, (run.header.run_id,))
     return True
