@@ -37,7 +37,7 @@ def timed(fn):  # type: ignore[no-untyped-def]
 
 
 def audit_times(cache: Path) -> dict[str, dict[str, object]]:
-    from builder.benchmarks.mcq.audit_cache import cached_audit
+    from builder.benchmarks.mcq.analyses.audit_cache import cached_audit
     from builder.benchmarks.mcq.load import load_benchmark
     from builder.benchmarks.mcq.spec import spec_files
     out: dict[str, dict[str, object]] = {}

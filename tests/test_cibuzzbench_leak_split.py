@@ -38,7 +38,7 @@ def test_the_leak_score_is_the_index_audits(real_csv: Path, leak: LeakScores,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Same items, option order, golds and ids as content/benchmarks/cibuzzbench-t2.yaml, so the
     scores are equal to the last bit (the index publishes them as leak/cibuzzbench-t2.csv)."""
-    from builder.benchmarks.mcq.audit import run_audit
+    from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
     monkeypatch.setenv("CIBUZZBENCH_CSV", str(real_csv))
     audit = run_audit(load_benchmark(REPO / "content" / "benchmarks" / "cibuzzbench-t2.yaml", root=REPO))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.benchmarks.mcq import audit_cache
+from builder.benchmarks.mcq.analyses import audit_cache
 from builder.core.import_graph import reachable
 from builder.core.paths import PACKAGE_DIR
 
@@ -32,8 +32,8 @@ def test_reachable_follows_deferred_and_relative_imports_only_from_its_roots(tmp
 
 def test_the_audit_key_covers_the_ranker_and_not_the_pages() -> None:
     covered = reachable(PACKAGE_DIR.parent, audit_cache._ROOTS)
-    assert {"builder.ranker.model", "builder.benchmarks.mcq.findings", "builder.stats.bootstrap"} <= covered
-    assert not covered & {"builder.benchmarks.mcq.views", "builder.benchmarks.mcq.report", "builder.site.render"}
+    assert {"builder.ranker.model", "builder.benchmarks.mcq.analyses.findings", "builder.stats.bootstrap"} <= covered
+    assert not covered & {"builder.benchmarks.mcq.views.spec_tables", "builder.benchmarks.mcq.analyses.compute", "builder.site.render"}
 
 
 def test_the_audit_code_hash_is_the_same_from_its_cache(tmp_path: Path) -> None:

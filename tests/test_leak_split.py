@@ -10,8 +10,8 @@ import pytest
 from scipy.stats import kendalltau
 
 from builder.benchmarks.mcq import fact_keys as K
-from builder.benchmarks.mcq.published import fixes_and_breaks, tie_groups
-from builder.benchmarks.mcq.run_summary import RunSummary
+from builder.benchmarks.mcq.analyses.rankings import fixes_and_breaks, tie_groups
+from builder.benchmarks.mcq.analyses.run_summary import RunSummary
 from builder.core.facts import FactTable
 from builder.stats.paired import mcnemar_exact
 from builder.stats.rank_correlation import kendall_tau_b

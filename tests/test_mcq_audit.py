@@ -12,7 +12,7 @@ import pytest
 
 from bench.mcq_synthetic import write as write_synthetic
 from builder.benchmarks.mcq import shuffle
-from builder.benchmarks.mcq.audit import PROBES, run_audit
+from builder.benchmarks.mcq.analyses.audit import PROBES, run_audit
 from builder.benchmarks.mcq.command import audit_json, audit_table
 from builder.benchmarks.mcq.load import load_benchmark
 from builder.cli import main

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.benchmarks.mcq.report import load_specs
+from builder.benchmarks.mcq.loading import load_specs
 from builder.benchmarks.mcq.results import upstream
 from builder.cli import main
 from builder.runs.reader import read_run

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.benchmarks.mcq import audit_cache
+from builder.benchmarks.mcq.analyses import audit_cache
 from builder.benchmarks.mcq.load import load_benchmark
-from builder.benchmarks.mcq.report import load_specs
+from builder.benchmarks.mcq.loading import load_specs
 from builder.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]

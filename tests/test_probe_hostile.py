@@ -63,7 +63,7 @@ def _probed_sighted_run(project: Path, monkeypatch) -> Path:
 
 
 def _spec_problems(project: Path, path: Path) -> list[str]:
-    from builder.benchmarks.mcq.report import load_specs
+    from builder.benchmarks.mcq.loading import load_specs
     with pytest.raises(InputError) as caught:
         load_specs(project / "content", project / ".cache", [read_run(path)])
     return [str(p) for p in caught.value.problems]
@@ -81,7 +81,7 @@ def _rewrite(path: Path, keep, edit=lambda record: record) -> None:
 
 def test_a_spec_run_cut_to_its_correct_items_is_not_published_as_complete(project: Path, monkeypatch) -> None:
     path = _probed_sighted_run(project, monkeypatch)
-    from builder.benchmarks.mcq.report import load_specs
+    from builder.benchmarks.mcq.loading import load_specs
     assert load_specs(project / "content", project / ".cache", [read_run(path)])  # as probed: valid
     _rewrite(path, keep=lambda item: item["row_id"] % 3 == 0)  # 10 of 30 kept, footer made to agree
     (problem,) = _spec_problems(project, path)

@@ -13,7 +13,7 @@ import pytest
 
 from builder.benchmarks.mcq.fetch import fetch_spec, fetch_specs
 from builder.benchmarks.mcq.load import load_benchmark
-from builder.benchmarks.mcq.report import load_specs
+from builder.benchmarks.mcq.loading import load_specs
 from builder.benchmarks.mcq.spec import load_spec
 from builder.core.errors import DownloadError, InputError
 from tests.test_fetch import Server, ok
@@ -173,9 +173,9 @@ def test_truthfulqa_mc1_keeps_every_item_with_2_to_13_options(monkeypatch: pytes
 # ------------------------------------------------------------------ the index (synthetic fixtures)
 
 def test_the_index_sorts_by_gain_and_words_its_prose_by_the_numbers(tmp_path: Path) -> None:
-    from builder.benchmarks.mcq.index import NO_CUE, RULES, compute_index
+    from builder.benchmarks.mcq.analyses.index import NO_CUE, RULES, compute_index
     from builder.ranker.cues import GROUPS
-    from builder.benchmarks.mcq.report import compute_spec
+    from builder.benchmarks.mcq.analyses.compute import compute_spec
     from builder.core.facts import FactTable
     fixtures = REPO / "tests" / "fixtures" / "mcq"
     folder = tmp_path / "content" / "benchmarks"

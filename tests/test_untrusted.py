@@ -73,7 +73,7 @@ def test_a_planted_run_cache_entry_is_never_unpickled(small: Path, tmp_path: Pat
 
 def test_a_planted_audit_cache_entry_is_recomputed_and_old_ones_pruned(tmp_path: Path) -> None:
     from bench.mcq_synthetic import write as write_synthetic
-    from builder.benchmarks.mcq.audit_cache import cache_key, cached_audit
+    from builder.benchmarks.mcq.analyses.audit_cache import cache_key, cached_audit
     from builder.benchmarks.mcq.load import load_benchmark
     benchmark = load_benchmark(write_synthetic(tmp_path / "spec", 60))
     folder = tmp_path / "cache" / "mcq-audit"
@@ -136,7 +136,7 @@ def test_a_planted_svg_never_reaches_a_page(tmp_path: Path) -> None:
 
 
 def test_a_changed_dependency_version_changes_every_cache_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from builder.benchmarks.mcq import audit_cache
+    from builder.benchmarks.mcq.analyses import audit_cache
     site = tmp_path / "site-packages"
     (site / "jinja2-3.1.6.dist-info").mkdir(parents=True)
     monkeypatch.syspath_prepend(str(site))

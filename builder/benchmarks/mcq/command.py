@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the CLI registers this command on every start: no numpy until it runs
-    from builder.benchmarks.mcq.audit import Audit, ProbeScore, Score
+    from builder.benchmarks.mcq.analyses.audit import Audit, ProbeScore, Score
 
 
 def add_audit_parser(sub: Any) -> None:
@@ -23,7 +23,7 @@ def add_audit_parser(sub: Any) -> None:
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
-    from builder.benchmarks.mcq.audit import run_audit
+    from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
     audit = run_audit(load_benchmark(args.spec))
     print(audit_json(audit) if args.json else audit_table(audit))

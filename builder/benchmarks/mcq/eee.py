@@ -12,7 +12,7 @@ from __future__ import annotations
 from builder.benchmarks.base import BuildSettings
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
-from builder.benchmarks.mcq.report import Loaded
+from builder.benchmarks.mcq.loading import Loaded
 from builder.runs.eee import Evaluation, Instance, Metric
 from builder.runs.schema import Run
 
@@ -20,7 +20,7 @@ from builder.runs.schema import Run
 def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
     """The run checked against its spec's data (content/benchmarks/<benchmark>.yaml), mapped."""
     from builder.benchmarks.mcq.probe import spec_path
-    from builder.benchmarks.mcq.report import load_spec_runs
+    from builder.benchmarks.mcq.loading import load_spec_runs
     name = run.header.benchmark
     loaded = load_spec_runs(spec_path(name, None, settings.content_dir), settings.cache_dir, {name: [run]})
     run = loaded.runs[0]

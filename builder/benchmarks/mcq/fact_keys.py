@@ -6,7 +6,7 @@ keys as `builder.core.names.slug`s of the spec's values (the page shows the valu
 
 from __future__ import annotations
 
-from builder.benchmarks.mcq.audit import PROBES
+from builder.benchmarks.mcq.analyses.audit import PROBES
 from builder.core.factkeys import FactPattern, Part, Section, choice
 from builder.ranker.cues import GROUPS
 
@@ -78,7 +78,7 @@ RUN_OFFICIAL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_official", "0–10
 RUN_COVERAGE = FactPattern("mcq.{bench}.run.{run_id}.coverage", "0–100", "% of the items a run's header declares "
                            "(its selection) that it answered", {"bench": BENCH, "run_id": RUN_ID})
 RUN_TIE_GROUP = FactPattern("mcq.{bench}.run.{run_id}.tie_group", "group number", "an imported run's paired tie group "
-                            "by strict accuracy (1 = the top group; published.py)", {"bench": BENCH, "run_id": RUN_ID})
+                            "by strict accuracy (1 = the top group; analyses/rankings.py)", {"bench": BENCH, "run_id": RUN_ID})
 RUN_TIE_P = FactPattern("mcq.{bench}.run.{run_id}.tie_p", "p-value", "exact McNemar of an imported run against the run "
                         "ranked just above it, on the items both answered", {"bench": BENCH, "run_id": RUN_ID})
 SPLIT_VALUE = choice("value", ("solvable_items", "accuracy_solvable", "accuracy_rest"), "answered items the "

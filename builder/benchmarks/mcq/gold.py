@@ -11,7 +11,7 @@ from builder.benchmarks.mcq.run_format import ChoiceItem
 from builder.runs.schema import Run
 
 if TYPE_CHECKING:
-    from builder.benchmarks.mcq.report import Loaded
+    from builder.benchmarks.mcq.loading import Loaded
 
 
 def gold_letters(run: Run, loaded: "Loaded", row_ids: Sequence[int] | None = None) -> tuple[list[str], list[str]]:

@@ -1,5 +1,6 @@
-"""A spec plus its data file -> a validated Benchmark: per item an id, split, category, stem,
-choices and the gold's index. Every bad record is reported (file, line or record, rule)."""
+"""A spec plus its data file -> a validated SpecData (the spec, its file and its items; named
+apart from the plug-in contract's Benchmark): per item an id, split, category, stem, choices
+and the gold's index. Every bad record is reported (file, line or record, rule)."""
 
 from __future__ import annotations
 
@@ -28,14 +29,14 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Benchmark:
+class SpecData:
     spec: Spec
     data: DataFile
     items: tuple[Item, ...]
     content_sha256: str  # of the parsed items: a re-encoded copy of the same data matches
 
 
-def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> Benchmark:
+def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecData:
     spec = load_spec(spec_path, root=root)
     data = read_records(spec)
     problems: list[Problem] = []
@@ -55,7 +56,7 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> Benchm
         seen.setdefault(item.id, item)
     if problems:
         raise InputError(problems)
-    return Benchmark(spec, data, tuple(items), _content_hash(items))
+    return SpecData(spec, data, tuple(items), _content_hash(items))
 
 
 class _Located(Exception):

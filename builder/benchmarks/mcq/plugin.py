@@ -49,12 +49,12 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         return found
 
     def load(self, settings: BuildSettings, runs: Sequence[Any]) -> list[Any]:
-        from builder.benchmarks.mcq.report import load_specs
+        from builder.benchmarks.mcq.loading import load_specs
         return load_specs(settings.content_dir, settings.cache_dir, runs, settings.run_cache)
 
     def compute(self, loaded: list[Any], facts: FactTable, settings: BuildSettings) -> Any:
-        from builder.benchmarks.mcq.index import Shelf, compute_index
-        from builder.benchmarks.mcq.report import compute_spec
+        from builder.benchmarks.mcq.analyses.index import Shelf, compute_index
+        from builder.benchmarks.mcq.analyses.compute import compute_spec
         specs = [compute_spec(one, facts) for one in loaded]
         return Shelf(specs, compute_index(specs, facts, PAGE_DIR))
 
@@ -63,7 +63,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         return SECTIONS
 
     def site(self, shelf: Any, facts: FactTable, svg: Any) -> SiteParts:
-        from builder.benchmarks.mcq.views import (INDEX_CHART, INDEX_TABLE, index_chart_rows, index_table,
+        from builder.benchmarks.mcq.views.spec_tables import (INDEX_CHART, INDEX_TABLE, index_chart_rows, index_table,
                                                   leak_chart_id, spec_tables)
         from builder.site.charts import category_score_chart
         from builder.site.tables import FactCells
@@ -94,7 +94,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
 
     def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
         from builder.benchmarks.mcq.shuffle import SEEDS
-        from builder.benchmarks.mcq.views import LEAK_DIR, leak_chart_id, leak_prose, spec_tables
+        from builder.benchmarks.mcq.views.spec_tables import LEAK_DIR, leak_chart_id, leak_prose, spec_tables
         from builder.site.tables import FactCells
         computed = shelf.specs
         files: Files = {}
@@ -141,7 +141,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
 
 def _leak_chart(one: Any, facts: FactTable, svg: Any) -> Any:
     """The leak split's gaps with their intervals, one row per model in strict-accuracy order."""
-    from builder.benchmarks.mcq.views import leak_chart_id, leak_chart_rows
+    from builder.benchmarks.mcq.views.spec_tables import leak_chart_id, leak_chart_rows
     from builder.site.charts import category_score_chart
     return category_score_chart(
         leak_chart_rows(one, facts), id=leak_chart_id(one.name), renderer=svg,

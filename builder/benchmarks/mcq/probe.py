@@ -19,8 +19,8 @@ from pathlib import Path
 
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.findings import examine
-from builder.benchmarks.mcq.load import Benchmark, Item, load_benchmark
+from builder.benchmarks.mcq.analyses.findings import examine
+from builder.benchmarks.mcq.load import SpecData, Item, load_benchmark
 from builder.benchmarks.mcq.prompts import render_prompt
 from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
 from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
@@ -41,14 +41,14 @@ UNPARSED = ""
 class ChoiceSet:
     """The items a probe may ask (the audit's kept items), by row_id = record number."""
 
-    benchmark: Benchmark
+    benchmark: SpecData
     items: dict[int, Item]
 
     def row_ids(self, split: str | None = None) -> list[int]:
         return sorted(n for n, item in self.items.items() if split is None or item.split == split)
 
 
-def choice_set(benchmark: Benchmark, kept: Collection[int] | None = None) -> ChoiceSet:
+def choice_set(benchmark: SpecData, kept: Collection[int] | None = None) -> ChoiceSet:
     """The audited items; `kept` (record numbers the findings rules keep, e.g. from the build's
     cache) spares examining every item again."""
     if kept is None:

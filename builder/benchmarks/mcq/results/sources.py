@@ -10,7 +10,6 @@ answers: they are returned as notes, located, and the import reports them.
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from builder.benchmarks.mcq import fact_keys as K
-from builder.benchmarks.mcq.report import Computed
+from builder.benchmarks.mcq.analyses.compute import Computed
 from builder.core.facts import FactTable
 
 RULES: tuple[str, ...] = ("position_prior", "longest_chars", "shortest_chars", "longest_words", "centroid")

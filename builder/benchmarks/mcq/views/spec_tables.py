@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 from builder.benchmarks.mcq import fact_keys as K
-from builder.benchmarks.mcq.audit import PROBES
-from builder.benchmarks.mcq.report import Computed
+from builder.benchmarks.mcq.analyses.audit import PROBES
+from builder.benchmarks.mcq.analyses.compute import Computed
 from builder.runs.schema import Run
 from builder.site.tables import Cell, FactCells, Table
 from builder.stats.solvable_split import MIN_RANKED, TABLE_COLUMNS
@@ -27,7 +27,7 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
               _audit(c, cells, "published"), _ablation(c, cells)]
     if c.categories:
         tables.append(_categories(c, cells))
-    from builder.benchmarks.mcq.published import imported
+    from builder.benchmarks.mcq.analyses.rankings import imported
     if len(imported(c.loaded.runs)) < len(c.loaded.runs):
         tables.append(_runs(c, cells))
     if imported(c.loaded.runs):
@@ -39,7 +39,7 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
     if c.pairs:
         tables.append(_pairs(c, cells))
     if c.loaded.reconciliation is not None:
-        from builder.benchmarks.mcq.reconcile import reconciliation_table
+        from builder.benchmarks.mcq.analyses.reconcile import reconciliation_table
         found = reconciliation_table(cells, c.name, c.loaded.benchmark.spec.title, c.loaded.reconciliation)
         tables += [found] if found is not None else []
     return {t.id: t for t in tables}
@@ -136,7 +136,7 @@ def _categories(c: Computed, cells: FactCells) -> Table:
 
 def _runs(c: Computed, cells: FactCells) -> Table:
     b = c.name
-    from builder.benchmarks.mcq.published import imported
+    from builder.benchmarks.mcq.analyses.rankings import imported
     rows = []
     mine = {id(r) for r in imported(c.loaded.runs)}
     for run in (r for r in c.loaded.runs if id(r) not in mine):
@@ -160,7 +160,7 @@ def _runs(c: Computed, cells: FactCells) -> Table:
 
 def _published(c: Computed, cells: FactCells) -> Table:
     """Imported published results: strict and official accuracy, coverage, tie groups."""
-    from builder.benchmarks.mcq.published import imported
+    from builder.benchmarks.mcq.analyses.rankings import imported
     def strict(run: Run) -> float:
         key = K.RUN_SCORE.key(bench=c.name, run_id=run.header.run_id, metric="accuracy")
         return float(cells.facts[key]) if key in cells.facts else -1.0

@@ -18,10 +18,10 @@ import numpy as np
 
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.findings import Findings, examine
-from builder.benchmarks.mcq.learned import LearnedScores, learned_scores
-from builder.benchmarks.mcq.load import Benchmark, Item
-from builder.benchmarks.mcq.option_scores import char_lengths, word_lengths
+from builder.benchmarks.mcq.analyses.findings import Findings, examine
+from builder.benchmarks.mcq.analyses.learned import LearnedScores, learned_scores
+from builder.benchmarks.mcq.load import SpecData, Item
+from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
 from builder.core.errors import InputError
 from builder.ranker.evaluate import FOLDS, Options
 from builder.ranker.leak import CSV_COLUMNS, GroupAblation, LeakScores
@@ -134,7 +134,7 @@ class _Inputs:
         return bool((self.counts == self.k).all())
 
 
-def run_audit(benchmark: Benchmark) -> Audit:
+def run_audit(benchmark: SpecData) -> Audit:
     kept, findings = examine(benchmark)
     spec = benchmark.spec
     if len(kept) < FOLDS:

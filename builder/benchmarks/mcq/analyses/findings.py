@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.load import Benchmark, Item
+from builder.benchmarks.mcq.load import SpecData, Item
 
 EXAMPLES = 10  # locations listed per finding (the count is always complete)
 KEPT, EXCLUDED = "kept", "excluded"
@@ -79,7 +79,7 @@ def _lettered(item: Item) -> bool:
     return True
 
 
-def examine(benchmark: Benchmark) -> tuple[tuple[Item, ...], Findings]:
+def examine(benchmark: SpecData) -> tuple[tuple[Item, ...], Findings]:
     """The items the audit keeps, and the findings over all loaded items."""
     items = benchmark.items
     counts = Counter(len(i.choices) for i in items)

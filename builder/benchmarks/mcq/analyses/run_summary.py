@@ -26,7 +26,7 @@ from builder.stats import bootstrap_intervals, classification_report
 from builder.stats.solvable_split import add_split_facts, solvable_split
 
 if TYPE_CHECKING:
-    from builder.benchmarks.mcq.report import Loaded
+    from builder.benchmarks.mcq.loading import Loaded
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def _import_facts(loaded: "Loaded", run: Run, gold: list[str], facts: FactTable,
 
 def _leak_split(loaded: "Loaded", run: Run, row_ids: np.ndarray, right: np.ndarray, facts: FactTable,
                 values: dict[str, str]) -> bool:
-    """Accuracy on the option-solvable items and on the rest (builder.benchmarks.mcq.leak_split)."""
+    """Accuracy on the option-solvable items and on the rest (builder.benchmarks.mcq.analyses.leak_split)."""
     leak = getattr(loaded.audit, "leak", None)
     if leak is None or run.header.condition != "sighted":
         return False

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from builder.benchmarks.mcq import fact_keys as K
-from builder.benchmarks.mcq.published import Place, ranked
-from builder.benchmarks.mcq.run_summary import RunSummary
+from builder.benchmarks.mcq.analyses.rankings import Place, ranked
+from builder.benchmarks.mcq.analyses.run_summary import RunSummary
 from builder.core.facts import FactTable
 from builder.stats.rank_correlation import kendall_tau_b
 from builder.stats.solvable_split import MIN_RANKED
 
 if TYPE_CHECKING:
-    from builder.benchmarks.mcq.report import Loaded
+    from builder.benchmarks.mcq.loading import Loaded
 
 
 @dataclass(frozen=True)

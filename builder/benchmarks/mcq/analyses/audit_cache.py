@@ -20,8 +20,8 @@ import pickle
 from functools import cache
 from pathlib import Path
 
-from builder.benchmarks.mcq.audit import Audit, run_audit
-from builder.benchmarks.mcq.load import Benchmark, load_benchmark
+from builder.benchmarks.mcq.analyses.audit import Audit, run_audit
+from builder.benchmarks.mcq.load import SpecData, load_benchmark
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.records import DataFile, data_sha256
 from builder.benchmarks.mcq.spec import load_spec
@@ -32,8 +32,8 @@ from builder.core.paths import PACKAGE_DIR
 # What the cached values are computed by: the audit, the loader and the findings rules, with
 # every module they may import (read from the source); an edit elsewhere (a page, a run's
 # facts) keeps the audits, which cost about 45 s of CPU for the shipped specs.
-_ROOTS = ("builder.benchmarks.mcq.audit", "builder.benchmarks.mcq.load", "builder.benchmarks.mcq.findings",
-          "builder.benchmarks.mcq.audit_cache")
+_ROOTS = ("builder.benchmarks.mcq.analyses.audit", "builder.benchmarks.mcq.load", "builder.benchmarks.mcq.analyses.findings",
+          "builder.benchmarks.mcq.analyses.audit_cache")
 
 
 @cache
@@ -56,7 +56,7 @@ def _closure_hash() -> str:
     return digest.hexdigest()
 
 
-def cache_key(benchmark: Benchmark, cache_dir: Path | None = None) -> str:
+def cache_key(benchmark: SpecData, cache_dir: Path | None = None) -> str:
     """What an audit, a spec's kept items and its runs' summaries are computed from."""
     return _key(benchmark.spec.path.read_bytes(), benchmark.data.sha256, cache_dir)
 
@@ -88,7 +88,7 @@ def _write(path: Path, name: str, value: object) -> None:
     write_sealed(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def cached_audit(benchmark: Benchmark, cache_dir: Path) -> Audit:
+def cached_audit(benchmark: SpecData, cache_dir: Path) -> Audit:
     path = cache_dir / "mcq-audit" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
     audit = _read(path, Audit)
     if isinstance(audit, Audit):
@@ -98,7 +98,7 @@ def cached_audit(benchmark: Benchmark, cache_dir: Path) -> Audit:
     return audit
 
 
-def cached_choice_set(benchmark: Benchmark, cache_dir: Path) -> ChoiceSet:
+def cached_choice_set(benchmark: SpecData, cache_dir: Path) -> ChoiceSet:
     """`choice_set(benchmark)`, the record numbers its findings rules keep read back from the
     cache under the audit's key (examining 40,000 items costs most of a second per build)."""
     path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
@@ -110,7 +110,7 @@ def cached_choice_set(benchmark: Benchmark, cache_dir: Path) -> ChoiceSet:
     return data
 
 
-def cached_benchmark(spec_path: Path, cache_dir: Path) -> Benchmark:
+def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     """`load_benchmark(spec_path)`, its items read back from the cache when the spec, every data
     file and the code are unchanged (a bad record is reported as load_benchmark reports it)."""
     spec = load_spec(spec_path)
@@ -120,7 +120,7 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> Benchmark:
     stored = _read(path, tuple)
     if stored is not None and len(stored) == 2:
         items, content = stored
-        return Benchmark(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content)
+        return SpecData(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content)
     benchmark = load_benchmark(spec_path)
     _write(path, spec.name, (benchmark.items, benchmark.content_sha256))
     return benchmark

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from builder.benchmarks.mcq import fact_keys as K
-from builder.benchmarks.mcq.run_summary import RunSummary
+from builder.benchmarks.mcq.analyses.run_summary import RunSummary
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 from builder.stats.paired import mcnemar_exact

@@ -1,0 +1,82 @@
+"""The load stage of the spec'd benchmarks: each spec in content/benchmarks/ with its data (its
+items cached by content), its audit (cached) and the runs that name it, every run checked
+(run_checks.py) before anything is computed, every problem reported at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from builder.benchmarks.mcq.analyses.audit import Audit
+from builder.benchmarks.mcq.analyses.audit_cache import cache_key, cached_audit, cached_benchmark, cached_choice_set
+from builder.benchmarks.mcq.load import SpecData
+from builder.benchmarks.mcq.probe import ChoiceSet
+from builder.benchmarks.mcq.run_checks import run_problems
+from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
+from builder.core.errors import InputError, Problem, gather
+from builder.core.yamlfile import line_of, load_mapping
+from builder.runs.cache import RunCache
+from builder.runs.schema import Run
+
+
+@dataclass(frozen=True)
+class Loaded:
+    benchmark: SpecData
+    data: ChoiceSet
+    audit: Audit
+    runs: tuple[Run, ...]  # checked against the data, in run-id order
+    reconciliation: Any = None  # reconcile.Reconciliation: the upstream's reported figures, when a file names them
+    cache: "RunCache | None" = None  # the build's per-run cache (run_summary.py), None outside a build
+    key: str = ""  # audit_cache.cache_key: what the audit and each run's summary are computed from
+
+
+def spec_name_problem(path: Path, name: str) -> Problem | None:
+    """The file is named after its benchmark, so `probe --benchmark NAME` finds it."""
+    if path.stem == name:
+        return None
+    _, lines = load_mapping(path)
+    return Problem(str(path), f"the spec of {name!r} must be named {name}.yaml", line_of(lines, ("name",)), "name")
+
+
+def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run], run_cache: RunCache | None = None) -> list[Loaded]:
+    """Every spec, its data, its audit (cached) and its runs; every problem at once."""
+    by_name: dict[str, list[Run]] = {}
+    for run in runs:
+        by_name.setdefault(run.header.benchmark, []).append(run)
+    from builder.benchmarks.mcq.analyses.reconcile import load_reconciliation
+    return gather(spec_files(content_dir), lambda path: replace(
+        load_spec_runs(path, cache_dir, by_name, run_cache), reconciliation=load_reconciliation(content_dir, path.stem)))
+
+
+def load_spec_runs(path: Path, cache_dir: Path, by_name: dict[str, list[Run]],
+                   run_cache: RunCache | None = None) -> Loaded:
+    """One spec with its data, audit and the runs named for it (by benchmark name), checked."""
+    spec = load_spec(path)
+    if (problem := spec_name_problem(path, spec.name)) is not None:
+        raise InputError([problem])
+    _check_data_file(spec)
+    benchmark = cached_benchmark(path, cache_dir)
+    data = cached_choice_set(benchmark, cache_dir)
+    mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
+    key = cache_key(benchmark, cache_dir)
+    found = [p for run in mine for p in _checked(run, benchmark, data, run_cache, key)]
+    if found:
+        raise InputError(found)
+    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine), cache=run_cache, key=key)
+
+
+def _checked(run: Run, benchmark: SpecData, data: ChoiceSet, run_cache: RunCache | None, key: str) -> list[Problem]:
+    """run_problems, kept in the run cache by the benchmark's key (spec, data, audit code)."""
+    if run_cache is None:
+        return run_problems(run, benchmark, data)
+    return run_cache.derived(run, f"mcq-problems:{key}", lambda: run_problems(run, benchmark, data))
+
+
+def _check_data_file(spec: Spec) -> None:
+    from builder.benchmarks.mcq.fetch import missing_problem
+    missing = spec.location.missing()
+    if missing:
+        raise InputError([missing_problem(spec, path) for path in missing])
+
