@@ -235,8 +235,9 @@ def _round_number(match: re.Match) -> str:
 def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores",
                          title: str = "Scores by category", value_title: str = "Score",
                          series_title: str = "Series", description: str | None = None,
-    renderer: SvgRenderer | None = None) -> Chart:
-    """Points with interval bars per category; series told apart by colour AND shape.
+    renderer: SvgRenderer | None = None, zero: bool = False) -> Chart:
+    """Points with interval bars per category; series told apart by colour AND shape; `zero`
+    keeps 0 on the axis (a difference, whose intervals are read against it).
 
     ``rows``: ``(category, series label, value, ci_low, ci_high)``; the bounds may be ``None``
     (no interval drawn). Categories and series keep the order in which they first appear.
@@ -264,7 +265,7 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
                alt.Tooltip("v:Q", title=value_title, format=fmt),
                alt.Tooltip("lo:Q", title="Interval low", format=fmt),
                alt.Tooltip("hi:Q", title="Interval high", format=fmt)]
-    x_scale = alt.Scale(zero=False, nice=True)
+    x_scale = alt.Scale(zero=zero, nice=True)
     bars = alt.Chart().mark_rule(strokeWidth=2).encode(
         x=alt.X("lo:Q", title=value_title, scale=x_scale), x2="hi:Q", y=y, yOffset=offset,
         color=colour, tooltip=tooltip,

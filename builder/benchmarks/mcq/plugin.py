@@ -144,7 +144,7 @@ def _leak_chart(one: Any, facts: FactTable, svg: Any) -> Any:
     from builder.benchmarks.mcq.views.spec_tables import leak_chart_id, leak_chart_rows
     from builder.site.charts import category_score_chart
     return category_score_chart(
-        leak_chart_rows(one, facts), id=leak_chart_id(one.name), renderer=svg,
+        leak_chart_rows(one, facts), id=leak_chart_id(one.name), renderer=svg, zero=True,
         title="Accuracy on the items the options give away minus on the rest", value_title="Gap (points)",
         series_title="Gap", description="Per model (by strict accuracy on all items), strict accuracy on the "
         "option-solvable items minus on the rest, with its 95% bootstrap interval stratified by category.")
