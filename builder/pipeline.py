@@ -171,6 +171,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     charts = any(part.charts for part in parts.values())
     stage = prepare_site(SiteInputs(
         facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today,
+        cache_dir=settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
                 "assets/item-browser.js": (folder / "static" / "item-browser.js").read_bytes()}))
     generated: dict[str, bytes] = {}

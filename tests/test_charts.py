@@ -54,6 +54,14 @@ CASES = {
     "blind_error": (blind_error_chart, ERROR_ROWS,
                     ["Wrong answers", "Chosen option", "literal", "unparsed", "blind", "sighted", "100", EVIL_SCRIPT]),
     "scatter": (sighted_blind_scatter, SCATTER_ROWS, ["Blind score", "Sighted score", "run-a", "run-b", EVIL_SCRIPT]),
+    # Builds no longer validate (site/charts.py: finish_chart), so every builder is here.
+    "category_score_zero": (functools.partial(category_score_chart, zero=True), CATEGORY_ROWS,
+                            ["Score", "Experience", "Slang", "0"]),
+    "measured_reported": (cibuzzbench_charts.measured_reported_chart,
+                          [("Sighted", 61.5, "measured here"), ("Blind", 44.0, "reported"), (EVIL_SCRIPT, 30.0, EVIL_ATTR)],
+                          ["Macro F1", "Sighted", "Blind", "measured here", "reported", EVIL_SCRIPT]),
+    "scale": (charts.scale_chart, [("A", "m2", 8, 0.5), ("A", "m1", 0.5, 0.25), ("B", "m1", 0.5, 0.75)],
+              ["Parameters (billions, log scale)", "Score", "Task", "A", "B"]),
 }
 
 

@@ -352,7 +352,8 @@ def test_env_csv_means_no_network(server, tmp_path, monkeypatch, closed_port_url
     def no_client(*args: object, **kwargs: object) -> None:
         raise AssertionError("network client created although CIBUZZBENCH_CSV is set")
 
-    monkeypatch.setattr(download_mod.httpx, "Client", no_client)
+    import httpx  # the module imports it when a download starts (a build never pays for it)
+    monkeypatch.setattr(httpx, "Client", no_client)
     logs: list[str] = []
     for url in (server.script("/x.csv", ok()), closed_port_url):
         env = {"CIBUZZBENCH_CSV": str(mine), "CIBUZZBENCH_URL": url}
@@ -390,3 +391,12 @@ def test_missing_dest_is_downloaded_once(server, tmp_path, monkeypatch) -> None:
     assert ensure_dataset(env, dest, log=lambda _: None) == dest
     assert dest.read_bytes() == BODY
     assert server.hits == ["/x.csv"]
+
+
+def test_finding_a_local_copy_does_not_import_httpx() -> None:
+    """Every build imports the fetch modules to find the data; only a download needs httpx."""
+    import subprocess
+    import sys
+    code = ("import sys, builder.benchmarks.cibuzzbench.dataset.fetch, builder.benchmarks.mcq.fetch; "
+            "sys.exit('httpx' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from builder.core.cachefile import environment_key, read_sealed, write_sealed
+from builder.core.cachefile import environment_key, read_sealed, unpickle, write_sealed
 from builder.core.paths import PACKAGE_DIR
 from builder.runs.files import is_compressed
 from builder.runs.schema import Run
@@ -71,7 +71,7 @@ class LazyItems(Sequence[T]):
     def _unpacked(self) -> tuple[T, ...]:
         if self._items is None:
             kind = self._kind
-            self._items = tuple(kind(*row) for row in pickle.loads(self._blob))
+            self._items = tuple(kind(*row) for row in unpickle(self._blob))
         return self._items
 
     def __len__(self) -> int:
@@ -207,7 +207,7 @@ def read_entry(path: Path, key: str) -> Any | None:
     if not data.startswith(head):
         return None  # another key's entry, another format, or not ours at all: rebuilt
     try:
-        return pickle.loads(memoryview(data)[len(head):])
+        return unpickle(memoryview(data)[len(head):])
     except Exception:  # any damage at all: the entry is rebuilt, never trusted
         return None
 

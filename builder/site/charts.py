@@ -350,7 +350,9 @@ def finish_chart(chart: alt.TopLevelMixin, *, renderer: SvgRenderer | None, id: 
             columns: tuple[str, ...], rows: tuple[tuple, ...]) -> Chart:
     if not _ID.match(id):
         raise ValueError(f"chart id {id!r} must match {_ID.pattern} (it becomes an HTML id)")
-    spec = chart.properties(description=description).configure(**_CONFIG).to_dict(validate=True)
+    # Not validated here: each builder's spec is validated against the Vega-Lite schema by the
+    # tests (test_charts.py), and validating every chart on every build cost about 0.6 s.
+    spec = chart.properties(description=description).configure(**_CONFIG).to_dict(validate=False)
     spec.pop("$schema", None)
     view = spec.get("config", {}).get("view", {})
     for key in ("continuousWidth", "continuousHeight"):  # Altair's theme defaults; every chart sizes itself

@@ -41,19 +41,18 @@ class _Sandbox(LimitedSandbox):
         return known
 
 
-def make_environment(template_dir: Path) -> Environment:
+_OPTIONS = {"autoescape": True, "keep_trailing_newline": True, "trim_blocks": True, "lstrip_blocks": True}
+
+
+def make_environment(template_dir: Path, cache_dir: Path | None = None) -> Environment:
+    """The site's sandbox; with `cache_dir`, compiled templates are kept there (template_cache.py)."""
+    from builder.site.template_cache import bytecode_cache
     for path in sorted(template_dir.rglob("*")) if template_dir.is_dir() else ():
         if path.is_file():
             decode_utf8(path, path.read_bytes())  # Jinja would fail on a bad byte without naming the file
-    env = _Sandbox(
-        loader=FileSystemLoader(str(template_dir)),
-        undefined=StrictUndefined,
-        autoescape=True,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        finalize=_shown,
-    )
+    env = _Sandbox(loader=FileSystemLoader(str(template_dir)), undefined=StrictUndefined, finalize=_shown,
+                   bytecode_cache=bytecode_cache(cache_dir, _Sandbox, {**_OPTIONS, "finalize": _shown.__qualname__}),
+                   **_OPTIONS)
     env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, cell=fmt_cell, datum=fmt_datum)
     return env
 

@@ -22,6 +22,7 @@ from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor
 from builder.site.sanitise import protect, restore, sanitise
+from builder.site.template_cache import template_from_string
 from builder.site.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_p, fmt_pct, template_line
 
 _KEY_CALL = re.compile(r"""\b(fact|value)\(\s*["']([^"']+)["']""")
@@ -148,7 +149,7 @@ def render_page_body(env: Environment, page: Page, context: dict[str, Any]) -> M
     """Jinja, then Markdown; errors point at the page's own line numbers."""
     name = str(page.path)
     try:
-        template = env.from_string(page.body)
+        template = template_from_string(env, page.body)
         template.name = name
         text = template.render(**context)
     except InputError:

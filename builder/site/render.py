@@ -80,6 +80,7 @@ class SiteInputs:
     verdicts: list[PredictionVerdict]  # the falsification tracker (content/predictions.yaml)
     build_date: dt.date
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
+    cache_dir: Path | None = None  # where compiled templates are kept between builds (None: nowhere)
 
     @property
     def content_dir(self) -> Path:
@@ -184,7 +185,7 @@ def _located(templates: Path) -> Iterator[None]:
 def prepare_site(inputs: SiteInputs) -> SiteStage:
     """The environment, the merged parts and the common context every page is rendered with."""
     with _located(inputs.content_dir / "templates"):
-        env = make_environment(inputs.content_dir / "templates")
+        env = make_environment(inputs.content_dir / "templates", inputs.cache_dir)
         return SiteStage(inputs, env, merge_parts(inputs.parts), _common_context(inputs, inputs.content.config))
 
 

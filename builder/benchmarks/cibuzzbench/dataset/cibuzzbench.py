@@ -56,7 +56,7 @@ class Dataset:
 
     def column(self, name: str) -> dict[int, str]:
         """row_id -> value; plain dict lookups are far cheaper than pandas indexing per item."""
-        return dict(zip((int(i) for i in self.frame.index), self.frame[name]))
+        return dict(zip(self.frame.index.tolist(), self.frame[name].tolist()))
 
     def row_ids(self, split: str | None = None) -> list[int]:
         frame = self.frame if split is None else self.frame[self.frame["split"] == split]

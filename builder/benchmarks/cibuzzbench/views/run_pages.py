@@ -52,7 +52,8 @@ def dataset_items_js(dataset: Dataset) -> bytes:
     """row_id -> [term, category, split, harmful label, literal, cultural, pragmatic, gold]."""
     frame = dataset.frame
     columns = ["term_zh", "category_label", "split", "harmful_label"] + [column for _, column in SOURCES]
-    items = {str(int(row_id)): list(values) for row_id, values in zip(frame.index, frame[columns].itertuples(index=False))}
+    rows = zip(frame.index.tolist(), zip(*(frame[c].tolist() for c in columns)))  # lists: fast to iterate
+    items = {str(int(row_id)): list(values) for row_id, values in rows}
     return b"window.BUZZ_ITEMS=" + str(script_json(items, strict=False)).encode("utf-8") + b";\n"
 
 
@@ -64,8 +65,8 @@ def replaced_slots(variant: Dataset, original: Dataset) -> dict[int, frozenset[s
         if kind == GOLD:
             continue
         ours, theirs = variant.frame[column], original.frame[column].reindex(variant.frame.index)
-        for row_id in variant.frame.index[ours != theirs]:
-            changed.setdefault(int(row_id), set()).add(kind)
+        for row_id in variant.frame.index[(ours != theirs).to_numpy(dtype=bool)].tolist():
+            changed.setdefault(row_id, set()).add(kind)
     return {row_id: frozenset(kinds) for row_id, kinds in changed.items()}
 
 

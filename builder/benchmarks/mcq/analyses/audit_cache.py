@@ -25,7 +25,7 @@ from builder.benchmarks.mcq.load import SpecData, load_benchmark
 from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
 from builder.benchmarks.mcq.records import DataFile, data_sha256
 from builder.benchmarks.mcq.spec import load_spec
-from builder.core.cachefile import environment_key, read_sealed, write_sealed
+from builder.core.cachefile import environment_key, read_sealed, unpickle, write_sealed
 from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
 
@@ -74,7 +74,7 @@ def _read(path: Path, kind: type) -> object | None:
     if data is None:
         return None
     try:
-        value = pickle.loads(data)
+        value = unpickle(data)
     except Exception:  # sealed by us yet unreadable (e.g. a class since renamed): recomputed
         return None
     return value if isinstance(value, kind) else None
