@@ -8,6 +8,9 @@ import floor (a bare `import` of the build's heavy dependencies in a fresh inter
 - the one-added-run build: one more run file appears, then `buzzprobe build`,
 - the peak memory of every build (max RSS of the child, from os.wait4) and the site size.
 Medians with min/max; the machine is shared, so the 1-minute load average is printed too.
+Children run as a user's shell runs them: PYTHONDONTWRITEBYTECODE is dropped from their
+environment (a sandbox may set it, and then every build compiles the package afresh, about 0.3 s,
+while the floor's libraries come precompiled); the output says whether it was set.
 
 Usage: CIBUZZBENCH_CSV=... python bench/scale_bench.py [--repeat 5] [--sizes 0,100,1000]
        [--repeat-large 2] [--json OUT]
@@ -34,6 +37,12 @@ from build_bench import page_weights  # noqa: E402
 from synthetic_corpus import make_corpus  # noqa: E402
 
 FLOOR_MODULES = "pandas, altair, sklearn, scipy, jinja2, markdown, yaml, vl_convert"
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """This environment for a child build or floor, less PYTHONDONTWRITEBYTECODE (see above)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **extra}
 
 
 def run_child(command: list[str], env: dict[str, str]) -> tuple[float, int]:
@@ -68,7 +77,7 @@ class Corpus:
         self.added = runs / spare.parent.name / spare.name
 
     def build(self, *flags: str) -> tuple[float, int]:
-        env = {**os.environ, "PYTHONPATH": str(REPO), "BUZZPROBE_CACHE": str(self.cache)}
+        env = child_env(PYTHONPATH=str(REPO), BUZZPROBE_CACHE=str(self.cache))
         command = [sys.executable, "-m", "builder.cli", "build", "--runs", str(self.runs),
                    "--out", str(self.site), *flags]
         return run_child(command, env)
@@ -82,7 +91,7 @@ class Corpus:
 
 
 def floor() -> float:
-    return run_child([sys.executable, "-c", f"import {FLOOR_MODULES}"], dict(os.environ))[0]
+    return run_child([sys.executable, "-c", f"import {FLOOR_MODULES}"], child_env())[0]
 
 
 def measure(corpus: Corpus, repeat: int, cold_builds: int = 1) -> dict[str, object]:
@@ -112,7 +121,7 @@ def measure(corpus: Corpus, repeat: int, cold_builds: int = 1) -> dict[str, obje
     files, size = site_bytes(corpus.site)
     floor_median = statistics.median(floors)
     return {
-        "runs": sum(1 for p in corpus.runs.rglob("*.jsonl")) - corpus.added.exists(),
+        "runs": sum(1 for p in corpus.runs.rglob("*") if p.name.endswith((".jsonl", ".jsonl.gz"))) - corpus.added.exists(),
         "import_floor_s": summary(floors),
         "forced_build_s": summary(forced),
         "cold_build_no_cache_s": summary(cold) if cold else None,
@@ -125,6 +134,7 @@ def measure(corpus: Corpus, repeat: int, cold_builds: int = 1) -> dict[str, obje
         "site_files": files, "site_mb": round(size / 2**20, 1),
         "pages": {k: v for k, v in page_weights(corpus.site).items() if k in ("pages", "largest", "over_300KB")},
         "load_average_1m_after": round(os.getloadavg()[0], 2),
+        "bytecode_writing_disabled_here": "PYTHONDONTWRITEBYTECODE" in os.environ,  # and enabled for the children
     }
 
 

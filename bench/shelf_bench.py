@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from scale_bench import floor, run_child, summary  # noqa: E402
+from scale_bench import child_env, floor, run_child, summary  # noqa: E402
 
 
 def timed(fn):  # type: ignore[no-untyped-def]
@@ -54,7 +54,7 @@ def audit_times(cache: Path) -> dict[str, dict[str, object]]:
 
 
 def forced_builds(cache: Path, repeat: int) -> dict[str, object]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "BUZZPROBE_CACHE": str(cache)}
+    env = child_env(PYTHONPATH=str(REPO), BUZZPROBE_CACHE=str(cache))
     env.pop("BUZZPROBE_SKIP_BENCHMARKS", None)
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "builder.cli", "build", "--out", str(Path(tmp) / "site"), "--force"]

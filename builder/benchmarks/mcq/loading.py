@@ -12,7 +12,7 @@ from typing import Any
 from builder.benchmarks.mcq.analyses.audit import Audit
 from builder.benchmarks.mcq.analyses.audit_cache import cache_key, cached_audit, cached_benchmark, cached_choice_set
 from builder.benchmarks.mcq.load import SpecData
-from builder.benchmarks.mcq.probe import ChoiceSet
+from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.run_checks import run_problems
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
 from builder.core.errors import InputError, Problem, gather
@@ -30,6 +30,7 @@ class Loaded:
     reconciliation: Any = None  # reconcile.Reconciliation: the upstream's reported figures, when a file names them
     cache: "RunCache | None" = None  # the build's per-run cache (run_summary.py), None outside a build
     key: str = ""  # audit_cache.cache_key: what the audit and each run's summary are computed from
+    cache_dir: Path | None = None  # the build's cache folder (spec-level facts, the leak download), if any
 
 
 def spec_name_problem(path: Path, name: str) -> Problem | None:
@@ -64,7 +65,8 @@ def load_spec_runs(path: Path, cache_dir: Path, by_name: dict[str, list[Run]],
     found = [p for run in mine for p in _checked(run, benchmark, data, run_cache, key)]
     if found:
         raise InputError(found)
-    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine), cache=run_cache, key=key)
+    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine), cache=run_cache, key=key,
+                  cache_dir=cache_dir if run_cache is not None and run_cache.folder is not None else None)
 
 
 def _checked(run: Run, benchmark: SpecData, data: ChoiceSet, run_cache: RunCache | None, key: str) -> list[Problem]:

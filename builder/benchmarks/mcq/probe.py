@@ -13,14 +13,12 @@ import argparse
 import hashlib
 import json
 import re
-from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.analyses.findings import examine
-from builder.benchmarks.mcq.load import SpecData, Item, load_benchmark
+from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
+from builder.benchmarks.mcq.load import load_benchmark
 from builder.benchmarks.mcq.prompts import render_prompt
 from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
 from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
@@ -35,26 +33,6 @@ from builder.runs.schema import new_header
 DEFAULT_MAX_TOKENS = 8  # a letter, as for CIBuzzBench's Task 2
 SPECS_DIR = Path("content") / "benchmarks"
 UNPARSED = ""
-
-
-@dataclass(frozen=True)
-class ChoiceSet:
-    """The items a probe may ask (the audit's kept items), by row_id = record number."""
-
-    benchmark: SpecData
-    items: dict[int, Item]
-
-    def row_ids(self, split: str | None = None) -> list[int]:
-        return sorted(n for n, item in self.items.items() if split is None or item.split == split)
-
-
-def choice_set(benchmark: SpecData, kept: Collection[int] | None = None) -> ChoiceSet:
-    """The audited items; `kept` (record numbers the findings rules keep, e.g. from the build's
-    cache) spares examining every item again."""
-    if kept is None:
-        return ChoiceSet(benchmark, {item.number: item for item in examine(benchmark)[0]})
-    keep = set(kept)
-    return ChoiceSet(benchmark, {item.number: item for item in benchmark.items if item.number in keep})
 
 
 def spec_path(name: str, given: Path | None, content_dir: Path = Path("content")) -> Path:

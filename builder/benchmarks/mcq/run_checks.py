@@ -9,7 +9,7 @@ from typing import Any
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import SpecData
-from builder.benchmarks.mcq.probe import ChoiceSet
+from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.run_format import ChoiceItem
 from builder.core.errors import Problem
 from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from builder.benchmarks.mcq.analyses.audit import Audit, run_audit
 from builder.benchmarks.mcq.load import SpecData, load_benchmark
-from builder.benchmarks.mcq.probe import ChoiceSet, choice_set
+from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
 from builder.benchmarks.mcq.records import DataFile, data_sha256
 from builder.benchmarks.mcq.spec import load_spec
 from builder.core.cachefile import environment_key, read_sealed, unpickle, write_sealed

@@ -32,7 +32,8 @@ def add_results_options(p: Any) -> None:
 
 def run_results_import(args: argparse.Namespace, created: str) -> int:
     from builder.benchmarks.mcq.load import load_benchmark
-    from builder.benchmarks.mcq.probe import choice_set, spec_path
+    from builder.benchmarks.mcq.choice_set import choice_set
+    from builder.benchmarks.mcq.probe import spec_path
     from builder.benchmarks.mcq.results.importer import Origin, convert
     from builder.benchmarks.mcq.results.sources import read_source
     from builder.benchmarks.mcq.results.store import save, summary

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.benchmarks.mcq.probe import ChoiceSet, parse_letter
+from builder.benchmarks.mcq.choice_set import ChoiceSet
+from builder.benchmarks.mcq.probe import parse_letter
 from builder.benchmarks.mcq.results import answers as A
 from builder.benchmarks.mcq.results import upstream
 from builder.benchmarks.mcq.results.revision import delta_sha256, item_revision
