@@ -520,3 +520,16 @@ def test_charts_render_live_offline_under_a_strict_csp(tmp_path: Path):
         assert re.search(rf'<div class="chart" id="{chart.id}" data-chart="live">', dom), name
     assert '<div class="chart" id="broken" data-chart="static"><svg><title>static</title></svg></div>' in dom
     assert sorted(set(requested)) == ["/charts.js", "/index.html", "/probe.js"]
+
+
+def test_a_remembered_chart_is_the_chart_built_afresh(tmp_path: Path) -> None:
+    """With a cache folder a chart is kept and read back whole; bad rows still raise."""
+    renderer = charts.SvgRenderer(tmp_path)
+    fresh = charts.category_score_chart(CATEGORY_ROWS, renderer=charts.SvgRenderer(None))
+    first = charts.category_score_chart(iter(CATEGORY_ROWS), renderer=renderer)
+    assert list(tmp_path.glob("chart-*.pickle"))
+    again = charts.category_score_chart(CATEGORY_ROWS, renderer=renderer)
+    assert fresh == first == again and again.svg == fresh.svg and again.spec == fresh.spec
+    assert charts.category_score_chart(CATEGORY_ROWS, renderer=renderer, zero=True).spec != fresh.spec
+    with pytest.raises(ValueError):
+        charts.category_score_chart([("a", "b", 1.0, 2.0)], renderer=renderer)

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import altair as alt
 
 from builder.site.charts import (INK, PALETTE, WIDTH, Chart, SvgRenderer, band_height, check_once, count_value,
-                                 finish_chart, int_value, label_text, ordered_names, palette_colours, score_value,
-                                 unpack_row, value_format)
+                                 finish_chart, int_value, label_text, ordered_names, palette_colours, remembered,
+                                 score_value, unpack_row, value_format)
 
 SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
 
@@ -19,6 +19,7 @@ SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
 SLOT_COLOURS: dict[str, str] = {"gold": "#b8860b", "literal": "#3a7fc1", "cultural": "#009e73", "pragmatic": "#a06cc6"}
 
 
+@remembered
 def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
                         title: str = "Option length by slot",
                         description: str | None = None,
@@ -77,6 +78,7 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
                    columns=("Length (characters)", *slots), rows=table)
 
 
+@remembered
 def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
                          title: str = "Heuristic scores by option seed", value_title: str = "Macro-F1",
                          means: Mapping[str, float] | None = None,
@@ -135,6 +137,7 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
                    columns=("Heuristic", "Option seed", value_title), rows=tuple(table))
 
 
+@remembered
 def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
                       title: str = "Where the wrong answers went", source_title: str = "Source",
                       description: str | None = None,
@@ -177,6 +180,7 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
                    columns=("Chosen option", source_title, "Wrong answers"), rows=tuple(table))
 
 
+@remembered
 def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
                             title: str = "Measured here and reported", value_title: str = "Macro F1",
                             description: str | None = None, renderer: SvgRenderer | None = None) -> Chart:
