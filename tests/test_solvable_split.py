@@ -19,3 +19,4 @@ def test_the_ranking_needs_three_runs_and_is_kendalls_tau() -> None:
     assert split_ranking([50.0, 40.0], [30.0, 20.0], [1.0, -1.0]) is None
     every, rest, lows = [50.0, 40.0, 30.0, 20.0], [30.0, 35.0, 10.0, 5.0], [1.0, -2.0, 0.5, 0.0]
     assert split_ranking(every, rest, lows) == (kendall_tau_b(every, rest), 2)
+    assert split_ranking(every, [10.0] * 4, lows) == (None, 2)  # one ranking all ties: tau undefined, not NaN

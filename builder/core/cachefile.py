@@ -170,3 +170,20 @@ def unpickle(data: bytes | memoryview) -> object:
         if enabled:
             gc.enable()
 
+
+def read_sealed_pickle(path: Path, kind: type) -> object | None:
+    """The sealed pickle at `path` when it is ours, readable and of `kind`; None otherwise (a
+    caller recomputes it: e.g. a class renamed since it was written)."""
+    data = read_sealed(path)
+    if data is None:
+        return None
+    try:
+        value = unpickle(data)
+    except Exception:  # sealed by us yet unreadable: recomputed, never trusted
+        return None
+    return value if isinstance(value, kind) else None
+
+
+def write_sealed_pickle(path: Path, value: object) -> None:
+    write_sealed(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+

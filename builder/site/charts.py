@@ -48,7 +48,6 @@ import html
 import json
 import math
 import numbers
-import pickle
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +58,7 @@ import altair as alt
 import vl_convert
 from markupsafe import Markup
 
-from builder.core.cachefile import read_sealed, write_sealed
+from builder.core.cachefile import read_sealed, read_sealed_pickle, write_sealed, write_sealed_pickle
 from builder.core.names import xml_safe
 from builder.site.chart_bundle import VL_VERSION
 from builder.site.scriptjson import script_json
@@ -245,20 +244,14 @@ def remembered(builder: Callable[..., Chart]) -> Callable[..., Chart]:
         folder = renderer.cache if renderer is not None else None
         if folder is None:
             return builder(rows, renderer=renderer, **options)
-        from builder.core.cachefile import unpickle
         from builder.runs.cache import code_hash
         named = [builder.__module__, builder.__qualname__, code_hash(), rows, sorted(options.items())]
         path = folder / f"chart-{hashlib.sha256(repr(named).encode()).hexdigest()}.pickle"
-        data = read_sealed(path)
-        if data is not None:
-            try:
-                chart = unpickle(data)
-                if isinstance(chart, Chart):
-                    return chart
-            except Exception:  # sealed by us yet unreadable (e.g. a class since changed): drawn again
-                pass
+        chart = read_sealed_pickle(path, Chart)
+        if isinstance(chart, Chart):
+            return chart
         chart = builder(rows, renderer=renderer, **options)
-        write_sealed(path, pickle.dumps(chart, protocol=pickle.HIGHEST_PROTOCOL))
+        write_sealed_pickle(path, chart)
         return chart
     return build
 

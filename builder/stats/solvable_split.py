@@ -10,6 +10,7 @@ names no benchmark: the caller passes the arrays and the fact patterns its keys 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -64,9 +65,12 @@ def add_split_facts(facts: FactTable, split: SolvableSplit, value: FactPattern, 
     facts.add(gap.high(**on), split.high, what, runs)
 
 
-def split_ranking(every: Sequence[float], rest: Sequence[float], lows: Sequence[float]) -> tuple[float, int] | None:
+def split_ranking(every: Sequence[float], rest: Sequence[float],
+                  lows: Sequence[float]) -> tuple[float | None, int] | None:
     """(Kendall's tau-b between the runs' accuracy on all items and on the rest, how many gap
-    intervals lie above zero), or None under MIN_RANKED runs."""
+    intervals lie above zero), or None under MIN_RANKED runs; tau is None where it is undefined
+    (one of the rankings all ties), so no caller publishes a NaN."""
     if len(every) < MIN_RANKED:
         return None
-    return kendall_tau_b(every, rest), sum(1 for low in lows if low > 0)
+    tau = kendall_tau_b(every, rest)
+    return (tau if math.isfinite(tau) else None), sum(1 for low in lows if low > 0)

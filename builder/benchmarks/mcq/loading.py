@@ -4,10 +4,10 @@ items cached by content), its audit (cached) and the runs that name it, every ru
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from builder.benchmarks.mcq.analyses.audit import Audit
 from builder.benchmarks.mcq.analyses.audit_cache import cache_key, cached_audit, cached_benchmark, cached_choice_set
@@ -20,6 +20,8 @@ from builder.core.yamlfile import line_of, load_mapping
 from builder.runs.cache import RunCache
 from builder.runs.schema import Run
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class Loaded:
@@ -31,6 +33,17 @@ class Loaded:
     cache: "RunCache | None" = None  # the build's per-run cache (run_summary.py), None outside a build
     key: str = ""  # audit_cache.cache_key: what the audit and each run's summary are computed from
     cache_dir: Path | None = None  # the build's cache folder (spec-level facts, the leak download), if any
+
+
+def spec_cached(loaded: Loaded, kind: str, compute: Callable[[], T], value_type: type) -> T:
+    """A value of one spec's data and audit alone, kept in the cache folder under the
+    benchmark's key (a folder per spec and kind, so the stale-entry sweep of one never meets
+    another spec's entry); computed afresh without a cache folder."""
+    if loaded.cache_dir is None or not loaded.key:
+        return compute()
+    from builder.runs.cache import cached
+    return cached(loaded.cache_dir / f"mcq-{kind}" / loaded.benchmark.spec.name, kind, loaded.key, compute,
+                  value_type)
 
 
 def spec_name_problem(path: Path, name: str) -> Problem | None:

@@ -137,7 +137,7 @@ def _add_ranking(facts: FactTable, split: tuple[str, ...]) -> None:
     if ranked is None:
         return
     tau, above = ranked
-    if np.isfinite(tau):
+    if tau is not None:
         facts.add(K.SPLIT_TAU.key(), tau, "Kendall's tau (tau-b) between the runs' strict accuracy on all items and "
                   "on the items the probe does not solve", split)
     facts.add(K.SPLIT_ABOVE_ZERO.key(), above, "split runs whose gap interval lies above zero", split)

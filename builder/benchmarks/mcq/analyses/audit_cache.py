@@ -16,7 +16,6 @@ kind: writing one removes that spec's entries of other inputs.
 from __future__ import annotations
 
 import hashlib
-import pickle
 from functools import cache
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from builder.benchmarks.mcq.load import SpecData, load_benchmark
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
 from builder.benchmarks.mcq.records import DataFile, data_sha256
 from builder.benchmarks.mcq.spec import load_spec
-from builder.core.cachefile import environment_key, read_sealed, unpickle, write_sealed
+from builder.core.cachefile import environment_key, read_sealed_pickle, write_sealed_pickle
 from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
 
@@ -68,29 +67,17 @@ def _key(spec_bytes: bytes, data_sha: str, cache_dir: Path | None) -> str:
     return digest.hexdigest()[:32]
 
 
-def _read(path: Path, kind: type) -> object | None:
-    """The sealed entry at `path` when it is ours and of `kind`; None otherwise."""
-    data = read_sealed(path)
-    if data is None:
-        return None
-    try:
-        value = unpickle(data)
-    except Exception:  # sealed by us yet unreadable (e.g. a class since renamed): recomputed
-        return None
-    return value if isinstance(value, kind) else None
-
-
 def _write(path: Path, name: str, value: object) -> None:
     """Seal `value` at `path` and remove the spec's entries of other inputs (never read again)."""
     for stale in path.parent.glob(f"{name}-*.pickle"):
         if stale != path and stale.name[len(name) + 1:-len(".pickle")].isalnum():
             stale.unlink(missing_ok=True)
-    write_sealed(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    write_sealed_pickle(path, value)
 
 
 def cached_audit(benchmark: SpecData, cache_dir: Path) -> Audit:
     path = cache_dir / "mcq-audit" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
-    audit = _read(path, Audit)
+    audit = read_sealed_pickle(path, Audit)
     if isinstance(audit, Audit):
         return audit
     audit = run_audit(benchmark)
@@ -102,7 +89,7 @@ def cached_choice_set(benchmark: SpecData, cache_dir: Path) -> ChoiceSet:
     """`choice_set(benchmark)`, the record numbers its findings rules keep read back from the
     cache under the audit's key (examining 40,000 items costs most of a second per build)."""
     path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
-    kept = _read(path, tuple)
+    kept = read_sealed_pickle(path, tuple)
     if kept is not None:
         return choice_set(benchmark, kept)
     data = choice_set(benchmark)
@@ -117,7 +104,7 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     files = spec.location.files()
     data_sha = data_sha256([(f.name, file_sha256(f)) for f in files])
     path = cache_dir / "mcq-items" / f"{spec.name}-{_key(spec_path.read_bytes(), data_sha, cache_dir)}.pickle"
-    stored = _read(path, tuple)
+    stored = read_sealed_pickle(path, tuple)
     if stored is not None and len(stored) == 2:
         items, content = stored
         return SpecData(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content)

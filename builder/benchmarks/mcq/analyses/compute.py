@@ -19,7 +19,7 @@ from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.audit import PROBES, Audit
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
-from builder.benchmarks.mcq.loading import Loaded
+from builder.benchmarks.mcq.loading import Loaded, spec_cached
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.analyses.run_summary import run_summary
 from builder.core.errors import InputError
@@ -72,9 +72,8 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
 
 
 def _spec_facts(loaded: Loaded, bench: str) -> FactTable:
-    """The facts of the data and its audit alone (composition, lengths, probes, ablation): kept
-    in the cache folder under the benchmark's key, since measuring 40,000 items' options costs
-    a quarter of a second per build."""
+    """The facts of the data and its audit alone (composition, lengths, probes, ablation), cached
+    (loading.spec_cached): measuring 40,000 items' options costs a quarter of a second per build."""
     def compute() -> FactTable:
         table = FactTable()
         _composition(loaded, table, bench)
@@ -82,11 +81,7 @@ def _spec_facts(loaded: Loaded, bench: str) -> FactTable:
         _audit(loaded.audit, table, bench)
         _learned(loaded.audit, table, bench)
         return table
-    if loaded.cache_dir is None or not loaded.key:
-        return compute()
-    from builder.runs.cache import cached
-    # A folder per spec: the stale-entry sweep of one ("facts-*") never meets another spec's entry.
-    return cached(loaded.cache_dir / "mcq-facts" / bench, "facts", loaded.key, compute, FactTable)
+    return spec_cached(loaded, "facts", compute, FactTable)
 
 
 def _labels(loaded: Loaded, field: str) -> tuple[tuple[str, str], ...]:

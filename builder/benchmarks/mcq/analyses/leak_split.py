@@ -22,8 +22,7 @@ from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.rankings import Place, ranked
 from builder.benchmarks.mcq.analyses.run_summary import RunSummary
 from builder.core.facts import FactTable
-from builder.stats.rank_correlation import kendall_tau_b
-from builder.stats.solvable_split import MIN_RANKED
+from builder.stats.solvable_split import split_ranking
 
 if TYPE_CHECKING:
     from builder.benchmarks.mcq.loading import Loaded
@@ -67,7 +66,8 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
     rank = {scope: {p.run_id: p.rank for p in order} for scope, order in places.items()}
     moved = tuple(p.run_id for p in places["all"] if rank["all"][p.run_id] != rank["rest"][p.run_id])
     gap = {i: facts[K.LEAK_GAP.key(bench=bench, run_id=i)] for i in ids}
-    above = sum(facts[K.LEAK_GAP.low(bench=bench, run_id=i)] > 0 for i in ids)
+    lows = [facts[K.LEAK_GAP.low(bench=bench, run_id=i)] for i in ids]
+    above = sum(low > 0 for low in lows)
     counts = ((K.LEAK_MODELS, len(ids), "model runs given a leak split"),
               (K.LEAK_POSITIVE, sum(g > 0 for g in gap.values()), "model runs more accurate on the option-solvable "
                "items than on the rest (point estimate)"),
@@ -77,8 +77,9 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
               (K.LEAK_MOVED, len(moved), "model runs whose rank on the rest differs from their rank on all items"))
     for pattern, value, what in counts:
         facts.add(pattern.key(bench=bench), value, what, ids)
-    tau = kendall_tau_b([every[i] for i in ids], [rest[i] for i in ids])
-    if len(ids) >= MIN_RANKED and np.isfinite(tau):  # NaN: one ranking is all ties
+    ranking = split_ranking([every[i] for i in ids], [rest[i] for i in ids], lows)
+    if ranking is not None and ranking[0] is not None:
+        tau = ranking[0]
         facts.add(K.LEAK_TAU.key(bench=bench), tau, "Kendall's tau (tau-b) between the models' strict accuracy on "
                   "all items and on the items the probe does not solve", ids)
     by_gap = sorted(ids, key=lambda i: (-gap[i], i))
