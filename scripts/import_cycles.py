@@ -13,7 +13,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from builder.core.import_graph import import_graph
+# Run as a script with any Python (the system's too, without the project installed): the package
+# is read from this checkout, which is what the script reports on.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from builder.core.import_graph import import_graph  # noqa: E402
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -31,6 +31,18 @@ def test_builder_has_no_import_cycle() -> None:
     assert script.cycles(script.import_graph(REPO)) == []
 
 
+def test_cycle_script_runs_without_the_package_installed(tmp_path: Path) -> None:
+    """`python scripts/import_cycles.py` with a bare interpreter (-S: no site-packages, so no
+    installed buzzprobe) from another folder reads this checkout: exit 0 means no cycle, not a
+    crash whose status 1 reads as 'cycle found'."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "import_cycles.py")], cwd=tmp_path,
+                          capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "")}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "0 import cycle(s)" in done.stdout
+
+
 SHARED_LAYERS = ("core", "stats", "runs", "probing", "site", "claims")
 # The shared layers may name the plug-in contract and the registry, never a benchmark.
 CONTRACT = {"builder.benchmarks", "builder.benchmarks.base"}
