@@ -209,7 +209,21 @@ def test_cibuzzbench_options_are_refused_for_a_spec(project: Path, monkeypatch: 
     assert main(["probe", "--benchmark", NAME, "--model", "m", "--split", "dev", "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert "--lang: an option of cibuzzbench's probe; " + NAME + " does not read it" in err
-    assert "no spec content/benchmarks/no-such-spec.yaml" in err
+    assert "no benchmark 'no-such-spec' to probe. Benchmarks that can be probed: cibuzzbench, " in err
+
+
+def test_a_mistyped_benchmark_gets_the_closest_names(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """`probe --benchmark` with a typo names the plug-in or spec it probably meant, then all of
+    them (the probing plug-ins by their own name, the spec files by theirs)."""
+    monkeypatch.chdir(project)
+    assert main(["probe", "--benchmark", NAME[:-1], "--model", "m", "--dry-run"]) == 2
+    assert main(["probe", "--benchmark", "cibuzzbnch", "--model", "m", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert f"no benchmark {NAME[:-1]!r} to probe; did you mean {NAME!r}?" in err
+    assert "no benchmark 'cibuzzbnch' to probe; did you mean 'cibuzzbench'" in err
+    listed = err.split("Benchmarks that can be probed: ")[1].split(" (")[0].split(", ")
+    assert "cibuzzbench" in listed and NAME in listed and listed == sorted(listed)
 
 
 def test_probe_dispatches_through_the_registry(project: Path, monkeypatch: pytest.MonkeyPatch,

@@ -10,6 +10,7 @@ items. The answer is parsed to a letter (`parse_letter`); the raw text is always
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import json
 import re
@@ -42,9 +43,20 @@ def spec_path(name: str, given: Path | None, content_dir: Path = Path("content")
     check_name(name, "--benchmark")
     path = content_dir / "benchmarks" / f"{name}.yaml"
     if not path.is_file():
-        raise InputError.single("--benchmark", f"no spec {path} (a spec'd benchmark is content/benchmarks/"
-                                "<name>.yaml; or give --spec PATH)")
+        raise InputError.single("--benchmark", f"no benchmark {name!r} to probe{_did_you_mean(name, content_dir)} "
+                                f"(a spec'd benchmark is {content_dir / 'benchmarks'}/<name>.yaml, or give --spec PATH)")
     return path
+
+
+def _did_you_mean(name: str, content_dir: Path) -> str:
+    """The closest names `probe --benchmark` takes (the probing plug-ins' own names and the
+    spec files'), then all of them: a typo gets its fix, and a newcomer the list."""
+    from builder.benchmarks import registered
+    own = {b.name for b in registered() if b.probes and not (b.run_format_module and b.run_format().any_name)}
+    known = sorted(own | {p.stem for p in (content_dir / "benchmarks").glob("*.yaml")})
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
+    return f"{hint} Benchmarks that can be probed: {', '.join(known)}" if known else hint
 
 
 _LEADING = re.compile(r"^\s*[(\[]?([A-Z])(?:[)\].:：、\s-]|$)")
