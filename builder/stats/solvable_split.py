@@ -1,7 +1,8 @@
 """A model run split by a choices-only probe: strict accuracy on the items whose options alone
 give the answer ("option-solvable") and on the rest, their gap with an interval stratified by a
-grouping of the items, and across runs Kendall's tau between the ranking on all items and on the
-rest.
+grouping of the items, the same gap adjusted for that grouping (Mantel–Haenszel, split_gap.py) with
+the per-stratum rows it pools, and across runs Kendall's tau between the ranking on all items and
+on the rest.
 
 One computation for every benchmark that has per-item leak scores and model runs (the spec'd
 benchmarks' runs, CIBuzzBench's own), so two pages that show a split mean the same by it. It
@@ -19,13 +20,31 @@ import numpy as np
 from builder.core.factkeys import FactPattern
 from builder.core.facts import FactTable
 from builder.stats.rank_correlation import kendall_tau_b
-from builder.stats.split_gap import stratified_gap
+from builder.stats.split_gap import Gap, split_gaps
 
 SPLIT_VALUES = ("solvable_items", "accuracy_solvable", "accuracy_rest")  # the value part of a split fact
 MIN_RANKED = 3  # runs a Kendall's tau across them needs before it says anything
 # The columns of a split table and its CSV download, one spelling for every benchmark's page.
 TABLE_COLUMNS = ("model", "items", "coverage", "accuracy_strict", "accuracy_official", "solvable_items",
-                 "accuracy_solvable", "accuracy_rest", "gap", "gap_low", "gap_high")
+                 "accuracy_solvable", "accuracy_rest", "gap", "gap_low", "gap_high", "gap_adjusted",
+                 "gap_adjusted_low", "gap_adjusted_high")
+# One row per stratum of one run's split (the adjusted gap's inputs), for the CSV download.
+STRATA_COLUMNS = ("run", "model", "stratum", "solvable_items", "accuracy_solvable", "rest_items", "accuracy_rest",
+                  "gap", "weight")
+
+
+@dataclass(frozen=True)
+class StratumRow:
+    """One stratum of a split: counts and strict accuracy of each kind (None where it has none),
+    their gap, and its Mantel–Haenszel weight n1 n0 / (n1 + n0) (0 where one kind is missing)."""
+
+    stratum: str
+    solvable_items: int
+    accuracy_solvable: float | None
+    rest_items: int
+    accuracy_rest: float | None
+    gap: float | None
+    weight: float
 
 
 @dataclass(frozen=True)
@@ -33,26 +52,62 @@ class SolvableSplit:
     solvable_items: int
     accuracy_solvable: float  # 0-100, strict
     accuracy_rest: float
-    gap: float  # points: accuracy_solvable - accuracy_rest
+    gap: float  # points: accuracy_solvable - accuracy_rest (crude: over the strata as mixed)
     low: float  # 95% bootstrap interval of the gap, resampled within each stratum
     high: float
+    adjusted: Gap | None = None  # Mantel–Haenszel over the strata; None when no stratum holds both kinds
+    strata: tuple[StratumRow, ...] = ()
+
+    @property
+    def disagrees(self) -> bool:
+        """Whether the crude and adjusted gaps differ in sign or in whether their interval excludes
+        zero: the cases where the page must say that the strata change the reading."""
+        if self.adjusted is None:
+            return False
+        a = self.adjusted
+        return (self.gap > 0) != (a.gap > 0) or _side(self.low, self.high) != _side(a.low, a.high)
+
+
+def _side(low: float, high: float) -> int:
+    """+1 for an interval above zero, -1 below, 0 across it."""
+    return 1 if low > 0 else -1 if high < 0 else 0
 
 
 def solvable_split(right: Sequence[bool] | np.ndarray, solvable: Sequence[bool] | np.ndarray,
                    strata: Sequence[object] | np.ndarray) -> SolvableSplit | None:
     """The split of one run's items (same order in all three arrays; the interval's draws follow
-    that order, so callers sort by item id). None when every item is of one kind: no gap."""
+    that order, so callers sort by item id). `strata` are labels (text); None when every item is
+    of one kind: no gap."""
     right, solvable = np.asarray(right, dtype=bool), np.asarray(solvable, dtype=bool)
     if not solvable.any() or solvable.all():
         return None
-    gap, low, high = stratified_gap(right, solvable, np.asarray(strata))
+    strata = np.asarray(strata)  # its sorted values order the interval's blocks of draws
+    labels = np.asarray([str(s) for s in strata], dtype=object)
+    gaps = split_gaps(right, solvable, strata)
     return SolvableSplit(int(solvable.sum()), 100.0 * float(right[solvable].mean()),
-                         100.0 * float(right[~solvable].mean()), gap, low, high)
+                         100.0 * float(right[~solvable].mean()), gaps.crude.gap, gaps.crude.low, gaps.crude.high,
+                         gaps.adjusted, stratum_rows(right, solvable, labels))
+
+
+def stratum_rows(right: np.ndarray, solvable: np.ndarray, labels: np.ndarray) -> tuple[StratumRow, ...]:
+    """The split within each stratum, in label order."""
+    rows = []
+    for label in sorted(set(labels.tolist())):
+        members = labels == label
+        one, other = right[members & solvable], right[members & ~solvable]
+        a1 = 100.0 * float(one.mean()) if one.size else None
+        a0 = 100.0 * float(other.mean()) if other.size else None
+        weight = one.size * other.size / (one.size + other.size)
+        rows.append(StratumRow(label, int(one.size), a1, int(other.size), a0,
+                               None if a1 is None or a0 is None else a1 - a0, float(weight)))
+    return tuple(rows)
 
 
 def add_split_facts(facts: FactTable, split: SolvableSplit, value: FactPattern, gap: FactPattern,
-                    on: Mapping[str, str], runs: tuple[str, ...], strata: str = "category") -> None:
-    """The six facts of a split: `value` has a `value` part (SPLIT_VALUES), `gap` an interval;
+                    on: Mapping[str, str], runs: tuple[str, ...], strata: str = "category",
+                    adjusted: FactPattern | None = None) -> None:
+    """The six facts of a split, and the adjusted gap's three where `adjusted` is given and the
+    gap is defined: `value` has a `value` part (SPLIT_VALUES), `gap` and `adjusted` an interval;
     `on` fills their other parts."""
     facts.add(value.key(value="solvable_items", **on), split.solvable_items,
               "answered items the cross-fitted probe solves from the options alone", runs)
@@ -63,6 +118,12 @@ def add_split_facts(facts: FactTable, split: SolvableSplit, value: FactPattern, 
     facts.add(gap.key(**on), split.gap, what, runs)
     facts.add(gap.low(**on), split.low, what, runs)
     facts.add(gap.high(**on), split.high, what, runs)
+    if adjusted is not None and split.adjusted is not None:
+        what = (f"accuracy on option-solvable minus on the rest within each {strata}, pooled with Mantel–Haenszel "
+                f"weights n1·n0/(n1+n0); 95% bootstrap over items stratified by {strata}")
+        facts.add(adjusted.key(**on), split.adjusted.gap, what, runs)
+        facts.add(adjusted.low(**on), split.adjusted.low, what, runs)
+        facts.add(adjusted.high(**on), split.adjusted.high, what, runs)
 
 
 def split_ranking(every: Sequence[float], rest: Sequence[float],

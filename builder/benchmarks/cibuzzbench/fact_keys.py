@@ -163,6 +163,9 @@ SPLIT_LEAK = _p("run.{run_id}.leak_split.{value}", "count or 0–100", "a sighte
 SPLIT_COVERAGE = _p("run.{run_id}.leak_split.coverage", PCT, "the run's items / items given a leak score", RUN_ID)
 SPLIT_GAP = _p("run.{run_id}.leak_split.gap", PTS, "accuracy on option-solvable items minus on the rest, 95% "
                "bootstrap interval resampling items within each category", RUN_ID, interval=True)
+SPLIT_GAP_ADJUSTED = _p("run.{run_id}.leak_split.gap_adjusted", PTS, "accuracy on option-solvable items minus on the "
+                        "rest within each category, pooled with Mantel–Haenszel weights n1·n0/(n1+n0); 95% "
+                        "bootstrap interval resampling items within each category", RUN_ID, interval=True)
 SPLIT_TAU = _p("leak_split.kendall_tau", "tau", "Kendall's tau-b between the split runs' strict accuracy on all "
                "items and on the rest (three runs or more)")
 SPLIT_ABOVE_ZERO = _p("leak_split.gap_above_zero", COUNT, "split runs whose gap interval lies above zero (three runs "

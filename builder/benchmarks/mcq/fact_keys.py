@@ -88,6 +88,24 @@ LEAK_SPLIT = FactPattern("mcq.{bench}.run.{run_id}.leak_split.{value}", "count o
 LEAK_GAP = FactPattern("mcq.{bench}.run.{run_id}.leak_split.gap", "points (0–100)", "accuracy on option-solvable "
                        "items minus on the rest; interval: bootstrap over items stratified by category",
                        {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+LEAK_ADJUSTED = FactPattern("mcq.{bench}.run.{run_id}.leak_split.gap_adjusted", "points (0–100)",
+                            "accuracy on option-solvable items minus on the rest within each stratum (the spec's "
+                            "strata, else category), pooled with Mantel–Haenszel weights n1·n0/(n1+n0); interval: "
+                            "bootstrap over items stratified alike", {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+LEAK_MODAL_SPLIT = FactPattern("mcq.{bench}.run.{run_id}.leak_split.modal_options.{value}", "count or 0–100",
+                               "the split restricted to the items with the benchmark's most common number of options",
+                               {"bench": BENCH, "run_id": RUN_ID, "value": SPLIT_VALUE})
+LEAK_MODAL_GAP = FactPattern("mcq.{bench}.run.{run_id}.leak_split.modal_options.gap", "points (0–100)",
+                             "the crude gap on the items with the most common number of options",
+                             {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+LEAK_MODAL_ADJUSTED = FactPattern("mcq.{bench}.run.{run_id}.leak_split.modal_options.gap_adjusted", "points (0–100)",
+                                  "the adjusted gap on the items with the most common number of options",
+                                  {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+ADJUSTED_COUNT = choice("count", ("positive", "above_zero", "below_zero", "disagree"), "model runs whose adjusted gap "
+                        "is positive; whose adjusted interval lies above zero; below zero; whose crude and adjusted "
+                        "gaps differ in sign or in whether their interval excludes zero")
+LEAK_ADJUSTED_COUNT = FactPattern("mcq.{bench}.leak_split.adjusted.{count}", "count", "counts over the split runs' "
+                                  "adjusted gaps", {"bench": BENCH, "count": ADJUSTED_COUNT})
 LEAK_TAU = FactPattern("mcq.{bench}.leak_split.kendall_tau", "tau", "Kendall's tau between the models' ranking on "
                        "all items and on the items the probe does not solve", {"bench": BENCH})
 LEAK_WIDER = FactPattern("mcq.{bench}.leak_split.gap_above_zero", "count", "model runs whose gap interval lies above "
@@ -155,7 +173,8 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_COVERAGE, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_TAU, LEAK_WIDER,
+             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_COVERAGE, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_ADJUSTED,
+             LEAK_MODAL_SPLIT, LEAK_MODAL_GAP, LEAK_MODAL_ADJUSTED, LEAK_ADJUSTED_COUNT, LEAK_TAU, LEAK_WIDER,
              LEAK_RANK, LEAK_MODELS, LEAK_POSITIVE, LEAK_BELOW, LEAK_MOVED,
              RECONCILE_SITE,
              RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS,

@@ -26,6 +26,12 @@ class Item:
     choices: tuple[str, ...]  # in the published order
     gold: int  # 0-based index into `choices`
     file: Path | None = field(default=None, compare=False)  # the data file it came from
+    strata: tuple[str, ...] = ()  # the spec's `strata` values, in its order (the leak split's adjusted gap)
+
+    @property
+    def stratum(self) -> str:
+        """The item's stratum for the leak split: its `strata` values joined, else its category."""
+        return " / ".join(self.strata) if self.strata else str(self.category)
 
 
 @dataclass(frozen=True)
@@ -81,9 +87,11 @@ def _item(spec: Spec, record: Record) -> Item:
         extra[key] = None if rule is None else run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
                                                                                                f"the {k}"))
     extra["split"] = None if spec.split is None else run("split", _field, doc, spec.split, "split")
+    strata = tuple(run("strata", lambda r=rule, n=name: fields.text_value(r.raw(doc, context), f"stratum {n}"))
+                   for name, rule in spec.strata)
     return Item(id=extra["id"] if extra["id"] is not None else str(record.number), number=record.number,
                 line=record.line, split=extra["split"], category=extra["category"], stem=stem,
-                choices=choices, gold=gold, file=record.file)
+                choices=choices, gold=gold, file=record.file, strata=strata)
 
 
 def _field(doc: dict, name: str, key: str) -> str:

@@ -115,6 +115,8 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
                                    seed=SEEDS[0])
             files[f"{PAGE_DIR}/{one.name}.html"] = html.encode("utf-8")
             files[f"{LEAK_DIR}/{one.name}.csv"] = _cached_leak_csv(one.loaded)
+            if one.strata:
+                files[f"{LEAK_DIR}/{one.name}-strata.csv"] = strata_csv(one)
         return files
 
     def add_commands(self, subcommands: Any) -> None:
@@ -147,7 +149,22 @@ def _leak_chart(one: Any, facts: FactTable, svg: Any) -> Any:
         leak_chart_rows(one, facts), id=leak_chart_id(one.name), renderer=svg, zero=True,
         title="Accuracy on the items the options give away minus on the rest", value_title="Gap (points)",
         series_title="Gap", description="Per model (by strict accuracy on all items), strict accuracy on the "
-        "option-solvable items minus on the rest, with its 95% bootstrap interval stratified by category.")
+        "option-solvable items minus on the rest, crude (all items pooled) and adjusted (compared within strata, "
+        "Mantel–Haenszel), each with its 95% bootstrap interval resampled within strata.")
+
+
+def strata_csv(one: Any) -> bytes:
+    """The leak split within each stratum, a row per split run and stratum: the inputs of each
+    run's adjusted gap (accuracies and gap in points, to six decimals; empty where a kind is absent)."""
+    from builder.site.tables_csv import table_csv
+    from builder.stats.solvable_split import STRATA_COLUMNS
+    labels = {r.header.run_id: r.header.subject_label for r in one.loaded.runs}
+
+    def num(value: float | None) -> object:
+        return "" if value is None else round(value, 6)
+    return table_csv(STRATA_COLUMNS, [(rid, labels[rid], r.stratum, r.solvable_items, num(r.accuracy_solvable),
+                                       r.rest_items, num(r.accuracy_rest), num(r.gap), num(r.weight))
+                                      for rid, rows in one.strata for r in rows])
 
 
 def _cached_leak_csv(loaded: Any) -> bytes:

@@ -29,7 +29,7 @@ FIELD_KEYS = ("id", "split", "category")
 LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
                          "doc_to_text", "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
-                         "sighted", "blind", "results")
+                         "sighted", "blind", "results", "strata")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
 
@@ -68,6 +68,8 @@ class Spec:
     sighted: str
     blind: str
     revision: str | None = None  # which revision of the data set the files are, and why
+    # (name, rule) per stratum field of the leak split's adjusted gap; () means the category alone
+    strata: tuple[tuple[str, Rule], ...] = ()
     results: Any = None  # results.mapping.ResultsMapping: the fields of `--format mapped` result files
 
     @property
@@ -134,6 +136,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         from builder.benchmarks.mcq.results.mapping import mapping_problems
         for key, message in mapping_problems(data["results"]):
             problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
+    strata = _strata(data.get("strata"), problem)
     if problems or location is None or fmt is None:
         raise InputError(problems)
     return Spec(path=path, name=name, title=data.get("title", name), language=data.get("language"),
@@ -143,7 +146,35 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 doc_to_target=rules["doc_to_target"], id=rules.get("id"), split=data.get("split"),
                 test_split=data.get("test_split"), train_split=data.get("train_split"),
                 category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
-                revision=data.get("revision"), results=_results(data.get("results")))
+                revision=data.get("revision"), results=_results(data.get("results")),
+                strata=strata)
+
+
+MAX_STRATA = 4
+
+
+def _strata(value: Any, problem: Any) -> tuple[tuple[str, Rule], ...]:
+    """`strata`: {name: a field name or a template}, the fields the leak split compares items
+    within (its adjusted gap); absent, the category alone."""
+    if value is None:
+        return ()
+    if not (isinstance(value, dict) and 0 < len(value) <= MAX_STRATA):
+        problem("strata", f"must map 1 to {MAX_STRATA} stratum names to a field name or a template, "
+                "e.g. {category: category, source: \"{{ src.split('-')[0] }}\"}")
+        return ()
+    found = []
+    for name, rule in value.items():
+        if (why := name_problem(str(name), "stratum name")) is not None:
+            problem("strata", why)
+            continue
+        if not (isinstance(rule, str) and rule.strip()):
+            problem("strata", f"stratum {name!r}: must be a field name or a template")
+            continue
+        try:
+            found.append((str(name), compile_rule("strata", rule)))
+        except ValueError as exc:
+            problem("strata", f"stratum {name!r}: {exc}")
+    return tuple(found)
 
 
 def _results(value: Any) -> Any:

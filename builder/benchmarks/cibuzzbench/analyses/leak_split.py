@@ -123,7 +123,8 @@ def _add_run_split(facts: FactTable, score: RunScore, leak: LeakScores, dataset:
         return False
     rid = score.run_id
     on, runs = {"run_id": rid}, (rid,)
-    add_split_facts(facts, split, K.SPLIT_LEAK, K.SPLIT_GAP, on, runs, strata="category_label")
+    add_split_facts(facts, split, K.SPLIT_LEAK, K.SPLIT_GAP, on, runs, strata="category_label",
+                    adjusted=K.SPLIT_GAP_ADJUSTED)
     facts.add(K.SPLIT_COVERAGE.key(**on), 100.0 * len(right) / len(leak.ids),
               "items in the run / items given a leak score x100", runs)
     return True

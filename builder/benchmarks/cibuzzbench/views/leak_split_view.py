@@ -50,6 +50,8 @@ def _row(f: FactCells, score: RunScore) -> tuple[Cell, ...]:
             accuracy, f(K.SPLIT_LEAK.key(value="solvable_items", **on), "count"),
             f(K.SPLIT_LEAK.key(value="accuracy_solvable", **on)), f(K.SPLIT_LEAK.key(value="accuracy_rest", **on)),
             f(K.SPLIT_GAP.key(**on)), f(K.SPLIT_GAP.low(**on)), f(K.SPLIT_GAP.high(**on)),
+            f.optional(K.SPLIT_GAP_ADJUSTED.key(**on)), f.optional(K.SPLIT_GAP_ADJUSTED.low(**on)),
+            f.optional(K.SPLIT_GAP_ADJUSTED.high(**on)),
             Cell(str(h.option_seed)), Cell(selection_label(h.items)), Cell(rid, href=run_page(rid)))
 
 
@@ -60,8 +62,10 @@ def _note(split: L.LeakSplit) -> str:
             "strictly first (the leak score the index publishes as leak/cibuzzbench-t2.csv). Accuracy is strict, "
             "the letter equal to the gold's; CIBuzzBench's official scorer also counts an unparsed answer wrong, so "
             "accuracy_official is the same figure. Coverage: % of the leak-scored items the run answered. Gap = "
-            "accuracy_solvable minus accuracy_rest (points), 95% bootstrap interval resampling items within each "
-            "category (category_label). A leak score says what a reader could exploit, not what a model did.")
+            "accuracy_solvable minus accuracy_rest (points, crude: over the categories as mixed), 95% bootstrap "
+            "interval resampling items within each category (category_label); gap_adjusted compares the two kinds "
+            "within each category and pools those gaps with Mantel–Haenszel weights n1·n0/(n1+n0), same bootstrap. "
+            "A leak score says what a reader could exploit, not what a model did.")
     aside = []
     for reason in (r for r in REASONS if r in split.set_aside):
         named = "" if reason == L.PROBE else ": " + ", ".join(split.set_aside[reason])

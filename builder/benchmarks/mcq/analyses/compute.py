@@ -44,6 +44,7 @@ class Computed:
     categories: tuple[tuple[str, str], ...]
     pairs: tuple[Pair, ...]
     leak: Any = None  # leak_split.SplitSummary: what the page says about the split, when 2+ runs have one
+    strata: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # (run id, its split's StratumRows) per split run
 
     @property
     def name(self) -> str:
@@ -68,7 +69,8 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     if loaded.reconciliation is not None:
         from builder.benchmarks.mcq.analyses.reconcile import add_reconciliation_facts
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
-    return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs), leak)
+    strata = tuple((rid, summaries[rid].strata) for rid in split)
+    return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs), leak, strata)
 
 
 def _spec_facts(loaded: Loaded, bench: str) -> FactTable:

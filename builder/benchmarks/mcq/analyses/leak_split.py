@@ -5,16 +5,19 @@ first (builder.ranker.leak, kept in the audit). Per sighted model run (run_summa
 accuracy on the solvable items and on the rest, their gap, and a 95% bootstrap interval of the
 gap that resamples items within each category (builder.stats.split_gap: solvable items are not
 spread evenly across subjects, so an unstratified resample would mix the subject mix into the
-gap). Across those runs, here: each run's rank and paired tie group on all items and on the rest
-alone, Kendall's tau-b between the two rankings, and the counts the page's sentences are chosen
-by (gaps above, below and straddling zero).
+gap), and the gap adjusted for the strata (the spec's `strata`, else category: Mantel–Haenszel
+over the within-stratum gaps), since solvable items crowd into some strata and the crude gap
+then carries which strata they come from. Across those runs, here: each run's rank and paired
+tie group on all items and on the rest alone, Kendall's tau-b between the two rankings, and the
+counts the page's sentences are chosen by (adjusted gaps above, below and straddling zero, and
+the runs whose crude and adjusted readings disagree).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,10 +36,12 @@ class SplitSummary:
     """What the page says about the split, chosen by the numbers."""
 
     run_ids: tuple[str, ...]  # split runs, by strict accuracy on all items
-    above: str  # "all", "none" or "some": runs whose gap interval lies above zero
-    largest: str  # run id with the largest gap
+    above: str  # "all", "none" or "some": runs whose (adjusted, where defined) gap interval lies above zero
+    largest: str  # run id with the largest (adjusted) gap
     smallest: str  # and the smallest
     moved: tuple[str, ...]  # runs whose rank on the rest differs from their rank on all items
+    adjusted: bool = False  # every split run has an adjusted gap: the sentences read it
+    disagree: tuple[str, ...] = ()  # runs whose crude and adjusted gaps differ in sign or significance
 
 
 def solvable_rows(loaded: "Loaded") -> np.ndarray:
@@ -65,26 +70,48 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
         _add_places(order, scope, facts, bench)
     rank = {scope: {p.run_id: p.rank for p in order} for scope, order in places.items()}
     moved = tuple(p.run_id for p in places["all"] if rank["all"][p.run_id] != rank["rest"][p.run_id])
-    gap = {i: facts[K.LEAK_GAP.key(bench=bench, run_id=i)] for i in ids}
-    lows = [facts[K.LEAK_GAP.low(bench=bench, run_id=i)] for i in ids]
-    above = sum(low > 0 for low in lows)
-    counts = ((K.LEAK_MODELS, len(ids), "model runs given a leak split"),
-              (K.LEAK_POSITIVE, sum(g > 0 for g in gap.values()), "model runs more accurate on the option-solvable "
-               "items than on the rest (point estimate)"),
-              (K.LEAK_WIDER, above, "models whose gap interval lies above zero"),
-              (K.LEAK_BELOW, sum(facts[K.LEAK_GAP.high(bench=bench, run_id=i)] < 0 for i in ids),
-               "models whose gap interval lies below zero"),
-              (K.LEAK_MOVED, len(moved), "model runs whose rank on the rest differs from their rank on all items"))
-    for pattern, value, what in counts:
-        facts.add(pattern.key(bench=bench), value, what, ids)
-    ranking = split_ranking([every[i] for i in ids], [rest[i] for i in ids], lows)
+    headline = K.LEAK_ADJUSTED if all(K.LEAK_ADJUSTED.key(bench=bench, run_id=i) in facts for i in ids) else K.LEAK_GAP
+    gap = {i: facts[headline.key(bench=bench, run_id=i)] for i in ids}
+    lows = {i: facts[headline.low(bench=bench, run_id=i)] for i in ids}
+    highs = {i: facts[headline.high(bench=bench, run_id=i)] for i in ids}
+    crude_lows = [facts[K.LEAK_GAP.low(bench=bench, run_id=i)] for i in ids]
+    above = sum(low > 0 for low in lows.values())
+    disagree = tuple(i for i in ids if headline is K.LEAK_ADJUSTED and _disagree(facts, bench, i))
+    counts = ((K.LEAK_MODELS.key(bench=bench), len(ids), "model runs given a leak split"),
+              (K.LEAK_POSITIVE.key(bench=bench), sum(facts[K.LEAK_GAP.key(bench=bench, run_id=i)] > 0 for i in ids),
+               "model runs more accurate on the option-solvable items than on the rest (crude point estimate)"),
+              (K.LEAK_WIDER.key(bench=bench), sum(low > 0 for low in crude_lows),
+               "models whose crude gap interval lies above zero"),
+              (K.LEAK_BELOW.key(bench=bench), sum(facts[K.LEAK_GAP.high(bench=bench, run_id=i)] < 0 for i in ids),
+               "models whose crude gap interval lies below zero"),
+              (K.LEAK_MOVED.key(bench=bench), len(moved),
+               "model runs whose rank on the rest differs from their rank on all items"))
+    if headline is K.LEAK_ADJUSTED:
+        counts += tuple((K.LEAK_ADJUSTED_COUNT.key(bench=bench, count=name), value, what) for name, value, what in (
+            ("positive", sum(g > 0 for g in gap.values()), "model runs whose adjusted gap is above zero"),
+            ("above_zero", above, "model runs whose adjusted gap interval lies above zero"),
+            ("below_zero", sum(h < 0 for h in highs.values()), "model runs whose adjusted gap interval lies below zero"),
+            ("disagree", len(disagree), "model runs whose crude and adjusted gaps differ in sign or in whether "
+             "their interval excludes zero")))
+    for key, value, what in counts:
+        facts.add(key, value, what, ids)
+    ranking = split_ranking([every[i] for i in ids], [rest[i] for i in ids], crude_lows)
     if ranking is not None and ranking[0] is not None:
         tau = ranking[0]
         facts.add(K.LEAK_TAU.key(bench=bench), tau, "Kendall's tau (tau-b) between the models' strict accuracy on "
                   "all items and on the items the probe does not solve", ids)
     by_gap = sorted(ids, key=lambda i: (-gap[i], i))
     return SplitSummary(tuple(p.run_id for p in places["all"]),
-                        "all" if above == len(ids) else "none" if above == 0 else "some", by_gap[0], by_gap[-1], moved)
+                        "all" if above == len(ids) else "none" if above == 0 else "some", by_gap[0], by_gap[-1], moved,
+                        headline is K.LEAK_ADJUSTED, disagree)
+
+
+def _disagree(facts: FactTable, bench: str, run_id: str) -> bool:
+    """Crude and adjusted gaps of one run differ in sign or in which side of zero their interval lies."""
+    def reading(pattern: Any) -> tuple[bool, int]:
+        low, high = facts[pattern.low(bench=bench, run_id=run_id)], facts[pattern.high(bench=bench, run_id=run_id)]
+        return facts[pattern.key(bench=bench, run_id=run_id)] > 0, 1 if low > 0 else -1 if high < 0 else 0
+    return reading(K.LEAK_GAP) != reading(K.LEAK_ADJUSTED)
 
 
 def _add_places(order: list[Place], scope: str, facts: FactTable, bench: str) -> None:

@@ -23,7 +23,7 @@ from builder.benchmarks.mcq.gold import gold_letters
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 from builder.stats import bootstrap_intervals, classification_report
-from builder.stats.solvable_split import add_split_facts, solvable_split
+from builder.stats.solvable_split import SolvableSplit, StratumRow, add_split_facts, solvable_split
 
 if TYPE_CHECKING:
     from builder.benchmarks.mcq.loading import Loaded
@@ -35,6 +35,7 @@ class RunSummary:
     row_ids: np.ndarray  # answered items, ascending
     right: np.ndarray  # per answered item: the strict letter is the run's own gold
     split: bool  # whether the leak split was computed (a sighted run with both kinds of item)
+    strata: tuple[StratumRow, ...] = ()  # the split within each stratum (the adjusted gap's inputs)
 
 
 def run_summary(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]]) -> RunSummary:
@@ -59,7 +60,7 @@ def summarise(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]])
     _categories(loaded, row_ids, right, categories, facts, values)
     _import_facts(loaded, run, gold, facts, values)
     split = _leak_split(loaded, run, row_ids, right, facts, values)
-    return RunSummary(facts, row_ids, right, split)
+    return RunSummary(facts, row_ids, right, split is not None, split.strata if split is not None else ())
 
 
 def _counts(run: Run, facts: FactTable, values: dict[str, str]) -> None:
@@ -123,17 +124,32 @@ def _import_facts(loaded: "Loaded", run: Run, gold: list[str], facts: FactTable,
 
 
 def _leak_split(loaded: "Loaded", run: Run, row_ids: np.ndarray, right: np.ndarray, facts: FactTable,
-                values: dict[str, str]) -> bool:
-    """Accuracy on the option-solvable items and on the rest (builder.benchmarks.mcq.analyses.leak_split)."""
+                values: dict[str, str]) -> SolvableSplit | None:
+    """Accuracy on the option-solvable items and on the rest, crude and within strata
+    (builder.benchmarks.mcq.analyses.leak_split); then the same on the items with the benchmark's
+    most common number of options, when some items have another number."""
     leak = getattr(loaded.audit, "leak", None)
     if leak is None or run.header.condition != "sighted":
-        return False
+        return None
     solvable_by_id = dict(zip(leak.ids, leak.solvable))
     items = [loaded.data.items[int(r)] for r in row_ids]
     solvable = np.array([solvable_by_id[i.id] for i in items], dtype=bool)
-    names = {c: n for n, c in enumerate(sorted({str(i.category) for i in items}))}
-    split = solvable_split(right, solvable, np.array([names[str(i.category)] for i in items]))
+    strata = np.array([i.stratum for i in items], dtype=object)
+    split = solvable_split(right, solvable, strata)
     if split is None:
-        return False
-    add_split_facts(facts, split, K.LEAK_SPLIT, K.LEAK_GAP, values, (run.header.run_id,))
-    return True
+        return None
+    named, runs = strata_names(loaded), (run.header.run_id,)
+    add_split_facts(facts, split, K.LEAK_SPLIT, K.LEAK_GAP, values, runs, strata=named, adjusted=K.LEAK_ADJUSTED)
+    modal = np.array([len(i.choices) == loaded.audit.options for i in items], dtype=bool)
+    if not modal.all():
+        restricted = solvable_split(right[modal], solvable[modal], strata[modal])
+        if restricted is not None:
+            add_split_facts(facts, restricted, K.LEAK_MODAL_SPLIT, K.LEAK_MODAL_GAP, values, runs, strata=named,
+                            adjusted=K.LEAK_MODAL_ADJUSTED)
+    return split
+
+
+def strata_names(loaded: "Loaded") -> str:
+    """What the leak split's strata are, for captions: the spec's stratum names, else category."""
+    names = [name for name, _ in loaded.benchmark.spec.strata]
+    return " × ".join(names) if names else "category"

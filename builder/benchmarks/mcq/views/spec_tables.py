@@ -8,6 +8,7 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.audit import PROBES
 from builder.benchmarks.mcq.analyses.compute import Computed
+from builder.benchmarks.mcq.analyses.run_summary import strata_names
 from builder.runs.schema import Run
 from builder.site.tables import Cell, FactCells, Table
 from builder.stats.solvable_split import MIN_RANKED, TABLE_COLUMNS
@@ -34,6 +35,8 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
         tables.append(_published(c, cells))
     split = _leak_split(c, cells)
     tables += [split] if split is not None else []
+    modal = _leak_modal(c, cells)
+    tables += [modal] if modal is not None else []
     if c.leak is not None:
         tables.append(_leak_ranks(c, cells))
     if c.pairs:
@@ -206,15 +209,51 @@ def _leak_split(c: Computed, cells: FactCells) -> Table | None:
                      cells(K.LEAK_SPLIT.key(value="solvable_items", **values), "count"),
                      cells(K.LEAK_SPLIT.key(value="accuracy_solvable", **values)),
                      cells(K.LEAK_SPLIT.key(value="accuracy_rest", **values)), cells(K.LEAK_GAP.key(**values)),
-                     cells(K.LEAK_GAP.low(**values)), cells(K.LEAK_GAP.high(**values))))
+                     cells(K.LEAK_GAP.low(**values)), cells(K.LEAK_GAP.high(**values)),
+                     cells.optional(K.LEAK_ADJUSTED.key(**values)), cells.optional(K.LEAK_ADJUSTED.low(**values)),
+                     cells.optional(K.LEAK_ADJUSTED.high(**values))))
     if not rows:
         return None
+    strata = strata_names(c.loaded)
     return Table(table_id(c.name, "leak-split"), "Models on the items the options give away, and on the rest",
                  LEAK_COLUMNS, tuple(rows), compact=True, note=
                  "Option-solvable: the cross-fitted choices-only probe ranks the gold strictly first (the audit's "
                  "leak score). Accuracy is strict; coverage is the % of audited items the run answered; gap = "
-                 "accuracy_solvable minus accuracy_rest (points), 95% bootstrap interval resampling items within each "
-                 "category. A leak score says what a reader could exploit, not what a model did.")
+                 "accuracy_solvable minus accuracy_rest (points, crude: over the strata as they are mixed), 95% "
+                 f"bootstrap interval resampling items within each stratum ({strata}); gap_adjusted compares the two "
+                 f"kinds within each stratum and pools those gaps with Mantel–Haenszel weights n1·n0/(n1+n0), so "
+                 f"which {strata} the solvable items come from drops out (same bootstrap). The per-stratum rows are "
+                 f"the download {LEAK_DIR}/{c.name}-strata.csv. A leak score says what a reader could exploit, not "
+                 "what a model did.")
+
+
+def _leak_modal(c: Computed, cells: FactCells) -> Table | None:
+    """The split on the items with the benchmark's most common number of options (absent when
+    every item has it): option count is another thing the solvable items may differ in."""
+    rows = []
+    for rid in (c.leak.run_ids if c.leak is not None else ()):
+        values = {"bench": c.name, "run_id": rid}
+        if K.LEAK_MODAL_GAP.key(**values) not in cells.facts:
+            continue
+        rows.append((Cell(_labels_of(c)[rid]), *(cells(K.LEAK_MODAL_SPLIT.key(value=v, **values),
+                                                      "count" if v == "solvable_items" else "score")
+                                                for v in ("solvable_items", "accuracy_solvable", "accuracy_rest")),
+                     cells(K.LEAK_MODAL_GAP.key(**values)), cells.optional(K.LEAK_MODAL_ADJUSTED.key(**values)),
+                     cells.optional(K.LEAK_MODAL_ADJUSTED.low(**values)),
+                     cells.optional(K.LEAK_MODAL_ADJUSTED.high(**values))))
+    if not rows:
+        return None
+    k = cells(K.OPTIONS.key(bench=c.name), "count").shown
+    return Table(table_id(c.name, "leak-split-modal"), f"The same split on the items with {k} options only",
+                 ("Model", "Solvable items", "Accuracy, solvable", "Accuracy, the rest", "Gap", "Gap adjusted",
+                  "Gap adjusted 95% low", "Gap adjusted 95% high"), tuple(rows), compact=True,
+                 note=f"Restricted to the audited items with the benchmark's most common number of options ({k}), "
+                      "so that a gap cannot come from solvable items having fewer options; gaps as in the table "
+                      "above (adjusted: Mantel–Haenszel within strata).")
+
+
+def _labels_of(c: Computed) -> dict[str, str]:
+    return {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
 
 
 def _leak_ranks(c: Computed, cells: FactCells) -> Table:
@@ -235,27 +274,38 @@ def _leak_ranks(c: Computed, cells: FactCells) -> Table:
 
 
 def leak_prose(c: Computed, cells: FactCells) -> list[str]:
-    """The split's sentences, each chosen by the counts leak_split.py computed."""
-    b, leak = c.name, c.leak
-    labels = {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
+    """The split's sentences, each chosen by the counts leak_split.py computed: on the adjusted
+    gaps where every split run has one, and saying where the crude reading would differ."""
+    b, leak, labels = c.name, c.leak, _labels_of(c)
+    headline = K.LEAK_ADJUSTED if leak.adjusted else K.LEAK_GAP
     count = {name: cells(p.key(bench=b), "count").shown for name, p in (
         ("models", K.LEAK_MODELS), ("positive", K.LEAK_POSITIVE), ("above", K.LEAK_WIDER), ("below", K.LEAK_BELOW),
         ("moved", K.LEAK_MOVED))}
+    within = ""
+    if leak.adjusted:
+        count.update({name: cells(K.LEAK_ADJUSTED_COUNT.key(bench=b, count=n), "count").shown for name, n in (
+            ("positive", "positive"), ("above", "above_zero"), ("below", "below_zero"))})
+        within = f"Compared within the same {strata_names(c.loaded)} (Mantel–Haenszel), "
+    below_zero = count["below"] != "0"
     if leak.above == "all":
-        first = (f"Every one of the {count['models']} models is more accurate on the items the options give away "
-                 "than on the rest, each by a gap whose 95% interval lies above zero.")
+        first = (f"{within}{'e' if within else 'E'}very one of the {count['models']} models is more accurate on the items the "
+                 "options give away than on the rest, each by a gap whose 95% interval lies above zero.")
     else:
-        below = f", for {count['below']} below zero" if cells.facts[K.LEAK_BELOW.key(bench=b)] else ""
-        first = (f"{count['positive']} of the {count['models']} models are more accurate on the items the options "
-                 f"give away than on the rest; for {count['above']} the gap's 95% interval lies above zero{below}.")
+        below = f", for {count['below']} below zero" if below_zero else ""
+        first = (f"{within}{count['positive']} of the {count['models']} models are more accurate on the "
+                 f"items the options give away than on the rest; for {count['above']} the gap's 95% interval lies "
+                 f"above zero{below}.")
 
     def gap(rid: str) -> str:
         values = {"bench": b, "run_id": rid}
-        return (f"{labels[rid]} ({cells(K.LEAK_GAP.key(**values)).shown} points, 95% interval "
-                f"{cells(K.LEAK_GAP.low(**values)).shown} to {cells(K.LEAK_GAP.high(**values)).shown})")
+        return (f"{labels[rid]} ({cells(headline.key(**values)).shown} points, 95% interval "
+                f"{cells(headline.low(**values)).shown} to {cells(headline.high(**values)).shown})")
     sentences = [first]
     if leak.largest != leak.smallest:
-        sentences.append(f"The gap is largest for {gap(leak.largest)} and smallest for {gap(leak.smallest)}.")
+        sentences.append(f"The {'adjusted ' if leak.adjusted else ''}gap is largest for {gap(leak.largest)} and "
+                         f"smallest for {gap(leak.smallest)}.")
+    if leak.adjusted:
+        sentences.append(_disagreement(c, cells, labels))
     tau = (f"Kendall's tau between the two rankings is "
            f"{replace(cells(K.LEAK_TAU.key(bench=b), 'num'), digits=2).shown}" if K.LEAK_TAU.key(bench=b) in cells.facts
            else f"too few models for Kendall's tau (it needs {MIN_RANKED})")
@@ -264,14 +314,37 @@ def leak_prose(c: Computed, cells: FactCells) -> list[str]:
     return sentences
 
 
+def _disagreement(c: Computed, cells: FactCells, labels: dict[str, str]) -> str:
+    """Whether comparing within strata changes any run's reading (sign, or interval against zero)."""
+    b, runs = c.name, c.leak.disagree
+    if not runs:
+        return ("For every model the crude gap (all items pooled) agrees with the adjusted one in sign and in "
+                "whether its interval excludes zero.")
+
+    def both(rid: str) -> str:
+        values = {"bench": b, "run_id": rid}
+        return (f"{labels[rid]} (crude {cells(K.LEAK_GAP.key(**values)).shown} "
+                f"[{cells(K.LEAK_GAP.low(**values)).shown}, {cells(K.LEAK_GAP.high(**values)).shown}], adjusted "
+                f"{cells(K.LEAK_ADJUSTED.key(**values)).shown} [{cells(K.LEAK_ADJUSTED.low(**values)).shown}, "
+                f"{cells(K.LEAK_ADJUSTED.high(**values)).shown}])")
+    named = "; ".join(both(rid) for rid in runs[:5]) + ("; …" if len(runs) > 5 else "")
+    n = cells(K.LEAK_ADJUSTED_COUNT.key(bench=b, count="disagree"), "count").shown
+    return (f"For {n} of the models the crude gap (all items pooled) reads differently from the adjusted one, in "
+            f"sign or in whether its interval excludes zero: {named}.")
+
+
 def leak_chart_rows(c: Computed, facts: Any) -> list[tuple[str, str, float, float, float]]:
-    """(model, series, gap, low, high) for the gap chart, by strict accuracy on all items."""
-    labels = {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
+    """(model, series, gap, low, high) for the gap chart, by strict accuracy on all items: the
+    crude gap and, where defined, the adjusted one."""
+    labels = _labels_of(c)
     rows = []
     for rid in c.leak.run_ids:
         values = {"bench": c.name, "run_id": rid}
-        rows.append((labels[rid], "solvable minus the rest", facts[K.LEAK_GAP.key(**values)],
+        rows.append((labels[rid], "crude (all items pooled)", facts[K.LEAK_GAP.key(**values)],
                      facts[K.LEAK_GAP.low(**values)], facts[K.LEAK_GAP.high(**values)]))
+        if K.LEAK_ADJUSTED.key(**values) in facts:
+            rows.append((labels[rid], "adjusted (within strata)", facts[K.LEAK_ADJUSTED.key(**values)],
+                         facts[K.LEAK_ADJUSTED.low(**values)], facts[K.LEAK_ADJUSTED.high(**values)]))
     return rows
 
 
