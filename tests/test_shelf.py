@@ -248,6 +248,31 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
     assert heavy == {}  # every page <= 300 KB (issue 24), the MMLU-Pro page's 29 models included
     _check_frontier_facts(facts, [p.name.removesuffix(".jsonl.gz") for p in imported],
                           (out / "benchmarks" / "mmlu-pro.html").read_text(encoding="utf-8"))
+    _check_adjusted_split(facts, [p.name.removesuffix(".jsonl.gz") for p in imported], out)
+
+
+def _check_adjusted_split(facts: dict[str, float], run_ids: list[str], out: Path) -> None:
+    """Every MMLU-Pro model's adjusted gap is the Mantel–Haenszel pool of its rows in the strata
+    download (category x source, a row per stratum), and the page's first sentence reads it."""
+    import csv
+    rows: dict[str, list[dict[str, str]]] = {}
+    with open(out / "leak" / "mmlu-pro-strata.csv", encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            rows.setdefault(row["run"], []).append(row)
+    assert sorted(rows) == sorted(run_ids)
+    sources = {r["stratum"].rsplit(" / ", 1)[1] for rs in rows.values() for r in rs}
+    assert sources == {"ori_mmlu", "stemez", "theoremQA", "scibench"}
+    for rid in run_ids:
+        pooled = [(float(r["weight"]), float(r["gap"])) for r in rows[rid] if r["gap"]]
+        mh = sum(w * g for w, g in pooled) / sum(w for w, _ in pooled)
+        assert facts[f"mcq.mmlu-pro.run.{rid}.leak_split.gap_adjusted"] == pytest.approx(mh, abs=1e-4)
+        assert f"mcq.mmlu-pro.run.{rid}.leak_split.modal_options.gap_adjusted" in facts  # 10 options: 9,982 items
+    page = (out / "benchmarks" / "mmlu-pro.html").read_text(encoding="utf-8")
+    above = sum(facts[f"mcq.mmlu-pro.run.{r}.leak_split.gap_adjusted.ci95_low"] > 0 for r in run_ids)
+    assert facts["mcq.mmlu-pro.leak_split.adjusted.above_zero"] == above
+    assert "Compared within the same category × source (Mantel–Haenszel), " in page
+    disagree = facts["mcq.mmlu-pro.leak_split.adjusted.disagree"]
+    assert ("For every model the crude gap" in page) == (disagree == 0)
 
 
 def _check_frontier_facts(facts: dict[str, float], run_ids: list[str], page: str) -> None:
@@ -278,6 +303,7 @@ def _check_frontier_facts(facts: dict[str, float], run_ids: list[str], page: str
     assert facts["mcq.mmlu-pro.leak_split.rank_changes"] == moved
     above = sum(facts[run(r, "leak_split.gap.ci95_low")] > 0 for r in run_ids)
     assert facts["mcq.mmlu-pro.leak_split.gap_above_zero"] == above
-    expected = (f"Every one of the {len(run_ids)} models is more accurate" if above == len(run_ids) else
+    adjusted = sum(facts[run(r, "leak_split.gap_adjusted.ci95_low")] > 0 for r in run_ids)
+    expected = (f"every one of the {len(run_ids)} models is more accurate" if adjusted == len(run_ids) else
                 f"of the {len(run_ids)} models are more accurate")
     assert expected in page and f"{moved} of the {len(run_ids)} models change place" in page
