@@ -237,3 +237,19 @@ def test_probe_dispatches_through_the_registry(project: Path, monkeypatch: pytes
     assert f"m-{NAME}-sighted-s" in out and "POST body" in out
     assert main(["probe", "--benchmark", "cibuzzbench", "--spec", str(spec), "--model", "m", "--dry-run"]) == 2
     assert "--spec: an option of mcq's probe; cibuzzbench does not read it" in capsys.readouterr().err
+
+
+def test_two_option_seeds_of_one_model_build_with_told_apart_labels(project: Path, monkeypatch: pytest.MonkeyPatch
+                                                                     ) -> None:
+    """`probe --seeds 1111 2222` makes two sighted runs of one model: the leak split's table and
+    chart name each by model and seed (the chart refused two rows of one label, so the build
+    failed with a traceback)."""
+    monkeypatch.chdir(project)
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    with LoopbackServer(answer) as server:
+        assert probe(project, server, "--benchmark", NAME, "--condition", "sighted", "--seeds", "1111", "2222") == 0
+    out = build_site(project)
+    split = (out / "tables" / f"mcq-{NAME}-leak-split.csv").read_text(encoding="utf-8").splitlines()
+    assert [line.split(",")[0] for line in split[1:]] == ["loop-model (seed 1111)", "loop-model (seed 2222)"]
+    page = (out / "benchmarks" / f"{NAME}.html").read_text(encoding="utf-8")
+    assert "loop-model (seed 2222)" in page

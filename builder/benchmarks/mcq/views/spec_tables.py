@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -198,12 +199,12 @@ LEAK_COLUMNS = TABLE_COLUMNS  # one spelling for every benchmark's split table (
 
 def _leak_split(c: Computed, cells: FactCells) -> Table | None:
     """Each model's strict accuracy on option-solvable items and on the rest (leak_split.py)."""
-    rows = []
+    rows, labels = [], _labels_of(c)
     for run in c.loaded.runs:
         values = {"bench": c.name, "run_id": run.header.run_id}
         if K.LEAK_GAP.key(**values) not in cells.facts:
             continue
-        rows.append((Cell(run.header.subject_label), cells(K.RUN_COUNT.key(count="n", **values), "count"),
+        rows.append((Cell(labels[run.header.run_id]), cells(K.RUN_COUNT.key(count="n", **values), "count"),
                      cells.optional(K.RUN_COVERAGE.key(**values)),
                      cells(K.RUN_SCORE.key(metric="accuracy", **values)), cells.optional(K.RUN_OFFICIAL.key(**values)),
                      cells(K.LEAK_SPLIT.key(value="solvable_items", **values), "count"),
@@ -230,12 +231,12 @@ def _leak_split(c: Computed, cells: FactCells) -> Table | None:
 def _leak_modal(c: Computed, cells: FactCells) -> Table | None:
     """The split on the items with the benchmark's most common number of options (absent when
     every item has it): option count is another thing the solvable items may differ in."""
-    rows = []
+    rows, labels = [], _labels_of(c)
     for rid in (c.leak.run_ids if c.leak is not None else ()):
         values = {"bench": c.name, "run_id": rid}
         if K.LEAK_MODAL_GAP.key(**values) not in cells.facts:
             continue
-        rows.append((Cell(_labels_of(c)[rid]), *(cells(K.LEAK_MODAL_SPLIT.key(value=v, **values),
+        rows.append((Cell(labels[rid]), *(cells(K.LEAK_MODAL_SPLIT.key(value=v, **values),
                                                       "count" if v == "solvable_items" else "score")
                                                 for v in ("solvable_items", "accuracy_solvable", "accuracy_rest")),
                      cells(K.LEAK_MODAL_GAP.key(**values)), cells.optional(K.LEAK_MODAL_ADJUSTED.key(**values)),
@@ -253,13 +254,22 @@ def _leak_modal(c: Computed, cells: FactCells) -> Table | None:
 
 
 def _labels_of(c: Computed) -> dict[str, str]:
-    return {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
+    """Each split run's model label, told apart where one model has several split runs (option
+    seeds, item selections): the seed is added, then the run id, so no two rows or chart bars
+    share a label."""
+    split = set(c.leak.run_ids) if c.leak is not None else {rid for rid, _ in c.strata}
+    runs = [r for r in c.loaded.runs if r.header.run_id in split]
+    plain = Counter(r.header.subject_label for r in runs)
+    labels = {r.header.run_id: r.header.subject_label if plain[r.header.subject_label] == 1 else
+              f"{r.header.subject_label} (seed {r.header.option_seed})" for r in runs}
+    seeded = Counter(labels.values())
+    return {rid: label if seeded[label] == 1 else f"{label} [{rid}]" for rid, label in labels.items()}
 
 
 def _leak_ranks(c: Computed, cells: FactCells) -> Table:
     """Each split run's rank and tie group on all items and on the rest (leak_split.py)."""
     rows = []
-    labels = {r.header.run_id: r.header.subject_label for r in c.loaded.runs}
+    labels = _labels_of(c)
     for rid in c.leak.run_ids:
         values = {"bench": c.name, "run_id": rid}
         row = [Cell(labels[rid])]
