@@ -1,0 +1,93 @@
+"""Shortcodes: the build's own HTML (tables, charts, blocks) in an author's page, put in after
+the sanitiser has cleaned what the author wrote.
+
+A page that calls `table("x")` gets back, and prints, a placeholder: `<div class="shortcode">
+bp-<key>-<n></div>`. The key is drawn afresh for every render of every page and n numbers the
+outputs this render registered; the outputs themselves stay in a table only the build writes.
+Jinja, Markdown and the sanitiser then treat the placeholder like any other text the author
+wrote, and only after them is each placeholder replaced by the output registered under it.
+
+So nothing a page writes is ever restored as markup: a token names an entry of the build's
+table, not HTML, and a token of another key or an unissued number is text like any other. A page
+can read what its own Jinja prints (a `{% set %}` block captures it), so the token is not hidden
+from the page, and need not be: copying one back can only put the build's own output of this
+render where `{{ table("x") }}` would have put it.
+
+Once the outputs are in, the page is read again by the sanitiser's HTML5 parser: it must read as
+the sanitised page with each output in its placeholder's place. A placeholder in an attribute, a
+link or a table's rows, where the output would change how the author's markup around it is read,
+is an error that names the shortcode.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+
+from markupsafe import Markup
+
+from builder.site.sanitise import canonical
+
+
+def block_html(html: str) -> Markup:
+    """Shortcode output as one raw HTML block: Markdown passes a `<div>` on its own through."""
+    return Markup('<div class="shortcode">{}</div>').format(Markup(str(html).strip()))
+
+
+class Misplaced(ValueError):
+    """A shortcode whose output would change how the page's markup around it is read."""
+
+
+class Shortcodes:
+    """The outputs of one render of one page, and the placeholders that stand for them."""
+
+    def __init__(self) -> None:
+        self._key = secrets.token_hex(16)
+        self._outputs: list[tuple[str, str]] = []  # (the call that made it, its HTML)
+        self._placeholder = re.compile(rf'<div class="shortcode">bp-{self._key}-(\d+)</div>')
+
+    def add(self, html: str, call: str) -> Markup:
+        """Register `html` (made by `call`, e.g. 'table("x")'); its placeholder for the page."""
+        self._outputs.append((call, str(html).strip()))
+        return Markup(self._placeholder_of(len(self._outputs) - 1))
+
+    def _placeholder_of(self, n: int) -> str:
+        return f'<div class="shortcode">bp-{self._key}-{n}</div>'
+
+    def fill(self, page: str) -> str:
+        """`page` (sanitised HTML) with each placeholder replaced by its registered output."""
+        blocks = self._blocks()
+        filled = self._put(page, blocks.__getitem__, len(blocks))
+        if filled == page:
+            return page
+        expected = self._put(canonical(page), lambda n: canonical(blocks[n]), len(blocks))
+        if canonical(filled) != expected:
+            raise Misplaced(self._misplaced(page, blocks))
+        return filled
+
+    def _blocks(self) -> list[str]:
+        """Each output as the page shows it, the placeholders a block's template printed (its
+        own tables and charts) filled in: they are the build's text, not the author's."""
+        blocks: list[str] = []
+        for _, html in self._outputs:
+            blocks.append(str(block_html(self._put(html, blocks.__getitem__, len(blocks)))))
+        return blocks
+
+    def _put(self, html: str, output: Callable[[int], str], issued: int) -> str:
+        """`html` with each placeholder of the first `issued` outputs replaced by `output(n)`."""
+        def replace(match: re.Match[str]) -> str:
+            n = int(match.group(1))
+            return output(n) if n < issued else match.group(0)
+        return self._placeholder.sub(replace, html)
+
+    def _misplaced(self, page: str, blocks: list[str]) -> str:
+        """The message naming the first output whose placement alone changes the page's reading."""
+        for n, (call, _) in enumerate(self._outputs):
+            one = self._put(page, lambda m: blocks[m] if m == n else self._placeholder_of(m), len(blocks))
+            expected = self._put(canonical(page), lambda m: canonical(blocks[m]) if m == n else self._placeholder_of(m),
+                                 len(blocks))
+            if one != page and canonical(one) != expected:
+                return (f"the output of {{{{ {call} }}}} is placed where it would change the markup around it "
+                        "(inside an attribute, a link or a table's rows?): give it a line of its own")
+        return "the tables, charts or blocks of this page change the markup around them: give each a line of its own"
