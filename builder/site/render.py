@@ -311,7 +311,7 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
 
     def block(name: str, **params: Any) -> Markup:
         template = env.get_template(f"blocks/{name}.html")
-        return codes.add(template.render(**common, **shared, **params, root=root, tables=tables,
+        return codes.add(template.render(**common, **shared, **_plain(params), root=root, tables=tables,
                                          table=table, chart=chart, **functions), f"block({name!r})")
 
     runs = [run for part in inputs.parts.values() for run in part.runs]
@@ -332,6 +332,21 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     for table_def, split, bounds in split_tables:
         files.update(_table_parts(env, page, common, table_def, split, bounds))
     return files
+
+
+def _plain(value: Any) -> Any:
+    """A block's parameters as plain data: a block's output is the build's own and is not
+    sanitised, so what a page hands it is text (escaped where printed: `|safe` and macro output
+    lose their Markup), numbers, lists and mappings; an object (a namespace, a macro) is refused."""
+    if isinstance(value, str):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    raise TypeError(f"a block's parameters are text, numbers, lists and mappings, not {type(value).__name__}")
 
 
 def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def: v.Table, split: paging.Split,
