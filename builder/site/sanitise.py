@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import html as entities
 import re
+import string
 
 import nh3
 
@@ -39,11 +40,11 @@ _PREFIXES = {"aria-", "data-"}
 _ALIGN = re.compile(r"text-align: (left|center|right);")  # the one style Markdown writes
 # What an HTML5 tokenizer takes for a tag name (any case, up to whitespace, "/" or ">").
 _TAG_NAME = re.compile(r"</?([A-Za-z][^\t\n\f\r />]*)")
-# What a URL parser takes for a scheme once tabs and newlines are gone (WHATWG URL).
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):(//)?")
+_LETTERS = frozenset(string.ascii_letters)
+_SCHEME_CHARACTERS = _LETTERS | frozenset(string.digits + "+.-")  # what a URL's scheme is made of
 _TABS = str.maketrans("", "", "\t\n\r")
 _C0_AND_SPACE = "".join(map(chr, range(33)))
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def sanitise(html: str) -> str:
@@ -85,11 +86,21 @@ def _tag_names(html: str) -> set[str]:
 
 def _schemes(html: str) -> tuple[set[str], set[str]]:
     """Every URL scheme the text could spell, raw or with its character references read, with
-    tabs and newlines removed as a URL parser does; and those of them written before `//`."""
+    tabs and newlines removed as a URL parser does (WHATWG URL); and those written before `//`.
+    A scheme is the letter-led run of scheme characters before a colon: a value's scheme starts
+    the value, after a quote, "=", a space or a control character, so it is such a run."""
     schemes, authority = set(), set()
-    for text in {html, entities.unescape(html)}:
-        for scheme, slashes in _SCHEME.findall(text.translate(_TABS)):
-            schemes.add(scheme.translate(_ASCII_LOWER))
-            if slashes:
-                authority.add(scheme.translate(_ASCII_LOWER))
+    for text in {html, entities.unescape(html) if "&" in html else html}:
+        text = text.replace("\t", "").replace("\n", "").replace("\r", "")
+        colon = text.find(":")
+        while colon >= 0:
+            start = colon
+            while start and text[start - 1] in _SCHEME_CHARACTERS:
+                start -= 1
+            if start < colon and text[start] in _LETTERS:
+                scheme = text[start:colon].translate(_ASCII_LOWER)
+                schemes.add(scheme)
+                if text.startswith("//", colon + 1):
+                    authority.add(scheme)
+            colon = text.find(":", colon + 1)
     return schemes, authority
