@@ -205,10 +205,23 @@ def test_a_placeholder_where_its_output_would_change_the_markup_is_an_error(body
         render(body, codes, t=mark)
 
 
-def test_a_copied_placeholder_only_repeats_the_builds_own_output() -> None:
+def test_a_copied_placeholder_is_shown_once_at_most() -> None:
+    """Copying a placeholder it captured cannot make the page show the output twice (a large table
+    printed a million times would be a memory bomb): that is an error naming the call."""
     codes, (mark,) = _registry("<table><tr><td>1</td></tr></table>")
-    html = render("{% set t %}{{ table('t0') }}{% endset %}{{ t }}\n\n{{ t }}\n", codes, table=lambda name: mark)
-    assert html.count("<table><tr><td>1</td></tr></table>") == 2 and not dangers(html)
+    with pytest.raises(InputError, match=r'the output of \{\{ table\("t0"\) \}\} is printed 2 times'):
+        render("{% set t %}{{ table('t0') }}{% endset %}{{ t }}\n\n{{ t }}\n", codes, table=lambda name: mark)
+    codes, (mark,) = _registry("<table><tr><td>1</td></tr></table>")
+    html = render("{% set t %}{{ table('t0') }}{% endset %}{{ t }}\n", codes, table=lambda name: mark)
+    assert html == '<div class="shortcode"><table><tr><td>1</td></tr></table></div>'  # once is what a call gives
+
+
+def test_the_outputs_count_against_the_render_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from builder.site import shortcodes
+    monkeypatch.setattr(shortcodes, "MAX_OUTPUT", 1000)
+    codes = Shortcodes()
+    with pytest.raises(InputError, match=r"evil\.md:5: cannot render: the page's tables, charts and blocks are over 1,000"):
+        render("{% for i in range(100) %}{{ table() }}{% endfor %}", codes, table=lambda: codes.add("x" * 100, "table()"))
 
 
 def test_each_render_has_its_own_key() -> None:

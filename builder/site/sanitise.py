@@ -9,16 +9,19 @@ fail). Tags, attributes and URL schemes outside the allowlist go, and so does ev
 nothing else one may compare it with); relative links stay, and an image or any `src` must be
 relative (no page loads anything from the network).
 
-A page with nothing to remove keeps its bytes: the cleaned HTML is compared with the same
-parser's reading of the page with nothing removed (`canonical`), and only when the two are
-equal is the page's own text kept. `canonical` keeps every tag the text could hold (read from
-the raw text, so it is a superset of what the parser finds: nothing is hidden from it by a
-second parser that reads a comment or an entity differently), every attribute and every URL
-scheme the text could spell; a page that names a non-web scheme before `//` (a URL Ammonia
-cannot parse is dropped from both readings, so only the cleaned one is safe) is always cleaned.
+A page with nothing to remove keeps its bytes (the published site must not change): the cleaned
+HTML is compared with the same parser's reading of the page with nothing removed (`canonical`),
+and only when the two are equal is the page's own text kept. Nothing may be missing from that
+reading, or what it misses is removed from both and the page's text, with it, is kept (issue 34:
+Python's html.parser once listed what to keep, and it reads `<!-->`, `<![CDATA[>` and
+`jav&#x09;ascript:` otherwise than a browser). So `canonical` keeps every attribute, every tag
+name the raw text could hold (a superset of what the parser finds) and every URL scheme the text
+could spell, raw or with its references read; and a page that writes a non-web scheme before `//`
+is always cleaned (Ammonia drops a URL it cannot parse, such as `javascript://[`, from both).
+A `style` is only Markdown's table alignment, so no page can draw over the site.
 
-The build's own output (tables, charts, blocks) is not the author's markup and is put into a
-page after this, by builder/site/shortcodes.py, which checks the result with `canonical` too.
+The build's own output (tables, charts, blocks) is not the author's markup: it goes into a page
+after this, by builder/site/shortcodes.py, whose check of the result reads it with `canonical`.
 """
 
 from __future__ import annotations

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections import Counter
 from collections.abc import Callable
 
 from markupsafe import Markup
 
+from builder.site.limits import MAX_OUTPUT, TemplateLimit
 from builder.site.sanitise import canonical
 
 
@@ -51,11 +53,16 @@ class Shortcodes:
     def __init__(self) -> None:
         self._key = secrets.token_hex(16)
         self._outputs: list[tuple[str, str]] = []  # (the call that made it, its HTML)
+        self._size = 0
         self._placeholder = re.compile(rf'<div class="shortcode">bp-{self._key}-(\d+)</div>')
 
     def add(self, html: str, call: str) -> Markup:
-        """Register `html` (made by `call`, e.g. 'table("x")'); its placeholder for the page."""
+        """Register `html` (made by `call`, e.g. 'table("x")'); its placeholder for the page.
+        The outputs count against the render's output limit, as when they were the page's text."""
         self._outputs.append((call, str(html).strip()))
+        self._size += len(self._outputs[-1][1])
+        if self._size > MAX_OUTPUT:
+            raise TemplateLimit(f"the page's tables, charts and blocks are over {MAX_OUTPUT:,} characters")
         return Markup(self._placeholder_of(len(self._outputs) - 1))
 
     def _placeholder_of(self, n: int) -> str:
@@ -63,14 +70,24 @@ class Shortcodes:
 
     def fill(self, page: str) -> str:
         """`page` (sanitised HTML) with each placeholder replaced by its registered output."""
+        self._check_once(page)
         blocks = self._blocks()
-        filled = self._put(page, blocks.__getitem__, len(blocks))
+        filled = self._put(page, blocks.__getitem__)
         if filled == page:
             return page
-        expected = self._put(_reading(page), lambda n: _reading(blocks[n]), len(blocks))
-        if _reading(filled) != expected:
+        if _reading(filled) != self._put(_reading(page), lambda n: _reading(blocks[n])):
             raise Misplaced(self._misplaced(page, blocks))
         return filled
+
+    def _check_once(self, page: str) -> None:
+        """Each output is shown where its call was printed, once: a copied placeholder (a page
+        can capture what it prints) would otherwise multiply a large table without limit."""
+        printed = Counter(int(n) for text in (page, *(html for _, html in self._outputs))
+                          for n in self._placeholder.findall(text))
+        for n, times in sorted(printed.items()):
+            if n < len(self._outputs) and times > 1:
+                raise Misplaced(f"the output of {{{{ {self._outputs[n][0]} }}}} is printed {times} times; "
+                                "call it again where it should show again")
 
     def _blocks(self) -> list[str]:
         """Each output as the page shows it, the placeholders a block's template printed (its
@@ -80,8 +97,10 @@ class Shortcodes:
             blocks.append(str(block_html(self._put(html, blocks.__getitem__, len(blocks)))))
         return blocks
 
-    def _put(self, html: str, output: Callable[[int], str], issued: int) -> str:
-        """`html` with each placeholder of the first `issued` outputs replaced by `output(n)`."""
+    def _put(self, html: str, output: Callable[[int], str], issued: int | None = None) -> str:
+        """`html` with each placeholder of the first `issued` outputs (all) replaced by `output(n)`."""
+        issued = len(self._outputs) if issued is None else issued
+
         def replace(match: re.Match[str]) -> str:
             n = int(match.group(1))
             return output(n) if n < issued else match.group(0)
@@ -90,9 +109,8 @@ class Shortcodes:
     def _misplaced(self, page: str, blocks: list[str]) -> str:
         """The message naming the first output whose placement alone changes the page's reading."""
         for n, (call, _) in enumerate(self._outputs):
-            one = self._put(page, lambda m: blocks[m] if m == n else self._placeholder_of(m), len(blocks))
-            expected = self._put(_reading(page), lambda m: _reading(blocks[m]) if m == n else self._placeholder_of(m),
-                                 len(blocks))
+            one = self._put(page, lambda m: blocks[m] if m == n else self._placeholder_of(m))
+            expected = self._put(_reading(page), lambda m: _reading(blocks[m]) if m == n else self._placeholder_of(m))
             if one != page and _reading(one) != expected:
                 return (f"the output of {{{{ {call} }}}} is placed where it would change the markup around it "
                         "(inside an attribute, a link or a table's rows?): give it a line of its own")
