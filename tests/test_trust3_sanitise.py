@@ -54,6 +54,10 @@ PAYLOADS = {
     "noscript-mxss": f'<noscript><p title="</noscript>{IMG}">',
     "attribute-glued": f'<img src="x"onerror="{RUN}">',
     "network-src": '<img src="/\\tracker.example/p.gif" alt="x">',
+    "attr-list-handler": f'[x](y){{: onclick="{RUN}" }}\n\n## Heading {{: onmouseover="{RUN}" }}',
+    "attr-list-href": f'[x](y){{: href="jav&#x09;ascript:{RUN}" }}',
+    "reference-link": f"[x][1]\n\n[1]: jav&#x09;ascript:{RUN}",
+    "autolink": f"<javascript:{RUN}>",
     "style-overlay": '<table><tr><td style="position:fixed;top:0;left:0;width:100%;height:100%">x</td></tr></table>',
 }
 # Read the nonce the old markers carried from a table's output and forge a marker around an image.
@@ -71,6 +75,10 @@ BLOCK_PARAMETER = (
     '{% macro m() %}' + IMG + '{% endmacro %}'
     '{{ block("mouse_claims", verdicts=[{"status": "holds", "results": [], "statement": '
     '{"id": "x", "claim": \'' + IMG + '\'|safe, "source": m(), "note": ""}}]) }}\n')
+# The page's other author fields: title, description, an FAQ question that goes into JSON-LD;
+# and (set in the fixture) a menu label in site.yaml.
+FRONT_MATTER = (f"---\ntitle: '{IMG}'\ndescription: '\"><script>{RUN}</script>'\njsonld: faq\n---\n\nfirst line\n\n"
+                f"### &lt;/script&gt;&lt;script&gt;{RUN}&lt;/script&gt;\n\nThe answer.\n")
 BUILT = {**PAYLOADS, "forged-old-marker": FORGED_OLD_MARKER, "forged-token": FORGED_TOKEN,
          "block-parameter": BLOCK_PARAMETER}
 
@@ -247,6 +255,10 @@ def hostile_site(small_base: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     shutil.copytree(small_base, work)
     for name, body in BUILT.items():
         add_page(work, name, body)
+    (work / "content" / "pages" / "front-matter.md").write_text(FRONT_MATTER, encoding="utf-8")
+    site_yaml = work / "content" / "site.yaml"
+    site_yaml.write_text(site_yaml.read_text(encoding="utf-8").replace(
+        "{page: faq, label: FAQ}", "{page: faq, label: '<svg onload=window.__pwned=1>'}"), encoding="utf-8")
     result = quick_build(work)
     assert result.returncode == 0, result.stderr
     return work / "site"
@@ -258,6 +270,15 @@ def test_hostile_pages_build_and_publish_nothing_active(hostile_site: Path) -> N
         assert "first line" in main, name
         assert not dangers(main), (name, dangers(main))
     assert "&lt;img src=x" in _main(hostile_site, "block-parameter")  # shown as text, not markup
+
+
+def test_titles_menus_and_structured_data_are_text(hostile_site: Path) -> None:
+    html = (hostile_site / "front-matter.html").read_text(encoding="utf-8")
+    handlers = [d for d in dangers(html) if " on" in d]
+    scripts = re.findall(r"<script[^>]*>(.*?)</script>", html, re.S)
+    assert not handlers and not [s for s in scripts if "__pwned" in s and "\\u003c" not in s], (handlers, scripts)
+    assert f"<h1>&lt;img src=x onerror=&#34;{RUN}&#34;&gt;</h1>" in html
+    assert "&lt;svg onload=window.__pwned=1&gt;</a>" in html
 
 
 def test_a_misplaced_shortcode_is_a_located_error(small: Path) -> None:
@@ -275,10 +296,14 @@ def test_a_block_refuses_objects_as_parameters(small: Path) -> None:
 PROBE = """() => {
   const bad = [];
   const resolved = v => { try { return new URL(v, location.href); } catch (e) { return null; } };
-  for (const el of document.querySelectorAll('main *')) {
+  for (const el of document.querySelectorAll('*')) {
     for (const a of Array.from(el.attributes)) {
       if (a.name.toLowerCase().startsWith('on')) bad.push(el.tagName + ' ' + a.name);
     }
+    if (el.tagName === 'SCRIPT' && (!el.type || /javascript/.test(el.type)) && el.textContent.includes('__pwned'))
+      bad.push('script ' + el.textContent.slice(0, 60));
+  }
+  for (const el of document.querySelectorAll('main *')) {
     for (const prop of ['href', 'src', 'action', 'formAction']) {
       const v = el[prop], url = typeof v === 'string' && v ? resolved(v) : undefined;
       if (url === null || (url && !/^(https?|mailto):$/.test(url.protocol))) bad.push(el.tagName + ' ' + prop + '=' + v);
@@ -299,7 +324,7 @@ def test_no_hostile_page_runs_script_in_chromium(hostile_site: Path) -> None:
     ran = {}
     with launch_chromium() as browser, SubPathServer(hostile_site) as server:
         context = new_context(browser)
-        for name in BUILT:
+        for name in [*BUILT, "front-matter"]:
             with open_page(context, server.url(f"{name}.html"), name) as (page, visit):
                 state = page.evaluate(PROBE)
                 page.wait_for_timeout(100)  # an <img src=x> has failed by now
