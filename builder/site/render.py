@@ -275,8 +275,7 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     """A page's context: the site's functions and what each benchmark offers pages (its page
     functions, bound to this page's record of the facts it shows, and its context names).
     Returns the page and the further parts of any table too long for it (see paging)."""
-    root = ""
-    use = FactUse()
+    root, use, codes = "", FactUse(), Shortcodes()  # codes: this render's tables, charts and blocks
     charts_used: list[str] = []
     split_tables: list[tuple[v.Table, paging.Split, list[tuple[int, int]]]] = []
     tables, charts = merged.tables, merged.charts
@@ -284,7 +283,6 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     for part in inputs.parts.values():
         if part.page_functions is not None:
             functions.update(part.page_functions(functions["value"]))
-    codes = Shortcodes()  # this render's outputs: the page gets placeholders, filled after the sanitiser
     table_macro = env.get_template("table.html").make_module({**common, "root": root})
     chart_macro = env.get_template("chart.html").make_module({**common, "root": root})
 
@@ -293,13 +291,12 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
             raise KeyError(f"unknown table {table_id!r} (known: {', '.join(sorted(tables))})")
         html = table_macro.render(tables[table_id])
         split = paging.split_table(str(html).strip())
-        call = f"table({table_id!r})"
-        if split is None:
-            return codes.add(html, call)
-        bounds = paging.part_bounds(split)
-        split_tables.append((tables[table_id], split, bounds))
-        pager = paging.pager(page.slug, table_id, bounds, 1)
-        return codes.add(pager + Markup(split.part(*bounds[0])) + pager, call)
+        if split is not None:
+            bounds = paging.part_bounds(split)
+            split_tables.append((tables[table_id], split, bounds))
+            pager = paging.pager(page.slug, table_id, bounds, 1)
+            html = pager + Markup(split.part(*bounds[0])) + pager
+        return codes.add(html, f"table({table_id!r})")
 
     def chart(chart_id: str) -> Markup:
         if chart_id not in charts:
