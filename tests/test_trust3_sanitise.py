@@ -259,9 +259,19 @@ def hostile_site(small_base: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     site_yaml = work / "content" / "site.yaml"
     site_yaml.write_text(site_yaml.read_text(encoding="utf-8").replace(
         "{page: faq, label: FAQ}", "{page: faq, label: '<svg onload=window.__pwned=1>'}"), encoding="utf-8")
+    _hostile_prediction(work / "content" / "predictions.yaml")
     result = quick_build(work)
     assert result.returncode == 0, result.stderr
     return work / "site"
+
+
+def _hostile_prediction(path: Path) -> None:
+    """A copy of the tracker's first prediction whose words are payloads (the tracker page)."""
+    import yaml
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    evil = {**data["predictions"][0], "id": "evil", "claim": IMG, "source": f"<script>{RUN}</script>", "note": IMG}
+    data["predictions"].append(evil)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
 
 
 def test_hostile_pages_build_and_publish_nothing_active(hostile_site: Path) -> None:
@@ -270,6 +280,8 @@ def test_hostile_pages_build_and_publish_nothing_active(hostile_site: Path) -> N
         assert "first line" in main, name
         assert not dangers(main), (name, dangers(main))
     assert "&lt;img src=x" in _main(hostile_site, "block-parameter")  # shown as text, not markup
+    tracker = _main(hostile_site, "tracker")
+    assert "&lt;img src=x" in tracker and not dangers(tracker), dangers(tracker)
 
 
 def test_titles_menus_and_structured_data_are_text(hostile_site: Path) -> None:
@@ -324,7 +336,7 @@ def test_no_hostile_page_runs_script_in_chromium(hostile_site: Path) -> None:
     ran = {}
     with launch_chromium() as browser, SubPathServer(hostile_site) as server:
         context = new_context(browser)
-        for name in [*BUILT, "front-matter"]:
+        for name in [*BUILT, "front-matter", "tracker"]:
             with open_page(context, server.url(f"{name}.html"), name) as (page, visit):
                 state = page.evaluate(PROBE)
                 page.wait_for_timeout(100)  # an <img src=x> has failed by now
