@@ -21,7 +21,8 @@ from builder.core.reported import ReportedTable, Source
 from builder.core.errors import InputError
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor
-from builder.site.sanitise import protect, restore, sanitise
+from builder.site.sanitise import sanitise
+from builder.site.shortcodes import Misplaced, Shortcodes
 from builder.site.template_cache import template_from_string
 from builder.site.environment import PAGE_SOURCE, describe, fmt_count, fmt_num, fmt_p, fmt_pct, template_line
 
@@ -145,8 +146,11 @@ def _style_for(unit: str) -> str:
     return {"%": "pct", "items": "count", "p": "p"}.get(unit, "num")
 
 
-def render_page_body(env: Environment, page: Page, context: dict[str, Any]) -> Markup:
-    """Jinja, then Markdown; errors point at the page's own line numbers."""
+def render_page_body(env: Environment, page: Page, context: dict[str, Any],
+                     shortcodes: Shortcodes | None = None) -> Markup:
+    """Jinja, then Markdown, then the sanitiser over all the author wrote; only then the build's
+    own outputs (`shortcodes`, which the context's table/chart/block registered) go in.
+    Errors point at the page's own line numbers."""
     name = str(page.path)
     try:
         template = template_from_string(env, page.body)
@@ -158,10 +162,11 @@ def render_page_body(env: Environment, page: Page, context: dict[str, Any]) -> M
         line = template_line(exc, PAGE_SOURCE)
         raise InputError.single(page.path, f"cannot render: {describe(exc)}",
                                 line=None if line is None else page.body_line + line - 1) from exc
-    text, kept = protect(text)  # the build's own shortcodes are not the author's markup
-    html = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
-    return Markup(restore(sanitise(html), kept))
-
+    html = sanitise(markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG))
+    try:
+        return Markup((shortcodes or Shortcodes()).fill(html))
+    except Misplaced as exc:
+        raise InputError.single(page.path, str(exc)) from None
 
 
 def source_notes(use: FactUse) -> Markup:

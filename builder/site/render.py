@@ -31,7 +31,7 @@ from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
 from builder.site.markdown_pages import FactUse, page_functions, render_page_body, source_notes
 from builder.site.pages import Page, load_pages
-from builder.site.sanitise import shortcode, unmark
+from builder.site.shortcodes import Shortcodes, block_html
 from builder.site.tables import tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 from builder.site.structured import dataset_jsonld, faq_jsonld, sitemap
@@ -275,8 +275,7 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     """A page's context: the site's functions and what each benchmark offers pages (its page
     functions, bound to this page's record of the facts it shows, and its context names).
     Returns the page and the further parts of any table too long for it (see paging)."""
-    root = ""
-    use = FactUse()
+    root, use, codes = "", FactUse(), Shortcodes()  # codes: this render's tables, charts and blocks
     charts_used: list[str] = []
     split_tables: list[tuple[v.Table, paging.Split, list[tuple[int, int]]]] = []
     tables, charts = merged.tables, merged.charts
@@ -292,31 +291,31 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
             raise KeyError(f"unknown table {table_id!r} (known: {', '.join(sorted(tables))})")
         html = table_macro.render(tables[table_id])
         split = paging.split_table(str(html).strip())
-        if split is None:
-            return _block_html(html)
-        bounds = paging.part_bounds(split)
-        split_tables.append((tables[table_id], split, bounds))
-        pager = paging.pager(page.slug, table_id, bounds, 1)
-        return _block_html(pager + Markup(split.part(*bounds[0])) + pager)
+        if split is not None:
+            bounds = paging.part_bounds(split)
+            split_tables.append((tables[table_id], split, bounds))
+            pager = paging.pager(page.slug, table_id, bounds, 1)
+            html = pager + Markup(split.part(*bounds[0])) + pager
+        return codes.add(html, f"table({table_id!r})")
 
     def chart(chart_id: str) -> Markup:
         if chart_id not in charts:
             raise KeyError(f"unknown chart {chart_id!r} (known: {', '.join(sorted(charts))})")
         charts_used.append(chart_id)
-        return _block_html(chart_macro.render(charts[chart_id]))
+        return codes.add(chart_macro.render(charts[chart_id]), f"chart({chart_id!r})")
 
     shared = {**merged.context, "prediction_verdicts": inputs.verdicts, "charts": charts}
 
     def block(name: str, **params: Any) -> Markup:
         template = env.get_template(f"blocks/{name}.html")
-        return _block_html(template.render(**common, **shared, **params, root=root, tables=tables,
-                                           table=table, chart=chart, **functions))
+        return codes.add(template.render(**common, **shared, **_plain(params), root=root, tables=tables,
+                                         table=table, chart=chart, **functions), f"block({name!r})")
 
     runs = [run for part in inputs.parts.values() for run in part.runs]
     context = {**shared, **functions, "table": table, "chart": chart, "block": block, "facts_table": inputs.facts,
                "runs_added": runs_by_date(runs), "build_date": common["build_date"],
                "has_table": lambda t: t in tables, "has_chart": lambda c: c in charts}
-    body = render_page_body(env, page, context)
+    body = render_page_body(env, page, context, codes)
     used.facts |= use.facts
     kind = page.meta.get("jsonld", "")
     jsonld = (faq_jsonld(str(body)) if kind == "faq" else
@@ -332,6 +331,21 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     return files
 
 
+def _plain(value: Any) -> Any:
+    """A block's parameters as plain data: a block's output is the build's own and is not
+    sanitised, so what a page hands it is text (escaped where printed: `|safe` and macro output
+    lose their Markup), numbers, lists and mappings; an object (a namespace, a macro) is refused."""
+    if isinstance(value, str):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    raise TypeError(f"a block's parameters are text, numbers, lists and mappings, not {type(value).__name__}")
+
+
 def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def: v.Table, split: paging.Split,
                  bounds: list[tuple[int, int]]) -> Files:
     """Parts 2… of a split table, each a page of its own beside the page that shows part 1."""
@@ -341,7 +355,7 @@ def _table_parts(env: Environment, page: Page, common: dict[str, Any], table_def
         pager = paging.pager(page.slug, table_def.id, bounds, number)
         back = Markup('<p>Part {n} of the table on <a href="{slug}.html#{id}">{title}</a>.</p>').format(
             n=number, slug=page.slug, id=table_def.id, title=page.title)
-        body = back + Markup(unmark(_block_html(pager + Markup(split.part(start, stop)) + pager)))
+        body = back + block_html(pager + Markup(split.part(start, stop)) + pager)
         html = env.get_template("page.html").render(
             **common, root="", slug=name[:-len(".html")], title=f"{page.title}: {table_def.caption}, part {number}",
             description=f"{table_def.caption}, rows {start + 1:,} to {stop:,} of {bounds[-1][1]:,}.",
@@ -358,12 +372,6 @@ def _not_found_base(page: Page, config: dict[str, Any]) -> str:
         return ""
     path = urlsplit(url).path or "/"
     return path if path.endswith("/") else path + "/"
-
-
-def _block_html(html: str) -> Markup:
-    """Wrap shortcode output so Markdown passes it through as one raw HTML block, marked as
-    the build's own so the page's sanitiser leaves it as it is (builder/site/sanitise.py)."""
-    return shortcode(html)
 
 
 def _provenance_pages(env: Environment, inputs: SiteInputs, common: dict[str, Any],
