@@ -188,8 +188,8 @@ def _cached_bundle(cache_dir: Path) -> bytes:
     from builder.core.cachefile import read_sealed, write_sealed
     key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
     path = cache_dir / f"vega-bundle-{key}.js.sealed"
-    data = read_sealed(path)  # sealed: a planted file cannot become the site's script
+    data = read_sealed(path, "vega-bundle")  # sealed: a planted file cannot become the site's script
     if data is None:
         data = vega_bundle()
-        write_sealed(path, data)
+        write_sealed(path, data, "vega-bundle")
     return data
