@@ -287,3 +287,16 @@ def test_a_damaged_compressed_run_names_its_file_and_line(tmp_path: Path) -> Non
     (problem,) = read_store(tmp_path / "runs").problems
     assert problem.path == str(path) and problem.line is not None and problem.line > 1
     assert "not a readable gzip file" in problem.message and "breaks off in this line" in problem.message
+
+
+def test_a_mapped_csv_row_with_empty_answer_cells_is_unanswered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A CSV cannot say "null": an empty prediction and response is no answer, not an unparsed one."""
+    content_dir(tmp_path)
+    path = tmp_path / "answers.csv"
+    rows = [f"{r['question_id']},{'ABCD'[r['answer_index']] if n < 4 else ''},,{r['answer_index']}\n"
+            for n, r in enumerate(REFERENCE)]
+    path.write_text("qid,picked,text,key\n" + "".join(rows), encoding="utf-8")
+    assert run_import(tmp_path, path, fmt="mapped") == 0
+    assert "4 of 12 items (partial)" in capsys.readouterr().out
+    run = read_run(tmp_path / "runs" / IMPORTED)
+    assert run.header.source["unanswered"] == 8 and {i.prediction for i in run.items} != {""}

@@ -5,8 +5,8 @@ benchmark, no id twice, every record well-formed. Elements that are not records 
 audit leaves out are reported, not imported. Items the file lacks make the run partial (no
 footer: "n of N"), and so do records that hold no answer at all (no response, no extracted
 letter): they are unanswered items, counted in the header (`unanswered`) and left out of the
-answers, never scored as an unparsed answer; a file with no answer at all is refused. Each item is compared with the reference revision and keeps the file's own
-gold where they differ. Responses are kept as their sha256 and length, never as text.
+answers, never scored as an unparsed answer; a file with no answer at all is refused. Each
+item is compared with the reference revision and keeps the file's own gold where they differ. Responses are kept as their sha256 and length, never as text.
 """
 
 from __future__ import annotations
@@ -112,10 +112,14 @@ def strict_letters(answers: list[Answer], fmt: str, ks: list[int]) -> tuple[list
             for a, k in zip(answers, ks)], "buzzprobe-letter"
 
 
-def answered(answers: list[Answer]) -> tuple[list[Answer], list[Answer]]:
-    """(records with an answer, records without one): no response and no letter is no answer."""
-    given = [a for a in answers if a.response is not None or a.prediction is not None]
-    none = [a for a in answers if a.response is None and a.prediction is None]
+def answered(answers: list[Answer], fmt: str) -> tuple[list[Answer], list[Answer]]:
+    """(records with an answer, records without one): no response and no letter (absent or
+    blank, as a CSV's empty cell) is no answer. MMLU-Pro's scorer gives every record a letter
+    (its seeded draw for an empty response, which moves every later draw), so each is an answer."""
+    if fmt == "mmlu-pro":
+        return answers, []
+    none = [a for a in answers if not (a.response or "").strip() and not (a.prediction or "").strip()]
+    given = [a for a in answers if (a.response or "").strip() or (a.prediction or "").strip()]
     if none and not given:
         raise InputError([none[0].element.problem(f"none of the {len(none)} record(s) holds an answer (no response "
                                                   "and no extracted letter): nothing to score")])
@@ -124,7 +128,7 @@ def answered(answers: list[Answer]) -> tuple[list[Answer], list[Answer]]:
 
 def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created: str) -> Imported:
     answers, notes = read_answers(source, origin.format, data)
-    answers, unanswered = answered(answers)
+    answers, unanswered = answered(answers, origin.format)
     if unanswered:
         notes.append(f"{len(unanswered)} record(s) hold no answer (no response and no extracted letter): counted as "
                      f"unanswered, not imported: {', '.join(_where(a.element) for a in unanswered[:_LISTED])}"
