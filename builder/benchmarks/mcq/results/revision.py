@@ -82,6 +82,8 @@ def summary_problem(declared: Any, differing: Iterable[tuple[str, dict[str, Any]
     """A message when the header's `source.revision` does not count and hash exactly the items
     that carry their own revision (`differing`: id and revision); None when it does."""
     found = list(differing)
+    if declared is None and not found:
+        return None  # nothing differs, and no summary says otherwise
     expected = {"items_differ": len(found), "delta_sha256": delta_sha256(found)}
     shown = {k: declared.get(k) for k in expected} if isinstance(declared, dict) else declared
     if shown == expected:
