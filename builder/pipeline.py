@@ -63,10 +63,10 @@ def build(config: BuildConfig) -> BuildResult:
     content = load_site_content(config.content_dir, os.environ.get("BUZZPROBE_SITE_URL", ""))  # fails fast
     cache = RunCache(config.cache_dir if config.run_cache else None)
     settings = replace(settings, run_cache=cache, reported=content.reported)
-    loaded = _load(settings, config.runs_dir)
+    loaded, set_aside = _load(settings, config.runs_dir)
     facts = FactTable()
     computed = {b.name: b.compute(loaded[b.name], facts, settings) for b in registered()}
-    files, runs = _render(settings, content, facts, computed)
+    files, runs = _render(settings, content, facts, computed, set_aside)
     write_site(files, config.out, fingerprint)
     cache.save()
     return BuildResult(skipped=False, files=len(files), facts=len(facts.values), runs=runs)
@@ -77,11 +77,13 @@ def _settings(config: BuildConfig) -> BuildSettings:
                          options=config.options)
 
 
-def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
-    """Every run through the one reader, then each benchmark's data and runs; all problems at once."""
+def _load(settings: BuildSettings, runs_dir: Path) -> tuple[dict[str, Any], list[Any]]:
+    """Every run through the one reader, then each benchmark's data and runs; all problems at
+    once. Also the runs set aside unscored (runs.load.SetAside)."""
     from builder.benchmarks import registered
+    from builder.core.build_date import latest_moment
     from builder.runs.load import read_store
-    store = read_store(runs_dir, settings.run_cache)
+    store = read_store(runs_dir, settings.run_cache, latest_moment(_project(settings.content_dir)))
     problems = list(store.problems)
     served = _served_names(settings)
     owners = _run_owners(served, store.runs)
@@ -99,7 +101,7 @@ def _load(settings: BuildSettings, runs_dir: Path) -> dict[str, Any]:
             problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    return loaded
+    return loaded, store.set_aside
 
 
 def _served_names(settings: BuildSettings) -> dict[str, str]:
@@ -149,13 +151,13 @@ def check_out_folder(config: BuildConfig, data: list[Path]) -> None:
 
 
 def _render(settings: BuildSettings, content: Any, facts: Any,
-            computed: dict[str, Any]) -> tuple[dict[str, bytes], int]:
+            computed: dict[str, Any], set_aside: list[Any]) -> tuple[dict[str, bytes], int]:
     """Tracker verdicts, every benchmark's site parts, the site's shared stage, each
     benchmark's generated pages on that stage, then the site (one direction, no callback)."""
     from builder.benchmarks import registered
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
-    from builder.core.build_date import build_date
+    from builder.core.build_date import build_date, latest_moment
     from builder.site.charts import SvgRenderer
     from builder.site.render import SiteInputs, prepare_site, render_site
 
@@ -163,14 +165,15 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     registry = MeasureRegistry()
     for benchmark in registered():
         benchmark.measures(computed[benchmark.name], facts, registry)
-    today = build_date(folder.parent if folder.is_absolute() else Path("."))
-    predictions = load_predictions(folder / "predictions.yaml", set(registry.measures), registry)
+    today = build_date(_project(folder))
+    predictions = load_predictions(folder / "predictions.yaml", set(registry.measures), registry,
+                                   latest_moment(_project(folder)).date())
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
     svg = SvgRenderer(settings.cache_dir / "svg") if settings.charts else None
     parts = {b.name: b.site(computed[b.name], facts, svg) for b in registered()}
     charts = any(part.charts for part in parts.values())
     stage = prepare_site(SiteInputs(
-        facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today,
+        facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today, set_aside=tuple(set_aside),
         cache_dir=settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
                 "assets/item-browser.js": (folder / "static" / "item-browser.js").read_bytes()}))
@@ -181,6 +184,11 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     return render_site(stage, generated), sum(len(part.runs) for part in parts.values())
 
 
+def _project(content_dir: Path) -> Path:
+    """The folder whose git history dates the build (build_date.build_epoch)."""
+    return content_dir.parent if content_dir.is_absolute() else Path(".")
+
+
 def _cached_bundle(cache_dir: Path) -> bytes:
     import hashlib
 
@@ -188,8 +196,8 @@ def _cached_bundle(cache_dir: Path) -> bytes:
     from builder.core.cachefile import read_sealed, write_sealed
     key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
     path = cache_dir / f"vega-bundle-{key}.js.sealed"
-    data = read_sealed(path)  # sealed: a planted file cannot become the site's script
+    data = read_sealed(path, "vega-bundle")  # sealed: a planted file cannot become the site's script
     if data is None:
         data = vega_bundle()
-        write_sealed(path, data)
+        write_sealed(path, data, "vega-bundle")
     return data

@@ -231,7 +231,8 @@ def test_a_damaged_compressed_run_is_refused_by_name(tmp_path: Path) -> None:
     path.write_bytes(raw[: len(raw) // 2])
     with pytest.raises(InputError) as caught:
         read_run(path)
-    assert f"{path}: not a readable gzip file" in str(caught.value)
+    assert f"{path}:" in str(caught.value) and "not a readable gzip file" in str(caught.value)
+    assert caught.value.problems[0].line is not None  # where the damage starts
 
 
 def test_the_stratified_gap_interval_covers_its_estimate_and_follows_the_data() -> None:

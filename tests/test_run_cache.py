@@ -67,11 +67,11 @@ def test_damaged_and_foreign_entries_are_ignored_and_rebuilt(small_inputs, tmp_p
     paths[0].write_bytes(originals[paths[0]][: len(originals[paths[0]]) // 2])  # torn pickle
     paths[1].write_bytes(originals[paths[2]])  # another run's entry under this key
     head = MAGIC + key_of(paths[2]) + b"\n"
-    write_sealed(paths[2], head + pickle.dumps({"run": "not a run", "derived": {}}))  # right key and seal, wrong shape
+    write_sealed(paths[2], head + pickle.dumps({"run": "not a run", "derived": {}}), "runs")  # right key and seal, wrong shape
     cached_build(small_inputs, tmp_path / "second", cache)
     assert tree(tmp_path / "second") == tree(tmp_path / "first")
     for path in paths[:3]:  # rebuilt: each holds its own entry again
-        data = read_sealed(path)
+        data = read_sealed(path, "runs")
         assert data is not None and data.startswith(MAGIC + key_of(path) + b"\n")
         assert pickle.loads(data[len(MAGIC) + len(key_of(path)) + 1:])["run"].header.run_id
 

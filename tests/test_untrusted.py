@@ -68,7 +68,7 @@ def test_a_planted_run_cache_entry_is_never_unpickled(small: Path, tmp_path: Pat
     assert _cached_small_build(small, cache).returncode == 0
     assert not pwned.exists()
     assert _tree(small / "site") == before
-    assert all(read_sealed(p) is not None for p in entries), "the planted entries were rebuilt"
+    assert all(read_sealed(p, "runs") is not None for p in entries), "the planted entries were rebuilt"
 
 
 def test_a_planted_audit_cache_entry_is_recomputed_and_old_ones_pruned(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ def test_a_planted_audit_cache_entry_is_recomputed_and_old_ones_pruned(tmp_path:
     folder = tmp_path / "cache" / "mcq-audit"
     folder.mkdir(parents=True)
     stale = folder / f"{benchmark.spec.name}-{'0' * 32}.pickle"
-    write_sealed(stale, b"an audit of other inputs")
+    write_sealed(stale, b"an audit of other inputs", "mcq-audit")
     other = folder / f"{benchmark.spec.name}-pro-{'0' * 32}.pickle"  # another spec whose name starts alike
     other.write_bytes(b"kept")
     path = folder / f"{benchmark.spec.name}-{cache_key(benchmark)}.pickle"
@@ -87,41 +87,41 @@ def test_a_planted_audit_cache_entry_is_recomputed_and_old_ones_pruned(tmp_path:
     path.write_bytes(pickle.dumps(_Payload(pwned)))
     audit = cached_audit(benchmark, tmp_path / "cache")
     assert not pwned.exists()
-    assert read_sealed(path) is not None and pickle.loads(read_sealed(path)) == audit
+    assert read_sealed(path, "mcq-audit") is not None and pickle.loads(read_sealed(path, "mcq-audit")) == audit
     assert not stale.exists() and other.exists()
     assert cached_audit(benchmark, tmp_path / "cache") == audit
 
 
 def test_a_sealed_entry_cannot_move_to_another_name(tmp_path: Path) -> None:
-    write_sealed(tmp_path / "a.pickle", b"value of a")
+    write_sealed(tmp_path / "a.pickle", b"value of a", "test")
     shutil.copy(tmp_path / "a.pickle", tmp_path / "b.pickle")
-    assert read_sealed(tmp_path / "a.pickle") == b"value of a"
-    assert read_sealed(tmp_path / "b.pickle") is None
+    assert read_sealed(tmp_path / "a.pickle", "test") == b"value of a"
+    assert read_sealed(tmp_path / "b.pickle", "test") is None
 
 
 def test_a_cache_file_git_tracks_is_never_read(tmp_path: Path) -> None:
     folder = tmp_path / "checkout" / ".cache"
     folder.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(folder.parent)], check=True)
-    write_sealed(folder / "kept.svg", b"<svg/>")
-    write_sealed(folder / "force-added.svg", b"<svg/>")
+    write_sealed(folder / "kept.svg", b"<svg/>", "test")
+    write_sealed(folder / "force-added.svg", b"<svg/>", "test")
     subprocess.run(["git", "-C", str(folder.parent), "add", "-f", ".cache/force-added.svg"], check=True)
     cachefile._tracked_in.cache_clear()
-    assert read_sealed(folder / "kept.svg") == b"<svg/>"
-    assert read_sealed(folder / "force-added.svg") is None
+    assert read_sealed(folder / "kept.svg", "test") == b"<svg/>"
+    assert read_sealed(folder / "force-added.svg", "test") is None
 
 
 def test_without_a_usable_secret_the_caches_are_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     inside = REPO / ".cache" / "secret-in-the-checkout"
     monkeypatch.setenv(cachefile.SECRET_ENV, str(inside))
-    write_sealed(tmp_path / "x.json", b"[]")
+    write_sealed(tmp_path / "x.json", b"[]", "test")
     assert not (tmp_path / "x.json").exists() and not inside.exists()
     monkeypatch.setenv(cachefile.SECRET_ENV, str(tmp_path / "fresh" / "secret"))
-    write_sealed(tmp_path / "x.json", b"[]")
-    assert read_sealed(tmp_path / "x.json") == b"[]"
+    write_sealed(tmp_path / "x.json", b"[]", "test")
+    assert read_sealed(tmp_path / "x.json", "test") == b"[]"
     assert (tmp_path / "fresh" / "secret").stat().st_mode & 0o077 == 0
     monkeypatch.setenv(cachefile.SECRET_ENV, str(tmp_path / "other" / "secret"))  # another machine
-    assert read_sealed(tmp_path / "x.json") is None
+    assert read_sealed(tmp_path / "x.json", "test") is None
 
 
 def test_a_planted_svg_never_reaches_a_page(tmp_path: Path) -> None:

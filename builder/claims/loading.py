@@ -44,6 +44,8 @@ class _Entry:
         value = self.raw.get(name)
         if value is None and not required:
             return None
+        if isinstance(value, dt.datetime):  # YAML reads 2026-09-22T10:00:00 as a moment: its day
+            return value.date()
         if isinstance(value, dt.date):
             return value
         try:
@@ -134,16 +136,33 @@ class _Entry:
             self.bad(f"not a valid regular expression: {exc}", field)
 
 
-def load_predictions(path: Path, known_measures: set[str], registry: MeasureRegistry | None = None) -> list[Prediction]:
+def load_predictions(path: Path, known_measures: set[str], registry: MeasureRegistry | None = None,
+                     latest: dt.date | None = None) -> list[Prediction]:
+    """`latest`: the last day a prediction may have been registered (the build's: see
+    build_date.latest_moment); None leaves that unchecked."""
     def build(e: _Entry) -> Prediction:
+        registered, deadline = e.date("registered", required=True), e.date("deadline", required=False)
+        _check_dates(e, registered, deadline, latest)
         return Prediction(
             id=e.text("id"), claim=e.text("claim"), source=e.text("source"),
-            registered=e.date("registered", required=True),  # type: ignore[arg-type]
-            deadline=e.date("deadline", required=False),
+            registered=registered,  # type: ignore[arg-type]
+            deadline=deadline,
             supported_when=e.conditions("supported_when"), refuted_when=e.conditions("refuted_when"),
             note=str(e.raw.get("note", "")), population=e.population(), premise=e.premise(),
         )
     return _load(path, "predictions", known_measures, build, registry)
+
+
+def _check_dates(e: _Entry, registered: dt.date | None, deadline: dt.date | None, latest: dt.date | None) -> None:
+    """A prediction is registered before its deadline and not after the build: one registered
+    later would be judged "open" on evidence it was written after."""
+    if registered is None:
+        return
+    if deadline is not None and registered > deadline:
+        e.bad(f"registered {registered} is after its own deadline {deadline}", f"{e.where}.registered")
+    if latest is not None and registered > latest:
+        e.bad(f"registered {registered} is after this build ({latest}): a prediction cannot be registered in the future",
+              f"{e.where}.registered")
 
 
 def load_statements(path: Path, known_measures: set[str], registry: MeasureRegistry | None = None) -> list[Statement]:

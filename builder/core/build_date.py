@@ -3,6 +3,8 @@
 Order: SOURCE_DATE_EPOCH (reproducible-builds convention), else the date of the
 last git commit, else 1970-01-01 (shown on the site, so the fallback is visible).
 Also the one format of a moment in run files (`created`, `finished`): "2026-01-01T00:00:00Z".
+No input may be dated after the build (`latest_moment`, `future_problem`): a run stamped
+9999-12-31 would head "What's new", a prediction registered after the build would be open.
 """
 
 from __future__ import annotations
@@ -63,6 +65,25 @@ def env_epoch() -> int | None:
     if len(value) > 15 or int(value) > int(_LAST.timestamp()):  # 15 digits: int() is always safe
         raise InputError.single("SOURCE_DATE_EPOCH", f"{value[:40]} seconds is after the year 9999")
     return int(value)
+
+
+def latest_moment(project: Path = Path(".")) -> dt.datetime:
+    """The latest moment an input can truly carry: when this build runs, which is the build's
+    own date or, when that is earlier (a run probed after the last commit), the clock. The
+    clock only ever refuses an input dated in the future; it never changes what is built."""
+    return max(moment(build_epoch(project)), dt.datetime.now(dt.timezone.utc))
+
+
+def future_problem(value: str, latest: dt.datetime) -> str | None:
+    """Why a recorded moment (a run's `created`, `finished`) cannot be true; None when it can."""
+    try:
+        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    except ValueError:
+        return f"{value[:40]!r} is not a moment (expected UTC such as 2026-01-01T00:00:00Z)"
+    when = when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
+    if when > latest:
+        return f"{value[:40]} is after this build ({utc_stamp(latest)}): nothing can be dated in the future"
+    return None
 
 
 def _git_epoch(project: Path) -> int:

@@ -4,8 +4,9 @@ A cache folder is writable by more than this build: a pull request can force-add
 a tarball can ship one, a CI cache can be shared. Several caches hold pickles (code runs on
 load), SVG or JavaScript that goes onto pages, or figures that are published. So every cache
 file is written with an HMAC-SHA256 tag made with a secret that lives outside the checkout
-(created once, mode 0600), and read only when the tag is right: a planted or foreign entry is
-ignored and rebuilt, never unpickled or shown. Files that git tracks are never read at all.
+(created once, mode 0600) over the entry's kind (which cache wrote it), its file name (which
+carries its key) and its bytes, and read only when the tag is right: a planted or foreign entry,
+or one moved to another name or kind, is ignored and rebuilt, never unpickled or shown. Files that git tracks are never read at all.
 Without a usable secret the caches are simply off (a build is slower, never different).
 """
 
@@ -75,9 +76,12 @@ def _reread(path: Path) -> bytes | None:
     return data if len(data) >= _SECRET_BYTES else None
 
 
-def _tag(key: bytes, path: Path, data: bytes | memoryview) -> bytes:
-    """Bound to the file name (which carries the entry's key), so entries cannot be swapped."""
-    mac = hmac.new(key, path.name.encode("utf-8", "surrogatepass") + b"\0", hashlib.sha256)
+def _tag(key: bytes, kind: str, path: Path, data: bytes | memoryview) -> bytes:
+    """Bound to the entry's kind (which cache wrote it) and its file name (which carries its
+    key): an entry copied to another name, or between kinds that name files alike
+    (`mcq-items/X` over `mcq-kept/X`), fails its seal and is rebuilt, never read as the other."""
+    label = f"{kind}\0{path.name}\0".encode("utf-8", "surrogatepass")
+    mac = hmac.new(key, len(label).to_bytes(4, "big") + label, hashlib.sha256)
     mac.update(data)  # a view: a 40 MB entry is hashed, not copied
     return mac.digest()
 
@@ -101,9 +105,9 @@ def tracked(path: Path) -> bool:
     return path.name in _tracked_in(path.parent.resolve())
 
 
-def read_sealed(path: Path) -> bytes | None:
-    """The data of the cache file at `path`, or None when missing, damaged, tracked by git
-    or sealed with another secret (or none)."""
+def read_sealed(path: Path, kind: str) -> bytes | None:
+    """The data of the cache file at `path` written as `kind`, or None when missing, damaged,
+    tracked by git, written as another kind or name, or sealed with another secret (or none)."""
     key = _secret(secret_path())
     if key is None:
         return None
@@ -114,30 +118,30 @@ def read_sealed(path: Path) -> bytes | None:
     head = len(MAGIC) + _TAG
     if not raw.startswith(MAGIC) or len(raw) < head or tracked(path):
         return None
-    if not hmac.compare_digest(raw[len(MAGIC):head], _tag(key, path, memoryview(raw)[head:])):
+    if not hmac.compare_digest(raw[len(MAGIC):head], _tag(key, kind, path, memoryview(raw)[head:])):
         return None
     return raw[head:]
 
 
-def seal_hex(path: Path, data: bytes) -> str | None:
-    """The tag of `data` for a file named like `path`, in hex (None without a secret)."""
+def seal_hex(path: Path, data: bytes, kind: str) -> str | None:
+    """The tag of `data` of `kind` for a file named like `path`, in hex (None without a secret)."""
     key = _secret(secret_path())
-    return None if key is None else _tag(key, path, data).hex()
+    return None if key is None else _tag(key, kind, path, data).hex()
 
 
-def sealed_text_matches(path: Path, data: bytes, tag: str) -> bool:
+def sealed_text_matches(path: Path, data: bytes, tag: str, kind: str) -> bool:
     """Whether `tag` is `data`'s seal_hex here, for a file git does not track."""
-    expected = seal_hex(path, data)
+    expected = seal_hex(path, data, kind)
     return expected is not None and hmac.compare_digest(expected, tag) and not tracked(path)
 
 
-def write_sealed(path: Path, data: bytes) -> None:
-    """Keep `data` at `path`; a cache that cannot be written (or has no secret) costs only time."""
+def write_sealed(path: Path, data: bytes, kind: str) -> None:
+    """Keep `data` of `kind` at `path`; a cache that cannot be written (or has no secret) costs only time."""
     key = _secret(secret_path())
     if key is None:
         return
     try:
-        atomic_write(path, MAGIC + _tag(key, path, data) + data, fsync=False)
+        atomic_write(path, MAGIC + _tag(key, kind, path, data) + data, fsync=False)
     except OSError:
         pass
 
@@ -171,19 +175,19 @@ def unpickle(data: bytes | memoryview) -> object:
             gc.enable()
 
 
-def read_sealed_pickle(path: Path, kind: type) -> object | None:
-    """The sealed pickle at `path` when it is ours, readable and of `kind`; None otherwise (a
-    caller recomputes it: e.g. a class renamed since it was written)."""
-    data = read_sealed(path)
+def read_sealed_pickle(path: Path, kind: str, of: type) -> object | None:
+    """The sealed pickle at `path` when it is ours, written as `kind`, readable and of type
+    `of`; None otherwise (a caller recomputes it: e.g. a class renamed since it was written)."""
+    data = read_sealed(path, kind)
     if data is None:
         return None
     try:
         value = unpickle(data)
     except Exception:  # sealed by us yet unreadable: recomputed, never trusted
         return None
-    return value if isinstance(value, kind) else None
+    return value if isinstance(value, of) else None
 
 
-def write_sealed_pickle(path: Path, value: object) -> None:
-    write_sealed(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+def write_sealed_pickle(path: Path, value: object, kind: str) -> None:
+    write_sealed(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), kind)
 

@@ -184,23 +184,23 @@ class RunCache:
     def _read(self, key: str) -> dict[str, Any] | None:
         if self.folder is None:
             return None
-        entry = read_entry(self._path(key), key)
+        entry = read_entry(self._path(key), key, _FOLDER)
         if not (isinstance(entry, dict) and isinstance(entry.get("run"), Run) and isinstance(entry.get("derived"), dict)):
             return None
         return entry
 
     def _write(self, key: str, entry: dict[str, Any]) -> None:
         assert self.folder is not None
-        write_entry(self._path(key), key, entry)
+        write_entry(self._path(key), key, entry, _FOLDER)
 
     def _path(self, key: str) -> Path:
         assert self.folder is not None
         return self.folder / f"{self._code}-{key}.pickle"
 
 
-def read_entry(path: Path, key: str) -> Any | None:
-    """The value kept at `path` under `key`; None when missing, foreign or damaged."""
-    data = read_sealed(path)
+def read_entry(path: Path, key: str, kind: str) -> Any | None:
+    """The value of `kind` kept at `path` under `key`; None when missing, foreign or damaged."""
+    data = read_sealed(path, kind)
     if data is None:
         return None
     head = MAGIC + key.encode() + b"\n"
@@ -212,8 +212,8 @@ def read_entry(path: Path, key: str) -> Any | None:
         return None
 
 
-def write_entry(path: Path, key: str, value: Any) -> None:
-    write_sealed(path, MAGIC + key.encode() + b"\n" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+def write_entry(path: Path, key: str, value: Any, kind: str) -> None:
+    write_sealed(path, MAGIC + key.encode() + b"\n" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), kind)
 
 
 def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T], kind: type) -> T:
@@ -223,11 +223,11 @@ def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T]
         return compute()
     key = hashlib.sha256(MAGIC + code_hash().encode() + b"\0" + inputs.encode()).hexdigest()
     path = folder / f"{name}-{key[:32]}.pickle"
-    value = read_entry(path, key)
+    value = read_entry(path, key, name)
     if isinstance(value, kind):
         return value
     value = compute()
     for stale in folder.glob(f"{name}-*.pickle"):  # made from other inputs or code: one is kept
         stale.unlink(missing_ok=True)
-    write_entry(path, key, value)
+    write_entry(path, key, value, name)
     return value

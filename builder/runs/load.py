@@ -2,15 +2,19 @@
 
 The build reads the store once (`read_store`): every run through the same reader, grouped
 by the benchmark its header names; each benchmark then validates its own runs against its
-data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked.
+data (`validate_runs` for CIBuzzBench's), so no run reaches a page unchecked. A run none of
+whose items was answered (every request failed) is set aside, not scored: a 0.0 [0.0, 0.0]
+would measure the endpoint, not the model; What's new lists it with the reason.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from builder.core.build_date import future_problem
 from builder.core.errors import InputError, Problem, gather
 from builder.runs.cache import RunCache
 from builder.runs.files import run_files
@@ -18,16 +22,28 @@ from builder.runs.reader import read_run
 from builder.runs.schema import Run
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """A run read but not scored, and why, in the build's own words (never the run's text)."""
+
+    run_id: str
+    path: str
+    reason: str
+
+
 @dataclass
 class RunStore:
-    """The runs that could be read, by benchmark, and the problems of those that could not."""
+    """The runs that could be read, by benchmark, the problems of those that could not, and
+    the runs set aside (read, but with nothing to score)."""
 
     runs: dict[str, list[Run]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    set_aside: list[SetAside] = field(default_factory=list)
 
 
-def read_store(runs_dir: Path, cache: RunCache | None = None) -> RunStore:
-    """`cache` hands back runs it already parsed (known by their bytes)."""
+def read_store(runs_dir: Path, cache: RunCache | None = None, latest: dt.datetime | None = None) -> RunStore:
+    """`cache` hands back runs it already parsed (known by their bytes); `latest`: the latest
+    moment a run may be dated (build_date.latest_moment), None to leave dates unchecked."""
     store = RunStore()
     runs: list[Run] = []
     for path in run_files(runs_dir):
@@ -36,9 +52,38 @@ def read_store(runs_dir: Path, cache: RunCache | None = None) -> RunStore:
         except InputError as exc:
             store.problems.extend(exc.problems)
     store.problems.extend(duplicate_ids(runs))
+    if latest is not None:
+        store.problems.extend(p for run in runs for p in date_problems(run, latest))
     for run in runs:
-        store.runs.setdefault(run.header.benchmark, []).append(run)
+        reason = unanswered_reason(run, cache)
+        if reason is not None:
+            store.set_aside.append(SetAside(run.header.run_id, run.path, reason))
+        else:
+            store.runs.setdefault(run.header.benchmark, []).append(run)
     return store
+
+
+def date_problems(run: Run, latest: dt.datetime) -> list[Problem]:
+    """A run dated after the build (its header's `created`, its footer's `finished`) is refused:
+    "What's new" lists runs by that date, and a false one would head it."""
+    found = [(1, "created", future_problem(run.header.created, latest))]
+    if run.footer is not None and run.footer.finished is not None:
+        found.append((run.footer_line, "finished", future_problem(run.footer.finished, latest)))
+    return [Problem(run.path, message, line, name) for line, name, message in found if message is not None]
+
+
+def unanswered_reason(run: Run, cache: RunCache | None = None) -> str | None:
+    """Why a run has no score: it holds items and every one failed (each has an `error`);
+    None otherwise (a run with no items at all is its benchmark's validation's to refuse).
+    Counted once per run file and kept in the run cache: counting unpacks every item."""
+    failed = cache.derived(run, "failed-items", lambda: _failed(run)) if cache else _failed(run)
+    if not run.items or failed < len(run.items):
+        return None
+    return f"no answered item: all {failed:,} of its requests failed, so it has no score"
+
+
+def _failed(run: Run) -> int:
+    return sum(1 for item in run.items if getattr(item, "error", None) is not None)
 
 
 def checked(runs: Sequence[Run], check: Callable[[Run], None]) -> list[Run]:

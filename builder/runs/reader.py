@@ -69,7 +69,23 @@ def _decompressed(path: Path, raw: bytes) -> bytes:
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as exc:
-        raise InputError.single(path, f"not a readable gzip file: {exc}") from None
+        line = _whole_lines(raw) + 1
+        raise InputError.single(path, f"not a readable gzip file: {exc} (it breaks off in this line: the file was cut "
+                                "short or damaged; import or copy it again)", line=line) from None
+
+
+def _whole_lines(raw: bytes) -> int:
+    """How many whole lines a damaged gzip stream yields before it breaks, so its error names
+    the line where the damage starts. Inflated a megabyte at a time, only counted."""
+    import zlib
+    inflater, data, count = zlib.decompressobj(wbits=31), raw, 0
+    try:
+        while data and not inflater.eof:
+            count += inflater.decompress(data, 1 << 20).count(b"\n")
+            data = inflater.unconsumed_tail
+    except zlib.error:
+        pass
+    return count
 
 
 def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat | None:

@@ -205,11 +205,11 @@ class SvgRenderer:
         key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
                                         separators=(",", ":")).encode("utf-8")).hexdigest()
         path = self.cache / f"{key}.svg.sealed"  # not .svg: older builds read those unchecked
-        data = read_sealed(path)  # sealed: a planted file cannot put markup on a page
+        data = read_sealed(path, "svg")  # sealed: a planted file cannot put markup on a page
         if data is not None:
             return data.decode("utf-8")
         svg = self._draw(spec)
-        write_sealed(path, svg.encode("utf-8"))
+        write_sealed(path, svg.encode("utf-8"), "svg")
         return svg
 
     @staticmethod
@@ -247,11 +247,11 @@ def remembered(builder: Callable[..., Chart]) -> Callable[..., Chart]:
         from builder.runs.cache import code_hash
         named = [builder.__module__, builder.__qualname__, code_hash(), rows, sorted(options.items())]
         path = folder / f"chart-{hashlib.sha256(repr(named).encode()).hexdigest()}.pickle"
-        chart = read_sealed_pickle(path, Chart)
+        chart = read_sealed_pickle(path, "chart", Chart)
         if isinstance(chart, Chart):
             return chart
         chart = builder(rows, renderer=renderer, **options)
-        write_sealed_pickle(path, chart)
+        write_sealed_pickle(path, chart, "chart")
         return chart
     return build
 

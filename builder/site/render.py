@@ -81,6 +81,7 @@ class SiteInputs:
     build_date: dt.date
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
     cache_dir: Path | None = None  # where compiled templates are kept between builds (None: nowhere)
+    set_aside: tuple[Any, ...] = ()  # runs read but not scored (runs.load.SetAside: id, file, reason)
 
     @property
     def content_dir(self) -> Path:
@@ -313,7 +314,7 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
 
     runs = [run for part in inputs.parts.values() for run in part.runs]
     context = {**shared, **functions, "table": table, "chart": chart, "block": block, "facts_table": inputs.facts,
-               "runs_added": runs_by_date(runs), "build_date": common["build_date"],
+               "runs_added": runs_by_date(runs), "runs_set_aside": inputs.set_aside, "build_date": common["build_date"],
                "has_table": lambda t: t in tables, "has_chart": lambda c: c in charts}
     body = render_page_body(env, page, context, codes)
     used.facts |= use.facts

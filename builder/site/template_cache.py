@@ -28,12 +28,12 @@ class SealedBytecodeCache(jinja2.BytecodeCache):
         return self.folder / f"{bucket.key}.jinja"
 
     def load_bytecode(self, bucket: Bucket) -> None:
-        data = read_sealed(self._path(bucket))
+        data = read_sealed(self._path(bucket), "jinja")
         if data is not None:
             bucket.bytecode_from_string(data)  # Jinja drops it unless its source checksum matches
 
     def dump_bytecode(self, bucket: Bucket) -> None:
-        write_sealed(self._path(bucket), bucket.bytecode_to_string())
+        write_sealed(self._path(bucket), bucket.bytecode_to_string(), "jinja")
 
 
 def bytecode_cache(cache_dir: Path | None, env_class: type, options: dict[str, Any]) -> SealedBytecodeCache | None:

@@ -6,8 +6,10 @@ any point leaves the previous `site/` exactly as it was. On Linux the swap is on
 `renameat2(RENAME_EXCHANGE)`: `site/` is the old or the new site at every instant, never
 missing. Elsewhere (or on a file system without the call) it falls back to two renames, with a
 moment in between where `site/` does not exist. A killed build leaves its staging (or old)
-folder behind; the next build removes it. Builds into one folder take a lock, so cleaning up
-can never remove the staging folder of a build that is still running.
+folder behind; the next build removes it, but only a folder holding the marker a build writes
+into each folder it makes beside the site (MARKER), checked before removal: a user's own
+`.site.new-drafts/` is never touched. Builds into one folder take a lock, so cleaning up can
+never remove the staging folder of a build that is still running.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from builder.core.cachefile import seal_hex, sealed_text_matches
 from builder.core.fileio import exclusive
 
 STAMP = ".buzzprobe-fingerprint"
+MARKER = ".buzzprobe-build-folder"  # written first into every folder a build makes beside the site
+_MARK = b"made by a buzzprobe build beside its site; the next build removes this folder\n"
 _LEFTOVER_KINDS = ("new", "old")  # staging folders and folders holding a replaced site
 
 
@@ -32,7 +36,7 @@ def write_site(files: dict[str, bytes], out: Path, fingerprint: str) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(out, "this site folder"):
         remove_leftovers(out)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        staging = _own_folder(out, "new")
         try:
             previous = out if read_stamp(out) is not None else None
             for name in sorted(files):
@@ -40,6 +44,7 @@ def write_site(files: dict[str, bytes], out: Path, fingerprint: str) -> None:
                     _write_file(staging, name, files[name])
             _write_file(staging, STAMP, _stamp(out, fingerprint))
             os.chmod(staging, 0o755)
+            (staging / MARKER).unlink()  # not published; a crash from here on leaves it, unmarked, in place
             _swap(staging, out)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -47,8 +52,31 @@ def write_site(files: dict[str, bytes], out: Path, fingerprint: str) -> None:
 
 
 def leftovers(out: Path) -> list[Path]:
-    """Staging and old folders a killed build left beside `out`."""
-    return sorted(p for kind in _LEFTOVER_KINDS for p in out.parent.glob(f".{out.name}.{kind}-*") if p.is_dir())
+    """Staging and old folders a killed build left beside `out`: named like one and holding
+    the marker a build writes first into each (a folder merely named so is someone else's)."""
+    return sorted(p for kind in _LEFTOVER_KINDS for p in out.parent.glob(f".{out.name}.{kind}-*")
+                  if not p.is_symlink() and p.is_dir() and _marked(p))
+
+
+def _own_folder(out: Path, kind: str) -> Path:
+    """A new folder beside `out`, marked as this build's before anything else goes into it."""
+    folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.{kind}-", dir=out.parent))
+    _mark(folder)
+    return folder
+
+
+def _mark(folder: Path) -> None:
+    (folder / MARKER).write_bytes(_MARK)
+
+
+def _marked(folder: Path) -> bool:
+    """Whether `folder` holds a build's marker: a regular file (not a link) with its exact text."""
+    marker = folder / MARKER
+    try:
+        status = os.lstat(marker)
+        return stat.S_ISREG(status.st_mode) and status.st_size == len(_MARK) and marker.read_bytes() == _MARK
+    except OSError:
+        return False
 
 
 def remove_leftovers(out: Path) -> None:
@@ -86,11 +114,12 @@ def _link_unchanged(previous: Path, root: Path, name: str, data: bytes) -> bool:
 def _swap(staging: Path, out: Path) -> None:
     """Put staging at `out`; the replaced site ends up in `staging` and is deleted."""
     if out.exists() and exchange(staging, out):
+        _mark(staging)  # it holds the replaced site now: a crash before the removal leaves it marked
         shutil.rmtree(staging, ignore_errors=True)
         return
     old = None
     if out.exists():  # fallback: rename old away, new in, then delete old (one intact copy on a crash)
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        old = _own_folder(out, "old")
         os.rename(out, old / out.name)
     os.rename(staging, out)
     if old is not None:
@@ -128,7 +157,7 @@ def read_stamp(out: Path) -> str | None:
 def _stamp(out: Path, fingerprint: str) -> bytes:
     """The fingerprint and its seal (builder/core/cachefile.py): a stamp planted with a site
     (a force-added site/, a tarball) cannot make `build` skip and publish what it holds."""
-    tag = seal_hex(out / STAMP, fingerprint.encode()) or ""
+    tag = seal_hex(out / STAMP, fingerprint.encode(), "site-stamp") or ""
     return f"{fingerprint}\n{tag}\n".encode()
 
 
@@ -139,4 +168,4 @@ def is_current(out: Path, fingerprint: str) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     return (len(lines) >= 2 and lines[0] == fingerprint
-            and sealed_text_matches(out.resolve() / STAMP, fingerprint.encode(), lines[1].strip()))
+            and sealed_text_matches(out.resolve() / STAMP, fingerprint.encode(), lines[1].strip(), "site-stamp"))

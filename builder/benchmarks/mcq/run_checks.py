@@ -1,6 +1,9 @@
 """A spec'd benchmark's run checked against the data it claims: content hash, the selection its
 header declares (a finished run every declared item), each record's id, the seeded letter map
-(or, for an import, the published order) and real numbers; the checks every CIBuzzBench run gets."""
+(or, for an import, the published order) and real numbers; the checks every CIBuzzBench run gets.
+An imported item's own revision (its file's question, options or gold) is checked against the
+data and against the header's revision summary (results/revision.py): only what the header
+declares may differ."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import SpecData
 from builder.benchmarks.mcq.choice_set import ChoiceSet
+from builder.benchmarks.mcq.results.revision import revision_problem, summary_problem
 from builder.benchmarks.mcq.run_format import ChoiceItem
 from builder.core.errors import Problem
 from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,
@@ -30,8 +34,19 @@ def run_problems(run: Run, benchmark: SpecData, data: ChoiceSet) -> list[Problem
     if declared is not None:
         problems += no_items_problem(run) + footer_problems(run, declared) + outside_selection(
             run, declared, lambda row_id: _outside_message(run, row_id, benchmark, data))
-    problems += parameters_problems(run)
+    problems += parameters_problems(run) + _summary_problems(run)
     return problems + _item_problems(run, benchmark, data, declared or set())
+
+
+def _summary_problems(run: Run) -> list[Problem]:
+    """An import's header counts and hashes the items that differ from the data; a probed run
+    has none (its gold is always the data's)."""
+    if run.header.source is None:
+        return [Problem(run.path, "only an imported run may carry an item's own revision", run.item_lines.get(i.row_id),
+                        "revision") for i in run.items if i.revision is not None]
+    message = summary_problem(run.header.source.get("revision"),
+                              ((i.id, i.revision) for i in run.items if i.revision is not None))
+    return [] if message is None else [Problem(run.path, message, 1, "source.revision")]
 
 
 def _outside_message(run: Run, row_id: int, benchmark: SpecData, data: ChoiceSet) -> str:
@@ -67,9 +82,8 @@ def _item_problems(run: Run, benchmark: SpecData, data: ChoiceSet, declared: set
         elif item.letter_map != shown_letters(seed, known.id, shown_count(item, known)):
             how = f"the seed-{seed} shuffle" if seed is not None else "the published order (A = the first option)"
             problems.append(Problem(run.path, f"not {how} of item {known.id!r}", line, "letter_map"))
-        elif item.revision is not None and not 0 <= item.revision["gold"] < item.revision["k"]:
-            problems.append(Problem(run.path, f"gold {item.revision['gold']} is not one of its {item.revision['k']} "
-                                    "options", line, "revision.gold"))
+        elif item.revision is not None and (found := revision_problem(item.revision, known)) is not None:
+            problems.append(Problem(run.path, found[0], line, found[1]))
     return problems
 
 

@@ -31,13 +31,13 @@ def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[s
     code = b"".join(p.read_bytes() for p in (LEARNED_SOURCE, *RANKER_SOURCES))
     key = hashlib.sha256(dataset.content_sha256.encode() + environment_key().encode() + code).hexdigest()[:24]
     path = cache_dir / f"feature-importance-{key}.json.sealed" if cache_dir else None
-    data = read_sealed(path) if path is not None else None
+    data = read_sealed(path, "feature-importance") if path is not None else None
     if data is not None:
         return [(name, float(value)) for name, value in json.loads(data)]
     from builder.benchmarks.cibuzzbench.probes import learned
     result = learned.feature_importance(dataset)
     if path is not None:
-        write_sealed(path, json.dumps(result).encode("utf-8"))  # a cache: losing it costs a recompute
+        write_sealed(path, json.dumps(result).encode("utf-8"), "feature-importance")  # a cache: losing it costs a recompute
     return result
 
 

@@ -67,21 +67,21 @@ def _key(spec_bytes: bytes, data_sha: str, cache_dir: Path | None) -> str:
     return digest.hexdigest()[:32]
 
 
-def _write(path: Path, name: str, value: object) -> None:
-    """Seal `value` at `path` and remove the spec's entries of other inputs (never read again)."""
+def _write(path: Path, kind: str, name: str, value: object) -> None:
+    """Seal `value` at `path` as `kind` and remove the spec's entries of other inputs (never read again)."""
     for stale in path.parent.glob(f"{name}-*.pickle"):
         if stale != path and stale.name[len(name) + 1:-len(".pickle")].isalnum():
             stale.unlink(missing_ok=True)
-    write_sealed_pickle(path, value)
+    write_sealed_pickle(path, value, kind)
 
 
 def cached_audit(benchmark: SpecData, cache_dir: Path) -> Audit:
     path = cache_dir / "mcq-audit" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
-    audit = read_sealed_pickle(path, Audit)
+    audit = read_sealed_pickle(path, "mcq-audit", Audit)
     if isinstance(audit, Audit):
         return audit
     audit = run_audit(benchmark)
-    _write(path, benchmark.spec.name, audit)
+    _write(path, "mcq-audit", benchmark.spec.name, audit)
     return audit
 
 
@@ -89,11 +89,11 @@ def cached_choice_set(benchmark: SpecData, cache_dir: Path) -> ChoiceSet:
     """`choice_set(benchmark)`, the record numbers its findings rules keep read back from the
     cache under the audit's key (examining 40,000 items costs most of a second per build)."""
     path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
-    kept = read_sealed_pickle(path, tuple)
-    if kept is not None:
+    kept = read_sealed_pickle(path, "mcq-kept", tuple)
+    if kept is not None and all(type(row_id) is int for row_id in kept):
         return choice_set(benchmark, kept)
     data = choice_set(benchmark)
-    _write(path, benchmark.spec.name, tuple(sorted(data.items)))
+    _write(path, "mcq-kept", benchmark.spec.name, tuple(sorted(data.items)))
     return data
 
 
@@ -104,10 +104,10 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     files = spec.location.files()
     data_sha = data_sha256([(f.name, file_sha256(f)) for f in files])
     path = cache_dir / "mcq-items" / f"{spec.name}-{_key(spec_path.read_bytes(), data_sha, cache_dir)}.pickle"
-    stored = read_sealed_pickle(path, tuple)
-    if stored is not None and len(stored) == 2:
+    stored = read_sealed_pickle(path, "mcq-items", tuple)
+    if stored is not None and len(stored) == 2 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
         items, content = stored
         return SpecData(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content)
     benchmark = load_benchmark(spec_path)
-    _write(path, spec.name, (benchmark.items, benchmark.content_sha256))
+    _write(path, "mcq-items", spec.name, (benchmark.items, benchmark.content_sha256))
     return benchmark

@@ -3,8 +3,10 @@
 Checks, each problem located (file, line or element, field): every id is an item of the
 benchmark, no id twice, every record well-formed. Elements that are not records and items the
 audit leaves out are reported, not imported. Items the file lacks make the run partial (no
-footer: "n of N"). Each item is compared with the reference revision and keeps the file's own
-gold where they differ. Responses are kept as their sha256 and length, never as text.
+footer: "n of N"), and so do records that hold no answer at all (no response, no extracted
+letter): they are unanswered items, counted in the header (`unanswered`) and left out of the
+answers, never scored as an unparsed answer; a file with no answer at all is refused. Each
+item is compared with the reference revision and keeps the file's own gold where they differ. Responses are kept as their sha256 and length, never as text.
 """
 
 from __future__ import annotations
@@ -110,8 +112,27 @@ def strict_letters(answers: list[Answer], fmt: str, ks: list[int]) -> tuple[list
             for a, k in zip(answers, ks)], "buzzprobe-letter"
 
 
+def answered(answers: list[Answer], fmt: str) -> tuple[list[Answer], list[Answer]]:
+    """(records with an answer, records without one): no response and no letter (absent or
+    blank, as a CSV's empty cell) is no answer. MMLU-Pro's scorer gives every record a letter
+    (its seeded draw for an empty response, which moves every later draw), so each is an answer."""
+    if fmt == "mmlu-pro":
+        return answers, []
+    none = [a for a in answers if not (a.response or "").strip() and not (a.prediction or "").strip()]
+    given = [a for a in answers if (a.response or "").strip() or (a.prediction or "").strip()]
+    if none and not given:
+        raise InputError([none[0].element.problem(f"none of the {len(none)} record(s) holds an answer (no response "
+                                                  "and no extracted letter): nothing to score")])
+    return given, none
+
+
 def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created: str) -> Imported:
     answers, notes = read_answers(source, origin.format, data)
+    answers, unanswered = answered(answers, origin.format)
+    if unanswered:
+        notes.append(f"{len(unanswered)} record(s) hold no answer (no response and no extracted letter): counted as "
+                     f"unanswered, not imported: {', '.join(_where(a.element) for a in unanswered[:_LISTED])}"
+                     + (" ..." if len(unanswered) > _LISTED else ""))
     by_id = {item.id: item for item in data.items.values()}
     left_out = [a.id for a in answers if a.id not in by_id]
     if left_out:
@@ -125,7 +146,8 @@ def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created
              if a.id in by_id]
     items.sort(key=lambda i: i.row_id)
     differing = [(i.id, i.revision) for i in items if i.revision]
-    header = _header(data, model, origin, source, created, scoring, differing, len(answers))
+    header = _header(data, model, origin, source, created, scoring, differing, len(answers) + len(unanswered),
+                     len(unanswered))
     complete = len(items) == len(data.items)
     footer = Footer(len(items), created, {}) if complete else None
     run = Run(str(source.path), header, tuple(items), footer, {i.row_id: n + 2 for n, i in enumerate(items)})
@@ -147,14 +169,15 @@ def run_id(model: str, bench: str) -> str:
 
 
 def _header(data: ChoiceSet, model: str, origin: Origin, source: Source, created: str, scoring: str,
-            differing: list[tuple[str, dict[str, Any]]], answered: int) -> Header:
+            differing: list[tuple[str, dict[str, Any]]], records: int, unanswered: int) -> Header:
     spec = data.benchmark.spec
     described = {"repo": origin.repo, "commit": origin.commit, "file": origin.file or source.path.name,
                  "member": source.member, "sha256": source.sha256}
     record = {"kind": "import", "format": origin.format, "option_order": "published",
               **{k: v for k, v in described.items() if v is not None},
-              "records": answered, "elements": len(source.elements), "scoring": scoring,
-              "revision": {"items_differ": len(differing), "delta_sha256": delta_sha256(differing)}}
+              "records": records, "elements": len(source.elements), "scoring": scoring,
+              "revision": {"items_differ": len(differing), "delta_sha256": delta_sha256(differing)},
+              **({"unanswered": unanswered} if unanswered else {})}
     parameters = {"protocol": f"import-{origin.format}", "prompt_setting": origin.prompt_setting or "as published"}
     return new_header(run_id=run_id(model, spec.name), benchmark=spec.name, task=TASK, condition="sighted",
                       subject={"kind": "model", "name": model, "parameters": parameters}, option_seed=None,
