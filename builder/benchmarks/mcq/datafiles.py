@@ -59,9 +59,9 @@ class DataLocation:
     override: str | None  # what chose the copy, if anything did: the environment variable or --data
     env_var: str
     download: Download | None
-    confinement: Confinement | None = None  # where the files may lie; None: anywhere (a program's own spec)
-    spec_file: str = ""  # where a refused file is reported: the spec and its dataset_path line
-    spec_line: int | None = None
+    confinement: Confinement  # where the files may lie (builder.core.confine)
+    spec_file: str  # where a refused file is reported: the spec and its dataset_path line
+    spec_line: int | None
 
     def files(self) -> list[Path]:
         """The data files in order: each literal path as given, each glob's matches sorted by name.
@@ -71,7 +71,7 @@ class DataLocation:
             text = str(pattern)
             matches = [Path(p) for p in sorted(glob.glob(text))] if _GLOB.search(text) else [pattern]
             found.extend(p for p in matches if p not in found)
-        refused = [why for p in found if self.confinement is not None and (why := self.confinement.problem(p))]
+        refused = [why for p in found if (why := self.confinement.problem(p)) is not None]
         if refused:
             raise InputError([Problem(self.spec_file, f"{why} ({self.confined_hint()})", self.spec_line,
                                       "dataset_path") for why in refused])
@@ -149,11 +149,11 @@ def parse_location(data: Mapping[str, Any], name: str, place: SpecPlace, environ
     download = _download(data["download"], problem) if "download" in data else None
     if "download" in data and data_dir is None:
         problem("download", "needs data_dir: the folder the files are downloaded into")
+    named = [_under(place.root, override)] if override else []
     location = DataLocation(tuple(_under(base, p) for p in paths), base if data_dir is not None else None,
-                            chosen_by if override else None, env_var, download, spec_file=str(place.spec_file),
-                            spec_line=place.line,
-                            confinement=Confinement.of([place.root, place.spec_file.parent,
-                                                        *([_under(place.root, override)] if override else [])]))
+                            chosen_by if override else None, env_var, download,
+                            Confinement.of([place.root, place.spec_file.parent, *named]), str(place.spec_file),
+                            place.line)
     _confine(location, data_dir is not None and not override, problem)
     return location
 
@@ -161,7 +161,6 @@ def parse_location(data: Mapping[str, Any], name: str, place: SpecPlace, environ
 def _confine(location: DataLocation, own_dir: bool, problem: Callable[[str, str], None]) -> None:
     """Each path (and the spec's own data_dir, where `data fetch` writes) inside the confinement,
     else a problem at its key; a glob's matches are checked when they are listed (`files`)."""
-    assert location.confinement is not None
     if own_dir and location.root is not None and (why := location.confinement.problem(location.root, folder=True)):
         problem("data_dir", f"{why} ({location.confined_hint()})")
     for pattern in location.patterns:
