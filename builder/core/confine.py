@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from builder.core.textfiles import file_kind
+
 SYSTEM_TREES = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 
@@ -58,8 +60,4 @@ def _special(real: Path) -> str | None:
         mode = os.stat(real).st_mode
     except OSError:
         return None
-    if stat.S_ISREG(mode):
-        return None
-    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
-        else "a folder" if stat.S_ISDIR(mode) else "a socket or other special file"
-    return f"{real} is not a regular file ({kind})"
+    return None if stat.S_ISREG(mode) else f"{real} is not a regular file ({file_kind(mode)})"

@@ -23,14 +23,19 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
-            else "a folder" if stat.S_ISDIR(mode) else "a socket or other special file"
-        raise InputError.single(path, f"cannot read: not a regular file ({kind}); give the path of the file itself")
+        raise InputError.single(path, f"cannot read: not a regular file ({file_kind(mode)}); give the path of the "
+                                "file itself")
     with os.fdopen(fd, "rb") as handle:
         raw = handle.read(limit + 1)
     if len(raw) > limit:
         raise InputError.single(path, f"cannot read: larger than {limit // 1024 // 1024} MiB")
     return raw
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words (from its `st_mode`)."""
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+        else "a folder" if stat.S_ISDIR(mode) else "a socket or other special file"
 
 
 def jsonl_lines(text: str) -> list[str]:
