@@ -160,9 +160,11 @@ def parse_location(data: Mapping[str, Any], name: str, place: SpecPlace, environ
 
 def _confine(location: DataLocation, own_dir: bool, problem: Callable[[str, str], None]) -> None:
     """Each path (and the spec's own data_dir, where `data fetch` writes) inside the confinement,
-    else a problem at its key; a glob's matches are checked when they are listed (`files`)."""
+    else a problem at its key (a refused data_dir, not also every path under it); a glob's matches
+    are checked when they are listed (`files`)."""
     if own_dir and location.root is not None and (why := location.confinement.problem(location.root, folder=True)):
         problem("data_dir", f"{why} ({location.confined_hint()})")
+        return
     for pattern in location.patterns:
         if (why := location.confinement.problem(pattern, folder=bool(_GLOB.search(str(pattern))))) is not None:
             problem("dataset_path", f"{why} ({location.confined_hint()})")

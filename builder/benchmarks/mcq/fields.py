@@ -66,7 +66,8 @@ class Rule:
             try:
                 return self.template.render({**record, **context, "doc": record})
             except TemplateError as exc:  # its message may quote the record: an excerpt only
-                raise RecordProblem(f"template failed: {excerpt(describe(exc), MESSAGE_EXCERPT, quoted=False)}") from None
+                raise RecordProblem("template failed: "
+                                    f"{excerpt(describe(exc), MESSAGE_EXCERPT, quoted=False)}") from None
             except Exception as exc:  # a template over data can raise anything (TypeError, ...)
                 raise RecordProblem(f"template failed: {type(exc).__name__}: "
                                     f"{excerpt(exc, MESSAGE_EXCERPT, quoted=False)}") from None

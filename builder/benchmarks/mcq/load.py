@@ -54,7 +54,8 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
     for item in items:
         if item.id in seen:
             first = seen[item.id]
-            problems.append(Problem(str(item.file or data.path), f"id {excerpt(item.id)} repeats record {first.number}'s", item.line,
+            problems.append(Problem(str(item.file or data.path),
+                                    f"id {excerpt(item.id)} repeats record {first.number}'s", item.line,
                                     f"record {item.number}, id"))
         seen.setdefault(item.id, item)
     if problems:

@@ -64,7 +64,8 @@ def _item_problems(run: Run, benchmark: SpecData, data: ChoiceSet, declared: set
         if (problem := _prediction_problem(run, item.prediction, len(known.choices))) is not None:
             problems.append(Problem(run.path, problem, line, "prediction"))
         if item.id != known.id:
-            problems.append(Problem(run.path, f"record {item.row_id} has id {excerpt(known.id)}, not {excerpt(item.id)}", line, "id"))
+            problems.append(Problem(run.path, f"record {item.row_id} has id {excerpt(known.id)}, not {excerpt(item.id)}",
+                                    line, "id"))
         elif item.letter_map != shown_letters(seed, known.id, shown_count(item, known)):
             how = f"the seed-{seed} shuffle" if seed is not None else "the published order (A = the first option)"
             problems.append(Problem(run.path, f"not {how} of item {excerpt(known.id)}", line, "letter_map"))
