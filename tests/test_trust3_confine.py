@@ -266,3 +266,23 @@ def test_every_csv_reader_in_builder_goes_through_the_check() -> None:
         text = module.read_text(encoding="utf-8")
         if re.search(r"csv\.(reader|DictReader)\(|read_csv\(", text):
             assert "repeated_columns(" in text, module
+
+
+def test_a_reported_table_outside_its_folder_is_refused_without_quoting_it(tmp_path: Path) -> None:
+    """content/mouse/reported.yaml names each table's file: a path out of the folder (or a symlink
+    out) is refused at its `file` line, and a wrong header is quoted as an excerpt only."""
+    from builder.benchmarks.mouse.reported import load_reported
+    folder = tmp_path / "mouse"
+    shutil.copytree(REPO / "content" / "mouse", folder)
+    (tmp_path / "id_rsa").write_text(KEY_TEXT, encoding="utf-8")
+    meta = folder / "reported.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8").replace("file: reported_table3_main.csv", "file: ../id_rsa"),
+                    encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_reported(folder)
+    assert [(p.line, p.field) for p in caught.value.problems] == [(17, "tables.main.file")]
+    assert "outside the folders" in str(caught.value) and "PRIVATE KEY" not in str(caught.value)
+    (folder / "reported_table4_mcc.csv").write_text("x" * 500 + ",y\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_reported(folder)
+    assert "'xxxxx" in str(caught.value) and "… (502 characters)" in str(caught.value)
