@@ -21,12 +21,14 @@ from typing import Any
 
 from jinja2 import StrictUndefined, Template
 from jinja2.exceptions import TemplateError
+from builder.core.redact import excerpt
 from builder.site.environment import describe
 from builder.site.limits import LimitedSandbox
 
 LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
 MAX_CHOICES = len(LETTERS)
 _NUMERAL = re.compile(r"[0-9]+")
+MESSAGE_EXCERPT = 100  # of an exception's message, which may quote a record's value after its own words
 
 
 class RecordProblem(Exception):
@@ -63,10 +65,12 @@ class Rule:
             assert self.template is not None
             try:
                 return self.template.render({**record, **context, "doc": record})
-            except TemplateError as exc:
-                raise RecordProblem(f"template failed: {describe(exc)}") from None
+            except TemplateError as exc:  # its message may quote the record: an excerpt only
+                raise RecordProblem("template failed: "
+                                    f"{excerpt(describe(exc), MESSAGE_EXCERPT, quoted=False)}") from None
             except Exception as exc:  # a template over data can raise anything (TypeError, ...)
-                raise RecordProblem(f"template failed: {type(exc).__name__}: {exc}") from None
+                raise RecordProblem(f"template failed: {type(exc).__name__}: "
+                                    f"{excerpt(exc, MESSAGE_EXCERPT, quoted=False)}") from None
         values = []
         for name in self.fields:
             if name in record:
@@ -113,7 +117,7 @@ def labelled_choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str
         try:
             value = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise RecordProblem(f"template must render a list literal, rendered {value.strip()[:80]!r}") from None
+            raise RecordProblem(f"template must render a list literal, rendered {excerpt(value.strip())}") from None
     if isinstance(value, Mapping):
         keys = tuple(str(k) for k in value)
         value = list(value.values())
@@ -149,10 +153,11 @@ def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
             if lettered is not None and len(text) == 1:
                 if text.upper() in lettered:
                     return lettered.index(text.upper())
-                raise RecordProblem(f"target {text!r} is not one of the choices' keys {', '.join(keys or ())}")
+                raise RecordProblem(f"target {excerpt(text)} is not one of the choices' keys "
+                                    f"{excerpt(', '.join(keys or ()), quoted=False)}")
             if len(text) == 1 and text.upper() in LETTERS[:len(options)]:
                 return LETTERS.index(text.upper())
-            raise RecordProblem(f"target {text[:80]!r} matches no choice and is not a letter "
+            raise RecordProblem(f"target {excerpt(text)} matches no choice and is not a letter "
                                 f"{LETTERS[0]}-{LETTERS[len(options) - 1]}")
     if not 0 <= value < len(options):
         raise RecordProblem(f"target index {value} is out of range for {len(options)} choices (0-based; "

@@ -13,6 +13,7 @@ from builder.benchmarks.mcq import fields
 from builder.benchmarks.mcq.records import DataFile, Record, read_records
 from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.errors import InputError, Problem
+from builder.core.redact import excerpt
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,10 @@ class SpecData:
     content_sha256: str  # of the parsed items: a re-encoded copy of the same data matches
 
 
-def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecData:
-    spec = load_spec(spec_path, root=root)
+def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Path | None = None) -> SpecData:
+    """The spec at `spec_path` with its items; `given` is the data copy named on the command line
+    (`--data`), which wins over the spec's variable."""
+    spec = load_spec(spec_path, root=root, given=given)
     data = read_records(spec)
     problems: list[Problem] = []
     items = []
@@ -57,7 +60,8 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
     for item in items:
         if item.id in seen:
             first = seen[item.id]
-            problems.append(Problem(str(item.file or data.path), f"id {item.id!r} repeats record {first.number}'s", item.line,
+            problems.append(Problem(str(item.file or data.path),
+                                    f"id {excerpt(item.id)} repeats record {first.number}'s", item.line,
                                     f"record {item.number}, id"))
         seen.setdefault(item.id, item)
     if problems:

@@ -16,6 +16,7 @@ from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.results.revision import revision_problem, summary_problem
 from builder.benchmarks.mcq.run_format import ChoiceItem
 from builder.core.errors import Problem
+from builder.core.redact import excerpt
 from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,
                                  outside_selection, parameters_problems, selection_text)
 from builder.runs.schema import Run
@@ -78,10 +79,11 @@ def _item_problems(run: Run, benchmark: SpecData, data: ChoiceSet, declared: set
         if (problem := _prediction_problem(run, item.prediction, len(known.choices))) is not None:
             problems.append(Problem(run.path, problem, line, "prediction"))
         if item.id != known.id:
-            problems.append(Problem(run.path, f"record {item.row_id} has id {known.id!r}, not {item.id!r}", line, "id"))
+            problems.append(Problem(run.path, f"record {item.row_id} has id {excerpt(known.id)}, not {excerpt(item.id)}",
+                                    line, "id"))
         elif item.letter_map != shown_letters(seed, known.id, shown_count(item, known)):
             how = f"the seed-{seed} shuffle" if seed is not None else "the published order (A = the first option)"
-            problems.append(Problem(run.path, f"not {how} of item {known.id!r}", line, "letter_map"))
+            problems.append(Problem(run.path, f"not {how} of item {excerpt(known.id)}", line, "letter_map"))
         elif item.revision is not None and (found := revision_problem(item.revision, known)) is not None:
             problems.append(Problem(run.path, found[0], line, found[1]))
     return problems

@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import meta
 from jinja2.exceptions import TemplateError
 
-from builder.benchmarks.mcq.datafiles import DataLocation, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
+from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
 from builder.benchmarks.mcq.fields import Rule, compile_rule, environment
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
@@ -99,9 +99,11 @@ def spec_files(content_dir: Path, environ: Mapping[str, str] | None = None) -> l
 
 
 def load_spec(path: str | Path, *, root: Path | None = None,
-              environ: Mapping[str, str] | None = None) -> Spec:
+              environ: Mapping[str, str] | None = None, given: Path | None = None) -> Spec:
     """Read and validate a spec. A relative `dataset_path` (or `data_dir`) is relative to `root`
-    (the repository, i.e. where buzzprobe runs: the current directory by default)."""
+    (the repository, i.e. where buzzprobe runs: the current directory by default). `given` is the
+    copy named on the command line (`--data`): it wins over the spec's variable. The data is read
+    only inside the repository, the spec's folder and that copy (datafiles.py)."""
     path = Path(path)
     data, lines = load_mapping(path)
     environ = os.environ if environ is None else environ
@@ -129,7 +131,8 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     rules = _rules(data, problem)
     prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
                for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
-    location = parse_location(data, name, root or Path.cwd(), environ, problem)
+    place = SpecPlace(root or Path.cwd(), path, line_of(lines, ("dataset_path",)), given)
+    location = parse_location(data, name, place, environ, problem)
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
     if "results" in data:

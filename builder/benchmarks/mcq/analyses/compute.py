@@ -23,6 +23,7 @@ from builder.benchmarks.mcq.loading import Loaded, spec_cached
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.analyses.run_summary import run_summary
 from builder.core.errors import InputError
+from builder.core.redact import excerpt
 from builder.core.facts import FactTable
 from builder.core.names import slug
 from builder.runs.schema import Run
@@ -94,7 +95,7 @@ def _labels(loaded: Loaded, field: str) -> tuple[tuple[str, str], ...]:
         label = slug(value) if value.strip() else "blank"
         if label in slugs:
             spec = loaded.benchmark.spec
-            raise InputError.single(spec.path, f"{field} values {slugs[label]!r} and {value!r} have one key name "
+            raise InputError.single(spec.path, f"{field} values {excerpt(slugs[label])} and {excerpt(value)} have one key name "
                                     f"{label!r}; make them differ in letters or digits", field=field)
         slugs[label] = value
     return tuple((value, label) for label, value in slugs.items())
