@@ -17,7 +17,7 @@ from jinja2 import meta
 from jinja2.exceptions import TemplateError
 
 from builder.benchmarks.mcq.datafiles import DataLocation, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
-from builder.benchmarks.mcq.fields import Rule, compile_rule, environment
+from builder.benchmarks.mcq.fields import TARGET_KINDS, Rule, compile_rule, environment
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
@@ -25,11 +25,12 @@ from builder.core.yamlfile import line_of, load_mapping, web_link_problem
 FORMATS: tuple[str, ...] = ("json", "jsonl", "csv")
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 TEXT_KEYS = ("name", "title", "citation", "url", "license", "language", "revision")
-FIELD_KEYS = ("id", "split", "category")
+FIELD_KEYS = ("id", "split", "category", "group", "shuffle_key")
+RULE_KEYS = ("id", "category", "group", "shuffle_key")  # a field name or a template, like the doc_to_* keys
 LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
-                         "doc_to_text", "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
-                         "sighted", "blind", "results")
+                         "doc_to_text", "doc_to_choice", "doc_to_target", "target_kind", *FIELD_KEYS, "test_split",
+                         "train_split", "sighted", "blind", "results")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
 
@@ -69,6 +70,15 @@ class Spec:
     blind: str
     revision: str | None = None  # which revision of the data set the files are, and why
     results: Any = None  # results.mapping.ResultsMapping: the fields of `--format mapped` result files
+    target_kind: str | None = None  # how doc_to_target reads (fields.TARGET_KINDS); None: unambiguous or an error
+    group: Rule | None = None  # ties beyond a shared option set that every fold keeps whole (a passage, a source)
+    shuffle_key: Rule | None = None  # the option shuffle's key (default: the item's id), shuffle.py
+
+    @property
+    def shuffle_recipe(self) -> str:
+        """The option shuffle named as code: `random.Random(f"{seed}:{id}")`, or with the spec's key."""
+        from builder.benchmarks.mcq.shuffle import recipe
+        return recipe(self.shuffle_key)
 
     @property
     def env_var(self) -> str:
@@ -113,7 +123,8 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     for key in REQUIRED:
         if data.get(key) in (None, ""):
             problem(key, "required")
-    for key in (*TEXT_KEYS, "records", "nested", *FIELD_KEYS, "test_split", "train_split", "sighted", "blind"):
+    for key in (*TEXT_KEYS, "records", "nested", *FIELD_KEYS, "test_split", "train_split", "sighted", "blind",
+                "target_kind"):
         if key in data and not (isinstance(data[key], str) and data[key].strip()):
             problem(key, "must be non-empty text")
     if problems:
@@ -124,6 +135,8 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         problem("name", why)
     if "url" in data and (why := web_link_problem(data["url"])) is not None:
         problem("url", why)
+    if data.get("target_kind", TARGET_KINDS[0]) not in TARGET_KINDS:
+        problem("target_kind", f"must be one of {', '.join(TARGET_KINDS)}")
     rules = _rules(data, problem)
     prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
                for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
@@ -143,7 +156,8 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 doc_to_target=rules["doc_to_target"], id=rules.get("id"), split=data.get("split"),
                 test_split=data.get("test_split"), train_split=data.get("train_split"),
                 category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
-                revision=data.get("revision"), results=_results(data.get("results")))
+                revision=data.get("revision"), results=_results(data.get("results")),
+                target_kind=data.get("target_kind"), group=rules.get("group"), shuffle_key=rules.get("shuffle_key"))
 
 
 def _results(value: Any) -> Any:
@@ -152,9 +166,10 @@ def _results(value: Any) -> Any:
 
 
 def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:
-    """doc_to_* and the optional id and category: a field name or a template; split: a field."""
+    """doc_to_* and the optional id, category, group and shuffle_key: a field name or a template;
+    split: a field."""
     rules = {}
-    for key in ("doc_to_text", "doc_to_choice", "doc_to_target", "id", "category"):
+    for key in ("doc_to_text", "doc_to_choice", "doc_to_target", *RULE_KEYS):
         if key not in data:
             continue
         try:
@@ -162,7 +177,8 @@ def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:
         except ValueError as exc:
             problem(key, str(exc))
     if "split" in data and "{" in data["split"]:
-        problem("split", "must be a field name (templates are allowed in doc_to_*, id and category)")
+        problem("split", "must be a field name (templates are allowed in doc_to_*, id, category, group and "
+                "shuffle_key)")
     has_split = [k for k in ("split", "test_split", "train_split") if k in data]
     if has_split and len(has_split) != 3:
         problem(has_split[0], "split, test_split and train_split go together: give all three or none")

@@ -111,6 +111,8 @@ def _composition(loaded: Loaded, facts: FactTable, bench: str) -> None:
     for finding in audit.findings.items:
         facts.add(K.FINDING_COUNT.key(bench=bench, finding=finding.name), finding.count,
                   f"records with the finding ({finding.rule})")
+        if finding.groups is not None:
+            facts.add(K.SHARED_SETS.key(bench=bench), finding.groups, "option sets shared by more than one record")
     for field, pattern in (("split", K.SPLIT), ("category", K.CATEGORY)):
         counts = Counter(getattr(i, field) for i in items)
         for value, label in _labels(loaded, field):

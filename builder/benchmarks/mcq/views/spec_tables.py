@@ -63,8 +63,14 @@ def _findings(c: Computed, cells: FactCells) -> Table:
     rows = tuple((Cell(f.name.replace("_", " ")), Cell(f.rule), cells(K.FINDING_COUNT.key(bench=b, finding=f.name),
                                                                        "count"))
                  for f in c.loaded.audit.findings.items)
+    shared = c.loaded.audit.findings.by_name().get("shared_option_sets")
+    note = "Excluded items are neither audited nor probed; kept ones are counted (docs/audit.md, Findings)."
+    if shared is not None and shared.groups:
+        sets = cells(K.SHARED_SETS.key(bench=b), "count").shown
+        note += (f" Shared option sets: {sets} sets, each kept on one side of every fold of the learned probe; "
+                 f"e.g. {'; '.join(shared.excerpts)}.")
     return Table(table_id(b, "findings"), "Findings: flaws the data set ships with", ("Finding", "Rule", "Items"), rows,
-                 "Excluded items are neither audited nor probed; kept ones are counted (docs/audit.md, Findings).")
+                 note)
 
 
 def _lengths(c: Computed, cells: FactCells) -> Table:
