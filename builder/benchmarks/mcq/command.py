@@ -64,7 +64,7 @@ def audit_table(audit: Audit) -> str:
         if f.groups:
             lines.append(f"    {f.groups:,} shared sets, kept whole in every fold; e.g. " + "; ".join(f.excerpts))
     seeds = ", ".join(map(str, audit.seeds))
-    lines += ["", f"shuffled options (seeds {seeds}, each item's order from {audit.shuffle}): "
+    lines += ["", f"shuffled options (seeds {seeds}, each item's order from {audit.shuffle_recipe}): "
               f"mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",

@@ -75,7 +75,7 @@ class Audit:
     leak: LeakScores | None = None  # per audited item: cross-fitted probability of the gold, option-solvable
     ablation: tuple[GroupAblation, ...] = ()  # drop-one-cue-family, largest drop first
     learned_alphas: tuple[float, ...] = ()  # the ranker's L2 penalty per fit (inner CV)
-    shuffle: str = shuffle.recipe()  # the seeded shuffles' recipe as code (the spec's shuffle_key, else the id)
+    shuffle_recipe: str = shuffle.recipe()  # the seeded shuffles' recipe as code (the spec's shuffle_key, else the id)
 
     @property
     def fixed_k(self) -> bool:
@@ -98,7 +98,8 @@ class Audit:
             "chance": self.chance,
             "learned_chance": self.learned_chance,
             "solvable": self.solvable,
-            "protocol": {"option_seeds": list(self.seeds), "shuffle": self.shuffle, "interval": f"95% percentile bootstrap over items "
+            "protocol": {"option_seeds": list(self.seeds), "shuffle": self.shuffle_recipe,
+                         "interval": f"95% percentile bootstrap over items "
                          f"of the seed-{INTERVAL_SEED} shuffle (as_published: of the published order)",
                          "learned_options": self.learned_evaluation,
                          "learned_options_items": self.probes["learned_options"].items,
@@ -162,7 +163,7 @@ def run_audit(benchmark: SpecData) -> Audit:
                  options_range=(int(inputs.counts.min()), int(inputs.counts.max())),
                  learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
                  solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
-                 learned_alphas=learned.alphas, shuffle=spec.shuffle_recipe)
+                 learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe)
 
 
 def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
