@@ -142,8 +142,9 @@ def _lengths(loaded: Loaded, facts: FactTable, bench: str) -> None:
 
 def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
     for block, scores in (("shuffled", audit.probes), ("published", audit.as_published)):
-        how = ("mean over option seeds 1111-5555; interval: seed 1111's 95% percentile bootstrap over items"
-               if block == "shuffled" else "in the file's option order; 95% percentile bootstrap over items")
+        how = (f"options shuffled per item by {audit.shuffle_recipe}; mean over option seeds 1111-5555; interval: "
+               "seed 1111's 95% percentile bootstrap over items" if block == "shuffled"
+               else "in the file's option order; 95% percentile bootstrap over items")
         for probe in PROBES:
             for metric in ("accuracy", "macro_f1"):
                 score = getattr(scores[probe], metric)
