@@ -157,7 +157,8 @@ SECTIONS: tuple[Section, ...] = (
             "One family per spec in content/benchmarks/ (docs/audit.md): the data set's composition and findings, "
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
-            (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, SHARED_SETS, LENGTH, GOLD_EXTREME, AUDIT,
+            (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, SHARED_SETS, LENGTH,
+             GOLD_EXTREME, AUDIT,
              AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_COVERAGE, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_TAU, LEAK_WIDER,
              LEAK_RANK, LEAK_MODELS, LEAK_POSITIVE, LEAK_BELOW, LEAK_MOVED,
              RECONCILE_SITE,

@@ -175,10 +175,11 @@ def _as_index(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None,
         raise RecordProblem(f"target {text[:80]!r} is not a{' 1-based' if base else ' 0-based'} index")
     value = int(text) - base
     if not 0 <= value < len(options):
-        shown = "1-based" if base else "0-based; for 1-based answers set target_kind: index1"
-        raise RecordProblem(f"target index {text} is out of range for {len(options)} choices ({shown}; for "
-                            "answers that are a choice's text set target_kind: text; or write a template such "
-                            "as '{{ answer - 1 }}')")
+        other = "" if base else ("; for 1-based answers set target_kind: index1 (or write a template such as "
+                                 "'{{ answer - 1 }}')")
+        raise RecordProblem(f"target index {text} is out of range for {len(options)} choices "
+                            f"({'1' if base else '0'}-based{other}; for answers that are a choice's text set "
+                            "target_kind: text)")
     return value
 
 
