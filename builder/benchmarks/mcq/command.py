@@ -71,8 +71,11 @@ def audit_table(audit: Audit) -> str:
         where = "; ".join(f"{e.id} (record {e.record}" + (f", line {e.line})" if e.line else ")") for e in f.examples)
         lines.append(f"  {f.name}: {f.count:,} ({f.rule})" + (f": {where}" + (" ..." if f.count > len(f.examples) else "")
                                                               if f.count else ""))
+        if f.groups:
+            lines.append(f"    {f.groups:,} shared sets, kept whole in every fold; e.g. " + "; ".join(f.excerpts))
     seeds = ", ".join(map(str, audit.seeds))
-    lines += ["", f"shuffled options (seeds {seeds}): mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
+    lines += ["", f"shuffled options (seeds {seeds}, each item's order from {audit.shuffle_recipe}): "
+              f"mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",
               _rows(audit.as_published, sd=False), "",

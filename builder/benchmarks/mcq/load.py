@@ -28,11 +28,18 @@ class Item:
     gold: int  # 0-based index into `choices`
     file: Path | None = field(default=None, compare=False)  # the data file it came from
     strata: tuple[str, ...] = ()  # the spec's `strata` values, in its order (the leak split's adjusted gap)
+    group: str | None = None  # the spec's `group` value: items sharing it stay in one fold
+    shuffle_by: str | None = None  # the spec's `shuffle_key` value (None: the id)
 
     @property
     def stratum(self) -> str:
         """The item's stratum for the leak split: its `strata` values joined, else its category."""
         return " / ".join(self.strata) if self.strata else str(self.category)
+
+    @property
+    def shuffle_key(self) -> str:
+        """What the option shuffle is seeded with after the seed (shuffle.order): the spec's key, else the id."""
+        return self.id if self.shuffle_by is None else self.shuffle_by
 
 
 @dataclass(frozen=True)
@@ -85,17 +92,19 @@ def _item(spec: Spec, record: Record) -> Item:
     doc, context = record.data, record.context
     stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc, context), "the text"))
     choices, keys = run("doc_to_choice", fields.labelled_choices, spec.doc_to_choice, doc, context)
-    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, keys, context)
+    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, keys, context, spec.target_kind)
     extra: dict[str, str | None] = {}
-    for key, rule in (("id", spec.id), ("category", spec.category)):
+    for key, rule in (("id", spec.id), ("category", spec.category), ("group", spec.group),
+                      ("shuffle_key", spec.shuffle_key)):
         extra[key] = None if rule is None else run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
                                                                                                f"the {k}"))
     extra["split"] = None if spec.split is None else run("split", _field, doc, spec.split, "split")
     strata = tuple(run("strata", lambda r=rule, n=name: fields.text_value(r.raw(doc, context), f"stratum {n}"))
                    for name, rule in spec.strata)
-    return Item(id=extra["id"] if extra["id"] is not None else str(record.number), number=record.number,
-                line=record.line, split=extra["split"], category=extra["category"], stem=stem,
-                choices=choices, gold=gold, file=record.file, strata=strata)
+    item_id = extra["id"] if extra["id"] is not None else str(record.number)
+    return Item(id=item_id, number=record.number, line=record.line, split=extra["split"], category=extra["category"],
+                stem=stem, choices=choices, gold=gold, file=record.file, strata=strata, group=extra["group"],
+                shuffle_by=extra["shuffle_key"])
 
 
 def _field(doc: dict, name: str, key: str) -> str:

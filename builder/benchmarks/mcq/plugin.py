@@ -195,7 +195,7 @@ def _example_prompts(computed: Any) -> dict[str, str]:
     from builder.benchmarks.mcq.prompts import BLIND, SIGHTED, render_prompt
     data = computed.loaded.data
     item = data.items[data.row_ids()[0]]
-    shown = shuffle.order(shuffle.SEEDS[0], item.id, len(item.choices))
+    shown = shuffle.order(shuffle.SEEDS[0], item.shuffle_key, len(item.choices))
     return {condition: render_prompt(data.benchmark.spec, item, shown, condition) for condition in (SIGHTED, BLIND)}
 
 

@@ -84,7 +84,7 @@ def prompt_sha256(template: str) -> str:
 
 def item_job(data: ChoiceSet, row_id: int, seed: int, condition: str) -> Job:
     item = data.items[row_id]
-    shown = shuffle.order(seed, item.id, len(item.choices))
+    shown = shuffle.order(seed, item.shuffle_key, len(item.choices))
     letter_map = {LETTERS[j]: i for j, i in enumerate(shown)}
     prompt = render_prompt(data.benchmark.spec, item, shown, condition)
 

@@ -17,7 +17,7 @@ from jinja2 import meta
 from jinja2.exceptions import TemplateError
 
 from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
-from builder.benchmarks.mcq.fields import Rule, compile_rule, environment
+from builder.benchmarks.mcq.fields import TARGET_KINDS, Rule, compile_rule, environment
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
@@ -25,11 +25,12 @@ from builder.core.yamlfile import line_of, load_mapping, web_link_problem
 FORMATS: tuple[str, ...] = ("json", "jsonl", "csv")
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 TEXT_KEYS = ("name", "title", "citation", "url", "license", "language", "revision")
-FIELD_KEYS = ("id", "split", "category")
+FIELD_KEYS = ("id", "split", "category", "group", "shuffle_key")
+RULE_KEYS = ("id", "category", "group", "shuffle_key")  # a field name or a template, like the doc_to_* keys
 LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
-                         "doc_to_text", "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
-                         "sighted", "blind", "results", "strata")
+                         "doc_to_text", "doc_to_choice", "doc_to_target", "target_kind", *FIELD_KEYS, "test_split",
+                         "train_split", "sighted", "blind", "results", "strata")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
 
@@ -71,6 +72,15 @@ class Spec:
     # (name, rule) per stratum field of the leak split's adjusted gap; () means the category alone
     strata: tuple[tuple[str, Rule], ...] = ()
     results: Any = None  # results.mapping.ResultsMapping: the fields of `--format mapped` result files
+    target_kind: str | None = None  # how doc_to_target reads (fields.TARGET_KINDS); None: unambiguous or an error
+    group: Rule | None = None  # ties beyond a shared option set that every fold keeps whole (a passage, a source)
+    shuffle_key: Rule | None = None  # the option shuffle's key (default: the item's id), shuffle.py
+
+    @property
+    def shuffle_recipe(self) -> str:
+        """The option shuffle named as code: `random.Random(f"{seed}:{id}")`, or with the spec's key."""
+        from builder.benchmarks.mcq.shuffle import recipe
+        return recipe(self.shuffle_key)
 
     @property
     def env_var(self) -> str:
@@ -117,7 +127,8 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     for key in REQUIRED:
         if data.get(key) in (None, ""):
             problem(key, "required")
-    for key in (*TEXT_KEYS, "records", "nested", *FIELD_KEYS, "test_split", "train_split", "sighted", "blind"):
+    for key in (*TEXT_KEYS, "records", "nested", *FIELD_KEYS, "test_split", "train_split", "sighted", "blind",
+                "target_kind"):
         if key in data and not (isinstance(data[key], str) and data[key].strip()):
             problem(key, "must be non-empty text")
     if problems:
@@ -128,6 +139,8 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         problem("name", why)
     if "url" in data and (why := web_link_problem(data["url"])) is not None:
         problem("url", why)
+    if data.get("target_kind", TARGET_KINDS[0]) not in TARGET_KINDS:
+        problem("target_kind", f"must be one of {', '.join(TARGET_KINDS)}")
     rules = _rules(data, problem)
     prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
                for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
@@ -150,6 +163,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 test_split=data.get("test_split"), train_split=data.get("train_split"),
                 category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
                 revision=data.get("revision"), results=_results(data.get("results")),
+                target_kind=data.get("target_kind"), group=rules.get("group"), shuffle_key=rules.get("shuffle_key"),
                 strata=strata)
 
 
@@ -186,9 +200,10 @@ def _results(value: Any) -> Any:
 
 
 def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:
-    """doc_to_* and the optional id and category: a field name or a template; split: a field."""
+    """doc_to_* and the optional id, category, group and shuffle_key: a field name or a template;
+    split: a field."""
     rules = {}
-    for key in ("doc_to_text", "doc_to_choice", "doc_to_target", "id", "category"):
+    for key in ("doc_to_text", "doc_to_choice", "doc_to_target", *RULE_KEYS):
         if key not in data:
             continue
         try:
@@ -196,7 +211,8 @@ def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:
         except ValueError as exc:
             problem(key, str(exc))
     if "split" in data and "{" in data["split"]:
-        problem("split", "must be a field name (templates are allowed in doc_to_*, id and category)")
+        problem("split", "must be a field name (templates are allowed in doc_to_*, id, category, group and "
+                "shuffle_key)")
     has_split = [k for k in ("split", "test_split", "train_split") if k in data]
     if has_split and len(has_split) != 3:
         problem(has_split[0], "split, test_split and train_split go together: give all three or none")

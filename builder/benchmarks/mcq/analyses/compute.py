@@ -114,6 +114,8 @@ def _composition(loaded: Loaded, facts: FactTable, bench: str) -> None:
     for finding in audit.findings.items:
         facts.add(K.FINDING_COUNT.key(bench=bench, finding=finding.name), finding.count,
                   f"records with the finding ({finding.rule})")
+        if finding.groups is not None:
+            facts.add(K.SHARED_SETS.key(bench=bench), finding.groups, "option sets shared by more than one record")
     for field, pattern in (("split", K.SPLIT), ("category", K.CATEGORY)):
         counts = Counter(getattr(i, field) for i in items)
         for value, label in _labels(loaded, field):
@@ -143,8 +145,9 @@ def _lengths(loaded: Loaded, facts: FactTable, bench: str) -> None:
 
 def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
     for block, scores in (("shuffled", audit.probes), ("published", audit.as_published)):
-        how = ("mean over option seeds 1111-5555; interval: seed 1111's 95% percentile bootstrap over items"
-               if block == "shuffled" else "in the file's option order; 95% percentile bootstrap over items")
+        how = (f"options shuffled per item by {audit.shuffle_recipe}; mean over option seeds 1111-5555; interval: "
+               "seed 1111's 95% percentile bootstrap over items" if block == "shuffled"
+               else "in the file's option order; 95% percentile bootstrap over items")
         for probe in PROBES:
             for metric in ("accuracy", "macro_f1"):
                 score = getattr(scores[probe], metric)
