@@ -1,0 +1,200 @@
+"""Which choices-only model to publish, chosen per outer fold by inner cross-validation on that
+fold's training items only: the model-free rules, the ranker over a grid of penalties, or a plain
+logistic regression on the options' n-grams and lengths.
+
+Why: on a few hundred items the ranker's sixty-odd cues can overfit, and a length rule or a plain
+n-gram regression then beats it; a learned figure below what the audit's own rules reach reads as
+"the options give away less than they do". So every candidate is scored on the inner folds (whole
+groups, the same seeded folds the ranker's penalty used; at most INNER_ITEMS training items), the
+best expected accuracy wins (ties: the lower inner log loss, then the candidate order), and only
+the winner is fitted on the whole training fold and scores the held-out fold, which no choice saw.
+
+Probabilities (the leak scores): the ranker's softmax; the regression's softmax of its per-option
+logits over the item's options; a rule's softmax of its score times one non-negative weight fitted
+on the training items (a one-cue ranker, so its argmax and ties are the rule's own).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from builder.ranker import model
+from builder.ranker.cues import GROUPS
+from builder.ranker.evaluate import (ALPHAS, CROSS_VALIDATION, FOLD_SEED, INNER_FOLDS, INNER_ITEMS, TRAIN_TEST,
+                                     Evaluation, Options, folds, single_threaded)
+from builder.ranker.plain import NgramRegression, fit_regression
+
+RANKER, REGRESSION, RULE = "ranker", "ngram_lr", "rule"
+CHOICE_ALPHAS: tuple[float, ...] = (10.0, *ALPHAS)  # strongest first: each fit warm-starts the next
+REGRESSION_CS: tuple[float, ...] = (0.1, 1.0)  # inverse L2 strength of the plain regression
+RULES: tuple[str, ...] = ("longest_chars", "shortest_chars", "longest_words", "shortest_words", "centroid")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    kind: str  # RANKER, REGRESSION or RULE
+    strength: float = 0.0  # the ranker's alpha, the regression's C; 0 for a rule
+    rule: str = ""  # a rule's name (RULES)
+
+    @property
+    def label(self) -> str:
+        """How a caption names it: `ranker α=0.01`, `ngram_lr C=0.1`, `rule longest_chars`."""
+        if self.kind == RULE:
+            return f"rule {self.rule}"
+        return f"{self.kind} {'α' if self.kind == RANKER else 'C'}={self.strength:g}"
+
+
+CANDIDATES: tuple[Candidate, ...] = (*(Candidate(RANKER, a) for a in CHOICE_ALPHAS),
+                                     *(Candidate(REGRESSION, c) for c in REGRESSION_CS),
+                                     *(Candidate(RULE, rule=r) for r in RULES))
+
+
+def rule_scores(options: Options, rule: str) -> np.ndarray:
+    """(n, K) a rule's option scores, higher = chosen, -inf in padded slots: characters and
+    whitespace words exactly as the audit's length probes count them, the centroid cue as is."""
+    if rule == "centroid":
+        values = options.feature("centroid")
+    else:
+        count = len if rule.endswith("chars") else (lambda s: len(s.split()))
+        flat = np.array([count(t) for t in options.grid.flat()], dtype=float).reshape(options.grid.mask.shape)
+        values = flat if rule.startswith("longest") else -flat
+    return np.where(options.grid.mask, values, -np.inf)
+
+
+def expected_accuracy(scores: np.ndarray, gold: np.ndarray) -> float:
+    """Mean over items of 1/t when the gold is among the t top-scored options, else 0: the
+    accuracy a random tie-break (a random shown order) gets on average."""
+    top = scores == scores.max(axis=1, keepdims=True)
+    return float((top[np.arange(len(gold)), gold] / top.sum(axis=1)).mean())
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    scores: np.ndarray  # (len(test), K), -inf in padded slots
+    probabilities: np.ndarray
+
+
+def _rule_fit(options: Options, rule: str, train: np.ndarray, test: np.ndarray) -> _Fitted:
+    """The rule's scores, with probabilities from one non-negative weight fitted on `train`."""
+    raw = rule_scores(options, rule)
+    mask, gold = options.grid.mask, options.grid.gold
+    x = np.where(mask, raw, 0.0).reshape(-1, 1)
+    design = model.Design(x, mask, gold)
+    r = model.fit(design.subset(train), ALPHAS[-1])
+    calibrated = model.Ranker(r.mean, r.scale, np.maximum(r.w, 0.0), r.alpha)
+    return _Fitted(raw[test], calibrated.probabilities(design.subset(test)))
+
+
+def _ranker_fits(design: model.Design, train: np.ndarray, test: np.ndarray,
+                 alphas: Sequence[float]) -> dict[float, _Fitted]:
+    """The ranker at each penalty (strongest first, warm-started), fitted on `train` rows of `design`."""
+    out, start = {}, None
+    inner, held = design.subset(train), design.subset(test)
+    for alpha in alphas:
+        r = model.fit(inner, alpha, start)
+        start = r.w
+        s = r.scores(held)
+        out[alpha] = _Fitted(s, model.softmax(s))
+    return out
+
+
+def _regression_fit(options: Options, c: float, train: np.ndarray, test: np.ndarray) -> _Fitted:
+    reg: NgramRegression = fit_regression(options, train, c)
+    s = reg.scores(options, test)
+    return _Fitted(s, model.softmax(s))
+
+
+def _inner_table(options: Options, design: model.Design, train: np.ndarray) -> dict[Candidate, tuple[float, float]]:
+    """Per candidate: (expected accuracy, log loss), each the mean over the inner folds of `train`
+    (a seeded sample of at most INNER_ITEMS items; folds keep groups whole)."""
+    items = train
+    if len(items) > INNER_ITEMS:
+        items = np.sort(np.random.default_rng(FOLD_SEED + 2).choice(items, INNER_ITEMS, replace=False))
+    table = {c: [0.0, 0.0] for c in CANDIDATES}
+    splits = folds(options.item_groups()[items], INNER_FOLDS, FOLD_SEED + 1)
+    gold = options.grid.gold
+    for inner, held in splits:
+        tr, te = items[inner], items[held]
+        fitted = {Candidate(RANKER, a): f for a, f in _ranker_fits(design, tr, te, CHOICE_ALPHAS).items()}
+        fitted |= {Candidate(REGRESSION, c): _regression_fit(options, c, tr, te) for c in REGRESSION_CS}
+        fitted |= {Candidate(RULE, rule=r): _rule_fit(options, r, tr, te) for r in RULES}
+        for cand, f in fitted.items():
+            table[cand][0] += expected_accuracy(f.scores, gold[te]) / len(splits)
+            table[cand][1] += model.log_loss(f.probabilities, gold[te]) / len(splits)
+    return {c: (a, loss) for c, (a, loss) in table.items()}
+
+
+def best(table: dict[Candidate, tuple[float, float]], kinds: Sequence[str] | None = None) -> Candidate:
+    """Within the ranker and within the regression, the strength with the lowest inner log loss
+    (a smooth criterion: picking among six penalties by accuracy, a step function, chose noise);
+    then, among those two and the rules, the highest inner expected accuracy (to 9 decimals).
+    Ties: the earlier candidate (the ranker, its stronger penalty, first)."""
+    pool = [c for c in CANDIDATES if kinds is None or c.kind in kinds]
+    order = {c: i for i, c in enumerate(CANDIDATES)}
+    finalists = []
+    for kind in dict.fromkeys(c.kind for c in pool):
+        same = [c for c in pool if c.kind == kind]
+        finalists += same if kind == RULE else [min(same, key=lambda c: (round(table[c][1], 9), order[c]))]
+    return min(finalists, key=lambda c: (-round(table[c][0], 9), order[c]))
+
+
+@dataclass(frozen=True)
+class _Fold:
+    scores: np.ndarray
+    probabilities: np.ndarray
+    chosen: Candidate
+    alpha: float  # the ranker's best penalty on the inner folds (the ablation's), chosen or not
+
+
+def _outer_fold(options: Options, train: np.ndarray, test: np.ndarray) -> _Fold:
+    """Choose on `train`'s inner folds, fit the choice on all of `train`, score `test`."""
+    design = options.design(train, GROUPS)
+    table = _inner_table(options, design, train)
+    chosen, alpha = best(table), best(table, (RANKER,)).strength
+    if chosen.kind == RANKER:
+        f = _ranker_fits(design, train, test, [chosen.strength])[chosen.strength]
+    elif chosen.kind == REGRESSION:
+        f = _regression_fit(options, chosen.strength, train, test)
+    else:
+        f = _rule_fit(options, chosen.rule, train, test)
+    return _Fold(f.scores, f.probabilities, chosen, alpha)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """An Evaluation plus which candidate each fit chose."""
+
+    evaluation: Evaluation
+    chosen: tuple[str, ...]  # per fit, Candidate.label
+
+    @property
+    def majority(self) -> str:
+        """The label most fits chose; ties: the one chosen first."""
+        counts = Counter(self.chosen)
+        return max(counts, key=lambda label: (counts[label], -self.chosen.index(label)))
+
+
+def choose_evaluate(options: Options, train: np.ndarray | None = None, test: np.ndarray | None = None) -> Chosen:
+    """Held-out scores of the chosen model: `test` from a choice made and fitted on `train`, else
+    every item once under 5-fold cross-fitting by group, a choice per fold."""
+    return single_threaded(_choose)(options, train, test)
+
+
+def _choose(options: Options, train: np.ndarray | None, test: np.ndarray | None) -> Chosen:
+    n, width = options.grid.mask.shape
+    if train is not None and test is not None:
+        test = np.sort(np.asarray(test, dtype=np.intp))
+        f = _outer_fold(options, np.sort(np.asarray(train, dtype=np.intp)), test)
+        return Chosen(Evaluation(TRAIN_TEST, test, f.scores, f.probabilities, (f.alpha,)), (f.chosen.label,))
+    scores, probabilities = np.full((n, width), -np.inf), np.zeros((n, width))
+    alphas, chosen = [], []
+    for tr, held in folds(options.item_groups()):
+        f = _outer_fold(options, tr, held)
+        scores[held], probabilities[held] = f.scores, f.probabilities
+        alphas.append(f.alpha)
+        chosen.append(f.chosen.label)
+    return Chosen(Evaluation(CROSS_VALIDATION, np.arange(n), scores, probabilities, tuple(alphas)), tuple(chosen))
