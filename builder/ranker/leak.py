@@ -1,7 +1,8 @@
 """Per-item leak scores and the drop-one-family ablation, both from cross-fitted predictions.
 
-leak_score: the probability the ranker gives the gold when the ranker never saw the item nor any
-item of its group (5-fold cross-fitting by group: builder.ranker.groups); solvable: the gold's
+leak_score: the probability the chosen model (builder.ranker.choice: the ranker, a plain n-gram
+regression or a rule, chosen per fold on its training items) gives the gold when it never saw the
+item nor any item of its group (5-fold cross-fitting by group: builder.ranker.groups); solvable: the gold's
 score is strictly the highest of the item's options (a tie is not solved: nothing in the options decides it, and the published order must not).
 """
 
@@ -14,7 +15,8 @@ import numpy as np
 
 from builder.ranker.cues import GROUPS
 from builder.ranker import model
-from builder.ranker.evaluate import Evaluation, Options, feature_names, fit_evaluate, fit_ranker, folds, single_threaded
+from builder.ranker.choice import choose_evaluate
+from builder.ranker.evaluate import Evaluation, Options, feature_names, fit_ranker, folds, single_threaded
 from builder.stats import paired_bootstrap_difference
 
 CSV_COLUMNS = ("id", "leak_score", "solvable")
@@ -60,7 +62,7 @@ def leak_from(evaluation: Evaluation, options: Options, ids: Sequence[str]) -> L
 def leak_scores(texts: Sequence[Sequence[str]], gold: Sequence[int], ids: Sequence[str]) -> LeakScores:
     """The per-item leak score of a benchmark, from its option texts and golds only."""
     options = Options.build(texts, gold)
-    return leak_from(fit_evaluate(options), options, ids)
+    return leak_from(choose_evaluate(options).evaluation, options, ids)
 
 
 @dataclass(frozen=True)

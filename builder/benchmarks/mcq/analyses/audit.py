@@ -75,6 +75,8 @@ class Audit:
     leak: LeakScores | None = None  # per audited item: cross-fitted probability of the gold, option-solvable
     ablation: tuple[GroupAblation, ...] = ()  # drop-one-cue-family, largest drop first
     learned_alphas: tuple[float, ...] = ()  # the ranker's L2 penalty per fit (inner CV)
+    learned_choice: tuple[str, ...] = ()  # per fit, the model inner CV chose (builder.ranker.choice)
+    learned_model: str = ""  # the one most fits chose
     shuffle_recipe: str = shuffle.recipe()  # the seeded shuffles' recipe as code (the spec's shuffle_key, else the id)
 
     @property
@@ -111,7 +113,8 @@ class Audit:
         leak = None if self.leak is None else {
             "solvable_share": self.leak.solvable_share, "mean_leak_score": float(np.mean(self.leak.leak_score)),
             "evaluation": "5-fold cross-fitting by group over every audited item", "csv_columns": list(CSV_COLUMNS)}
-        return {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas), "leak": leak,
+        return {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas),
+                "chosen": list(self.learned_choice), "model": self.learned_model, "leak": leak,
                 "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop, "ci95_low": a.ci95_low,
                               "ci95_high": a.ci95_high} for a in self.ablation]}
 
@@ -163,7 +166,8 @@ def run_audit(benchmark: SpecData) -> Audit:
                  options_range=(int(inputs.counts.min()), int(inputs.counts.max())),
                  learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
                  solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
-                 learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe)
+                 learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe,
+                 learned_choice=learned.chosen, learned_model=learned.chosen_majority)
 
 
 def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:

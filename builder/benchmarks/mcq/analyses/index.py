@@ -37,6 +37,7 @@ class Row:
     shuffle: str  # the seeded shuffles' recipe as code (Audit.shuffle_recipe)
     rule: str  # the strongest rule's probe name
     cue: str  # the top cue family
+    model: str  # the learned probe's model, as most of its fits chose it (builder.ranker.choice)
     gain: float  # the learned probe's gain over chance (sorting only: the page reads the fact)
 
 
@@ -82,8 +83,18 @@ def _row(c: Computed, facts: FactTable, page_dir: str) -> Row:
               "split when the spec has splits, else every audited item under 5-fold cross-validation)")
     low, high = audit.options_range
     return Row(bench, c.loaded.benchmark.spec.title, f"{page_dir}/{bench}.html", str(low) if low == high else
-               f"{low}–{high}", audit.shuffle_recipe, rule, top_cue(audit.ablation),
+               f"{low}–{high}", audit.shuffle_recipe, rule, top_cue(audit.ablation), chosen_model(audit),
                learned.mean - audit.learned_chance)
+
+
+def chosen_model(audit: Any) -> str:
+    """`ranker α=1`, or `ranker α=1 (4 of 5 fits; also rule longest_chars)` when the fits differ."""
+    chosen = audit.learned_choice
+    agree = sum(label == audit.learned_model for label in chosen)
+    if agree == len(chosen):
+        return audit.learned_model
+    others = ", ".join(dict.fromkeys(label for label in chosen if label != audit.learned_model))
+    return f"{audit.learned_model} ({agree} of {len(chosen)} fits; also {others})"
 
 
 def top_cue(ablation: Sequence[Any]) -> str:

@@ -2,9 +2,11 @@
 to a spec's items, plus its per-item leak scores and the drop-one-family ablation.
 
 Evaluation: train split -> test split when the spec names splits, else 5-fold cross-fitting over
-whole items. Leak scores are always cross-fitted over every item (with splits, that is a second
-evaluation), so each item's score comes from a model that never saw it. The ablation refits
-without each cue family on the same held-out items (the test split, or the first CV fold).
+whole groups. Each fit publishes the model its inner folds chose among the ranker, a plain n-gram
+regression and the rules (builder.ranker.choice). Leak scores are always cross-fitted over every
+item by the same choice (with splits, that is a second evaluation), so each item's score comes
+from a model that never saw it. The ablation is the ranker's: it refits without each cue family on
+the same held-out items (the test split, or the first CV fold), whichever model was chosen.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from builder.ranker.evaluate import CROSS_VALIDATION, TRAIN_TEST, Evaluation, Options, fit_evaluate
+from builder.ranker.choice import Chosen, choose_evaluate
+from builder.ranker.evaluate import CROSS_VALIDATION, TRAIN_TEST, Options
 from builder.ranker.leak import GroupAblation, LeakScores, ablation, leak_from
 
 __all__ = ["CROSS_VALIDATION", "TRAIN_TEST", "LearnedScores", "learned_scores"]
@@ -25,9 +28,11 @@ class LearnedScores:
     evaluation: str  # TRAIN_TEST or CROSS_VALIDATION
     items: np.ndarray  # indices of the scored items, ascending
     scores: np.ndarray  # (len(items), K) option scores in the PUBLISHED order
-    alphas: tuple[float, ...]  # the L2 penalty inner CV chose, per fit
+    alphas: tuple[float, ...]  # the ranker's L2 penalty inner CV chose, per fit (the ablation's)
     leak: LeakScores  # per item, cross-fitted
     ablation: tuple[GroupAblation, ...]
+    chosen: tuple[str, ...] = ()  # per fit, the model inner CV chose (builder.ranker.choice.Candidate.label)
+    chosen_majority: str = ""  # the one most fits chose
 
 
 def learned_scores(options: Options, ids: Sequence[str], splits: Sequence[str | None],
@@ -37,8 +42,9 @@ def learned_scores(options: Options, ids: Sequence[str], splits: Sequence[str | 
     if train_split is not None and test_split is not None:
         split = np.array(splits, dtype=object)
         train, test = np.flatnonzero(split == train_split), np.flatnonzero(split == test_split)
-    main: Evaluation = fit_evaluate(options, train, test)
-    crossed = main if main.evaluation == CROSS_VALIDATION else fit_evaluate(options)
+    choice: Chosen = choose_evaluate(options, train, test)
+    main = choice.evaluation
+    crossed = main if main.evaluation == CROSS_VALIDATION else choose_evaluate(options).evaluation
     alpha = float(np.median(main.alphas))
     return LearnedScores(main.evaluation, main.items, main.scores, main.alphas, leak_from(crossed, options, ids),
-                         tuple(ablation(options, alpha, train, test)))
+                         tuple(ablation(options, alpha, train, test)), choice.chosen, choice.majority)

@@ -9,6 +9,7 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.audit import PROBES
 from builder.benchmarks.mcq.analyses.compute import Computed
+from builder.benchmarks.mcq.analyses.index import chosen_model
 from builder.benchmarks.mcq.analyses.run_summary import strata_names
 from builder.runs.schema import Run
 from builder.site.tables import Cell, FactCells, Table
@@ -108,7 +109,9 @@ def _audit(c: Computed, cells: FactCells, block: str) -> Table:
         caption = (f"Audit: options shuffled per item by {c.loaded.audit.shuffle_recipe} (mean ± sd over seeds "
                    "1111–5555; 95% interval of seed 1111)")
         note = (f"Accuracy and macro F1 are two metrics, each on these shuffles; learned options: "
-                f"{c.loaded.audit.learned_evaluation}.")
+                f"{c.loaded.audit.learned_evaluation}, the model chosen per fit by inner cross-validation on its "
+                f"training items among the ranker, a plain n-gram logistic regression and the rules: "
+                f"{chosen_model(c.loaded.audit)}.")
     else:
         caption, note = "Audit: options as published (the file's order)", "Position bias in the published order is " \
                                                                            "itself a finding."
@@ -128,7 +131,8 @@ def _ablation(c: Computed, cells: FactCells) -> Table:
     return Table(table_id(b, "ablation"), "Learned probe without each cue family (drop-one ablation)",
                  ("Cue family left out", "Accuracy without it", "Drop (points)", "Drop 95% low", "Drop 95% high"),
                  tuple(rows),
-                 f"Refitted on the same training items with the full probe's penalty and scored on {held}; a drop "
+                 f"The ranker (the cue model among the learned probe's candidates, chosen or not) refitted on the "
+                 f"same training items with its full-model penalty and scored on {held}; a drop "
                  f"whose interval excludes 0 is a family the probe relies on. Accuracy counts an item solved only "
                  f"when the gold scores strictly highest. Option-solvable items (cross-fitted, every audited item): "
                  f"{cells(K.LEAK.key(bench=b, value='solvable')).shown}% — per item: {LEAK_DIR}/{b}.csv.")
@@ -409,11 +413,13 @@ def index_table(index: Any, cells: FactCells) -> Table:
                      cells(K.LEARNED_ITEMS.key(bench=b), "count"), cells(K.AUDIT.key(**learned)),
                      cells(K.AUDIT.low(**learned)), cells(K.AUDIT.high(**learned)),
                      cells(K.INDEX_GAIN.key(**gain)), cells(K.INDEX_GAIN.low(**gain)),
-                     cells(K.INDEX_GAIN.high(**gain)), cells(K.SOLVABLE.key(bench=b), "pct"), Cell(r.cue)))
+                     cells(K.INDEX_GAIN.high(**gain)), cells(K.SOLVABLE.key(bench=b), "pct"), Cell(r.cue),
+                     Cell(r.model)))
     return Table(INDEX_TABLE, "How much the options alone give away, per benchmark",
                  ("Benchmark", "Items", "Options", "Chance", "Shuffle", "Strongest rule", "Rule accuracy", "Rule 95% low",
                   "Rule 95% high", "Learned probe items", "Learned probe accuracy", "Learned 95% low", "Learned 95% high",
-                  "Gain over chance", "Gain 95% low", "Gain 95% high", "Option-solvable", "Top cue family"),
+                  "Gain over chance", "Gain 95% low", "Gain 95% high", "Option-solvable", "Top cue family",
+                  "Learned model"),
                  tuple(rows), "Accuracy (0–100; not macro F1) on the five seeded option shuffles of the Shuffle "
                  "column (each item's order, as Python; seeds 1111–5555): mean over seeds, 95% bootstrap "
                  "interval of seed 1111. Rules are scored on every audited item; the learned probe on the test split "
@@ -422,7 +428,9 @@ def index_table(index: Any, cells: FactCells) -> Table:
                  "Option-solvable: the share of those items whose learned top choice is the gold (strictly highest). "
                  "Top cue family: the feature family whose removal costs the learned probe most in the drop-one-group "
                  "ablation, named only when that drop's 95% interval excludes 0 (each benchmark's page has the "
-                 "ablation).")
+                 "ablation). Learned model: what inner cross-validation on each fit's training items chose among "
+                 "the ranker (and its penalty α), a plain n-gram logistic regression (C) and the rules; the "
+                 "published learned figure is that choice's held-out score.")
 
 
 def index_chart_rows(index: Any, facts: Any) -> list[tuple[str, str, float, float, float]]:
