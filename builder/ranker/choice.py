@@ -5,9 +5,10 @@ logistic regression on the options' n-grams and lengths.
 Why: on a few hundred items the ranker's sixty-odd cues can overfit, and a length rule or a plain
 n-gram regression then beats it; a learned figure below what the audit's own rules reach reads as
 "the options give away less than they do". So every candidate is scored on the inner folds (whole
-groups, the same seeded folds the ranker's penalty used; at most INNER_ITEMS training items), the
-best expected accuracy wins (ties: the lower inner log loss, then the candidate order), and only
-the winner is fitted on the whole training fold and scores the held-out fold, which no choice saw.
+groups, the same seeded folds the ranker's penalty used; at most INNER_ITEMS training items); each
+model's strength is the one with the lowest inner log loss; the ranker stands unless the
+regression or a rule beats its inner expected accuracy by more than a standard error (see best);
+only the winner is fitted on the whole training fold and scores the held-out fold, which no choice saw.
 
 Probabilities (the leak scores): the ranker's softmax; the regression's softmax of its per-option
 logits over the item's options; a rule's softmax of its score times one non-negative weight fitted
@@ -65,11 +66,16 @@ def rule_scores(options: Options, rule: str) -> np.ndarray:
     return np.where(options.grid.mask, values, -np.inf)
 
 
-def expected_accuracy(scores: np.ndarray, gold: np.ndarray) -> float:
-    """Mean over items of 1/t when the gold is among the t top-scored options, else 0: the
-    accuracy a random tie-break (a random shown order) gets on average."""
+def item_accuracy(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """Per item 1/t when the gold is among the t top-scored options, else 0: what a random
+    tie-break (a random shown order) gets on average."""
     top = scores == scores.max(axis=1, keepdims=True)
-    return float((top[np.arange(len(gold)), gold] / top.sum(axis=1)).mean())
+    return top[np.arange(len(gold)), gold] / top.sum(axis=1)
+
+
+def expected_accuracy(scores: np.ndarray, gold: np.ndarray) -> float:
+    """The mean of item_accuracy: the accuracy expected under random shown orders."""
+    return float(item_accuracy(scores, gold).mean())
 
 
 @dataclass(frozen=True)
@@ -108,13 +114,23 @@ def _regression_fit(options: Options, c: float, train: np.ndarray, test: np.ndar
     return _Fitted(s, model.softmax(s))
 
 
-def _inner_table(options: Options, design: model.Design, train: np.ndarray) -> dict[Candidate, tuple[float, float]]:
-    """Per candidate: (expected accuracy, log loss), each the mean over the inner folds of `train`
-    (a seeded sample of at most INNER_ITEMS items; folds keep groups whole)."""
+@dataclass(frozen=True)
+class Inner:
+    """A candidate on the inner folds: per inner held-out item its expected accuracy (the folds
+    concatenated, so candidates pair item by item) and the mean log loss over the folds."""
+
+    accuracy: np.ndarray
+    loss: float
+
+
+def _inner_table(options: Options, design: model.Design, train: np.ndarray) -> dict[Candidate, Inner]:
+    """Every candidate on the inner folds of `train` (a seeded sample of at most INNER_ITEMS
+    items; folds keep groups whole)."""
     items = train
     if len(items) > INNER_ITEMS:
         items = np.sort(np.random.default_rng(FOLD_SEED + 2).choice(items, INNER_ITEMS, replace=False))
-    table = {c: [0.0, 0.0] for c in CANDIDATES}
+    accuracy: dict[Candidate, list[np.ndarray]] = {c: [] for c in CANDIDATES}
+    loss = dict.fromkeys(CANDIDATES, 0.0)
     splits = folds(options.item_groups()[items], INNER_FOLDS, FOLD_SEED + 1)
     gold = options.grid.gold
     for inner, held in splits:
@@ -123,23 +139,32 @@ def _inner_table(options: Options, design: model.Design, train: np.ndarray) -> d
         fitted |= {Candidate(REGRESSION, c): _regression_fit(options, c, tr, te) for c in REGRESSION_CS}
         fitted |= {Candidate(RULE, rule=r): _rule_fit(options, r, tr, te) for r in RULES}
         for cand, f in fitted.items():
-            table[cand][0] += expected_accuracy(f.scores, gold[te]) / len(splits)
-            table[cand][1] += model.log_loss(f.probabilities, gold[te]) / len(splits)
-    return {c: (a, loss) for c, (a, loss) in table.items()}
+            accuracy[cand].append(item_accuracy(f.scores, gold[te]))
+            loss[cand] += model.log_loss(f.probabilities, gold[te]) / len(splits)
+    return {c: Inner(np.concatenate(accuracy[c]), loss[c]) for c in CANDIDATES}
 
 
-def best(table: dict[Candidate, tuple[float, float]], kinds: Sequence[str] | None = None) -> Candidate:
+def best(table: dict[Candidate, Inner], kinds: Sequence[str] | None = None) -> Candidate:
     """Within the ranker and within the regression, the strength with the lowest inner log loss
-    (a smooth criterion: picking among six penalties by accuracy, a step function, chose noise);
-    then, among those two and the rules, the highest inner expected accuracy (to 9 decimals).
-    Ties: the earlier candidate (the ranker, its stronger penalty, first)."""
+    (a smooth criterion: picking among six penalties by accuracy, a step function, chose noise).
+    The ranker so chosen stands unless the regression or a rule beats its inner accuracy, paired
+    item by item, by more than one standard error of that difference: on a set where nothing
+    tells, the choice among seven by accuracy alone published the luckiest and lost points
+    out of the fold. Among challengers that clear it: the largest gain (ties: candidate order)."""
     pool = [c for c in CANDIDATES if kinds is None or c.kind in kinds]
     order = {c: i for i, c in enumerate(CANDIDATES)}
     finalists = []
     for kind in dict.fromkeys(c.kind for c in pool):
         same = [c for c in pool if c.kind == kind]
-        finalists += same if kind == RULE else [min(same, key=lambda c: (round(table[c][1], 9), order[c]))]
-    return min(finalists, key=lambda c: (-round(table[c][0], 9), order[c]))
+        finalists += same if kind == RULE else [min(same, key=lambda c: (round(table[c].loss, 9), order[c]))]
+    default = finalists[0]
+    gains = {}
+    for c in finalists[1:]:
+        diff = table[c].accuracy - table[default].accuracy
+        margin = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else 0.0
+        if round(float(diff.mean()), 9) > round(float(margin), 9):
+            gains[c] = float(diff.mean())
+    return min(gains, key=lambda c: (-round(gains[c], 9), order[c])) if gains else default
 
 
 @dataclass(frozen=True)
