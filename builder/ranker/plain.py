@@ -52,10 +52,19 @@ def _compact(x: sp.csr_matrix, used: np.ndarray) -> sp.csr_matrix:
     return x[:, used].tocsr()
 
 
+def _canonical_rows(options: Options, items: np.ndarray) -> np.ndarray:
+    """Flat rows of the real options of `items`, each item's in the order of their texts: liblinear
+    visits rows in order, so the published order of the options must not reach the fit."""
+    grid = options.grid
+    return np.array([grid.width * i + j for i in items for j in sorted(range(len(grid.texts[i])),
+                                                                       key=lambda j: grid.texts[i][j])],
+                    dtype=np.intp)
+
+
 def fit_regression(options: Options, train: np.ndarray, c: float) -> NgramRegression:
     """Fit on the real options of the `train` items, penalty 1/c."""
     grid = options.grid
-    rows = grid.rows(train)[grid.mask[train].reshape(-1)]
+    rows = _canonical_rows(options, train)
     lengths = _lengths(options, rows)
     mean, scale = lengths.mean(axis=0), lengths.std(axis=0)
     scale[scale < 1e-12] = 1.0
