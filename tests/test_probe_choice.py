@@ -94,9 +94,8 @@ def test_the_choice_never_sees_the_outer_test_fold(monkeypatch):
     train, held = folds(options.item_groups())[0]
     seen: list[np.ndarray] = []
     real_rule, real_regression = choice._rule_fit, choice._regression_fit
-    monkeypatch.setattr(choice, "_rule_fit", lambda o, r, tr, te: seen.append(tr) or real_rule(o, r, tr, te))
-    monkeypatch.setattr(choice, "_regression_fit",
-                        lambda o, c, tr, te: seen.append(tr) or real_regression(o, c, tr, te))
+    monkeypatch.setattr(choice, "_rule_fit", lambda *a: seen.append(a[2]) or real_rule(*a))
+    monkeypatch.setattr(choice, "_regression_fit", lambda *a: seen.append(a[2]) or real_regression(*a))
     before = choice._outer_fold(options, train, held)
     assert seen and all(not np.isin(tr, held).any() for tr in seen)
     flipped = np.array(gold)
@@ -112,7 +111,7 @@ def test_a_rule_gives_probabilities_that_keep_its_choice_and_ties():
     texts, gold = length_rule_set(80, 1)
     options = Options.build(texts, gold)
     train, held = folds(options.item_groups())[0]
-    fitted = choice._rule_fit(options, "longest_chars", train, held)
+    fitted = choice._rule_fit(options, rule_scores(options, "longest_chars"), train, held)
     assert np.allclose(fitted.probabilities.sum(axis=1), 1.0)
     assert np.array_equal(fitted.probabilities.argmax(axis=1), fitted.scores.argmax(axis=1))
     assert Candidate(RULE, rule="longest_chars").label == "rule longest_chars"

@@ -84,9 +84,8 @@ class _Fitted:
     probabilities: np.ndarray
 
 
-def _rule_fit(options: Options, rule: str, train: np.ndarray, test: np.ndarray) -> _Fitted:
-    """The rule's scores, with probabilities from one non-negative weight fitted on `train`."""
-    raw = rule_scores(options, rule)
+def _rule_fit(options: Options, raw: np.ndarray, train: np.ndarray, test: np.ndarray) -> _Fitted:
+    """A rule's scores `raw` (rule_scores), with probabilities from one non-negative weight fitted on `train`."""
     mask, gold = options.grid.mask, options.grid.gold
     x = np.where(mask, raw, 0.0).reshape(-1, 1)
     design = model.Design(x, mask, gold)
@@ -123,7 +122,8 @@ class Inner:
     loss: float
 
 
-def _inner_table(options: Options, design: model.Design, train: np.ndarray) -> dict[Candidate, Inner]:
+def _inner_table(options: Options, design: model.Design, train: np.ndarray,
+                 rules: dict[str, np.ndarray]) -> dict[Candidate, Inner]:
     """Every candidate on the inner folds of `train` (a seeded sample of at most INNER_ITEMS
     items; folds keep groups whole)."""
     items = train
@@ -137,7 +137,7 @@ def _inner_table(options: Options, design: model.Design, train: np.ndarray) -> d
         tr, te = items[inner], items[held]
         fitted = {Candidate(RANKER, a): f for a, f in _ranker_fits(design, tr, te, CHOICE_ALPHAS).items()}
         fitted |= {Candidate(REGRESSION, c): _regression_fit(options, c, tr, te) for c in REGRESSION_CS}
-        fitted |= {Candidate(RULE, rule=r): _rule_fit(options, r, tr, te) for r in RULES}
+        fitted |= {Candidate(RULE, rule=r): _rule_fit(options, rules[r], tr, te) for r in RULES}
         for cand, f in fitted.items():
             accuracy[cand].append(item_accuracy(f.scores, gold[te]))
             loss[cand] += model.log_loss(f.probabilities, gold[te]) / len(splits)
@@ -175,17 +175,20 @@ class _Fold:
     alpha: float  # the ranker's best penalty on the inner folds (the ablation's), chosen or not
 
 
-def _outer_fold(options: Options, train: np.ndarray, test: np.ndarray) -> _Fold:
-    """Choose on `train`'s inner folds, fit the choice on all of `train`, score `test`."""
+def _outer_fold(options: Options, train: np.ndarray, test: np.ndarray,
+                rules: dict[str, np.ndarray] | None = None) -> _Fold:
+    """Choose on `train`'s inner folds, fit the choice on all of `train`, score `test`. `rules`:
+    each rule's scores (rule_scores), computed once per evaluation."""
+    rules = {r: rule_scores(options, r) for r in RULES} if rules is None else rules
     design = options.design(train, GROUPS)
-    table = _inner_table(options, design, train)
+    table = _inner_table(options, design, train, rules)
     chosen, alpha = best(table), best(table, (RANKER,)).strength
     if chosen.kind == RANKER:
         f = _ranker_fits(design, train, test, [chosen.strength])[chosen.strength]
     elif chosen.kind == REGRESSION:
         f = _regression_fit(options, chosen.strength, train, test)
     else:
-        f = _rule_fit(options, chosen.rule, train, test)
+        f = _rule_fit(options, rules[chosen.rule], train, test)
     return _Fold(f.scores, f.probabilities, chosen, alpha)
 
 
@@ -217,8 +220,9 @@ def _choose(options: Options, train: np.ndarray | None, test: np.ndarray | None)
         return Chosen(Evaluation(TRAIN_TEST, test, f.scores, f.probabilities, (f.alpha,)), (f.chosen.label,))
     scores, probabilities = np.full((n, width), -np.inf), np.zeros((n, width))
     alphas, chosen = [], []
+    rules = {r: rule_scores(options, r) for r in RULES}
     for tr, held in folds(options.item_groups()):
-        f = _outer_fold(options, tr, held)
+        f = _outer_fold(options, tr, held, rules)
         scores[held], probabilities[held] = f.scores, f.probabilities
         alphas.append(f.alpha)
         chosen.append(f.chosen.label)
