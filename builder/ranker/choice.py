@@ -12,7 +12,8 @@ only the winner is fitted on the whole training fold and scores the held-out fol
 
 Probabilities (the leak scores): the ranker's softmax; the regression's softmax of its per-option
 logits over the item's options; a rule's softmax of its score times one non-negative weight fitted
-on the training items (a one-cue ranker, so its argmax and ties are the rule's own).
+on the training items (a one-cue ranker, so its argmax is the rule's own), the rule's ties broken
+by the ranker fitted on the same items (tie_broken), so no published position decides one.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 
 from builder.ranker import model
 from builder.ranker.cues import GROUPS
+from builder.ranker.grid import masked_rank_desc
 from builder.ranker.evaluate import (ALPHAS, CROSS_VALIDATION, FOLD_SEED, INNER_FOLDS, INNER_ITEMS, TRAIN_TEST,
                                      Evaluation, Options, folds, single_threaded)
 from builder.ranker.plain import NgramRegression, fit_regression
@@ -193,8 +195,20 @@ def _outer_fold(options: Options, train: np.ndarray, test: np.ndarray,
     elif chosen.kind == REGRESSION:
         f = _regression_fit(options, chosen.strength, train, test)
     else:
-        f = _rule_fit(options, rules[chosen.rule], train, test)
+        ranker = model.fit(design.subset(train), alpha)
+        f = _rule_fit(options, tie_broken(rules[chosen.rule], ranker.scores(design), options.grid.mask), train, test)
     return _Fold(f.scores, f.probabilities, chosen, alpha)
+
+
+def tie_broken(rule: np.ndarray, by: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n, K) a rule's order within each item, its ties broken by the scores `by` (the ranker's,
+    fitted on the same training items): the rule's rank scaled to [0, 1] (distinct values at least
+    1/(K-1) apart) plus `by` squashed below half that. Without it a chosen rule's ties went to the
+    earliest shown option, and the published order reached the learned probe's accuracy."""
+    width = mask.shape[1]
+    rank = 1.0 - masked_rank_desc(np.where(mask, rule, 0.0), mask)
+    squashed = 0.49 / max(width - 1, 1) / (1.0 + np.exp(-np.clip(np.where(mask, by, 0.0), -50, 50)))
+    return np.where(mask, rank + squashed, -np.inf)
 
 
 @dataclass(frozen=True)
