@@ -79,7 +79,9 @@ def audit_table(audit: Audit) -> str:
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",
               _rows(audit.as_published, sd=False), "",
-              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"]
+              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored",
+              f"  model chosen per fit by inner CV (ranker, n-gram regression or a rule): "
+              f"{', '.join(audit.learned_choice)}"]
     return "\n".join(lines)
 
 
