@@ -8,8 +8,8 @@ parenthesis, a question mark or a Chinese or full-width character precedes it (C
 write `…的是A．…B．…`), and after the first `A` only in the same style (parentheses, a dot or
 a colon) and at most one letter past those seen: `J. K. Rowling` inside an option stays text.
 When the text holds several `A` markers (a stem mentioning "part A."), the run of markers
-from each is compared and the longest wins (ties: the last), so a stray `A.` before or inside the options does not split it.
-Letters out of order or missing (A, C, B, D; A, B, D) are kept as written and counted by the
+from each is compared and the longest wins (ties: the last), so a stray `A.` before or inside
+the options does not split it. Letters out of order or missing (A, C, B, D; A, B, D) are kept as written and counted by the
 audit (finding `option_letters`); `{field, pattern}` takes a regular expression for any other
 layout, whose group (`letter`, else the first) is the letter.
 """
