@@ -216,3 +216,99 @@ def test_too_few_options_and_bad_keys_are_located(tmp_path: Path) -> None:
     missing = spec_problems(spec_file(tmp_path, f"dataset_path: {data}\ndoc_to_target: answer\n"))
     assert any("[doc_to_text]" in p and "options_from_text" in p for p in missing)
     assert any("[doc_to_choice]" in p for p in missing)
+
+
+# ------------------------------------------------------------------ split files, TSV, label files, parallel lists
+
+
+def test_split_as_a_template_reads_train_and_test_from_their_file_names(tmp_path: Path) -> None:
+    """ARC's layout: ARC-Challenge-Train.jsonl and ARC-Challenge-Test.jsonl, the split only in the name."""
+    for part, n in (("Train", 3), ("Test", 2)):
+        (tmp_path / f"ARC-Challenge-{part}.jsonl").write_text(jsonl(*(
+            {"id": f"{part}_{i}", "question": {"stem": f"Made-up {part} question {i}?",
+                                               "choices": [{"text": t, "label": lab} for t, lab in
+                                                           (("rock", "A"), ("paper", "B"), ("scissors", "C"))]},
+             "answerKey": "ABC"[i % 3]} for i in range(n))), encoding="utf-8")
+    body = (f"dataset_path: {tmp_path}/ARC-Challenge-*.jsonl\nid: id\ndoc_to_text: '{{{{ question.stem }}}}'\n"
+            "doc_to_choice: \"{{ question.choices | map(attribute='text') | list }}\"\ndoc_to_target: answerKey\n"
+            "test_split: Test\ntrain_split: Train\n")
+    bench = load_benchmark(spec_file(tmp_path, body + "split: \"{{ file_stem.split('-')[-1] }}\"\n"))
+    assert [(i.id, i.split) for i in bench.items] == [("Test_0", "Test"), ("Test_1", "Test"), ("Train_0", "Train"),
+                                                      ("Train_1", "Train"), ("Train_2", "Train")]
+    named = load_benchmark(spec_file(tmp_path, body.replace("Test\n", "ARC-Challenge-Test\n").replace(
+        "Train\n", "ARC-Challenge-Train\n") + "split: file_stem\n"))  # a field name falls back to the file's names
+    assert named.items[0].split == "ARC-Challenge-Test"
+
+
+def test_tsv_and_a_delimiter(tmp_path: Path) -> None:
+    """CODAH's full_data.tsv: no header; category, question, four candidate endings, the 0-based answer."""
+    rows = [("o", f"A made-up person {i} opens the door.", "They walk in.", "They eat it.", "It sings.",
+             "The door flies.", str(i % 4)) for i in range(3)]
+    (tmp_path / "full_data.tsv").write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    columns = "csv_columns: [category, question, a, b, c, d, answer]\n"
+    body = "doc_to_text: question\ndoc_to_choice: [a, b, c, d]\ndoc_to_target: answer\ncategory: category\n"
+    bench = load_benchmark(spec_file(tmp_path, f"dataset_path: {tmp_path}/full_data.tsv\n" + columns + body))
+    assert bench.spec.dataset_format == "tsv" and len(bench.items) == 3
+    assert (bench.items[1].stem, bench.items[1].choices[0], bench.items[1].gold, bench.items[1].line) == (
+        "A made-up person 1 opens the door.", "They walk in.", 1, 2)
+    (tmp_path / "pipes.txt").write_text("".join("|".join(r) + "\n" for r in rows), encoding="utf-8")
+    piped = load_benchmark(spec_file(tmp_path, f"dataset_path: {tmp_path}/pipes.txt\ndataset_format: csv\n"
+                                               "delimiter: '|'\n" + columns + body))
+    assert [i.choices for i in piped.items] == [i.choices for i in bench.items]
+    bad = spec_problems(spec_file(tmp_path, f"dataset_path: {tmp_path}/pipes.txt\ndataset_format: jsonl\n"
+                                            "delimiter: '||'\n" + body))
+    assert any("[delimiter]" in p and "only a table" in p for p in bad)
+    bad = spec_problems(spec_file(tmp_path, f"dataset_path: {tmp_path}/pipes.txt\ndataset_format: csv\n"
+                                            "delimiter: '||'\n" + columns + body))
+    assert any("[delimiter]" in p and "one character" in p for p in bad)
+
+
+def test_labels_in_their_own_file(tmp_path: Path) -> None:
+    """PIQA: dev.jsonl (goal, sol1, sol2) and dev-labels.lst, one 0/1 a line."""
+    (tmp_path / "dev.jsonl").write_text(jsonl(*({"id": f"p{i}", "goal": f"To do made-up task {i}",
+                                                 "sol1": "use a spoon", "sol2": "use a fork"} for i in range(4))),
+                                        encoding="utf-8")
+    (tmp_path / "dev-labels.lst").write_text("0\n1\n1\n0\n", encoding="utf-8")
+    body = ("dataset_path: {dir}/dev.jsonl\nid: id\ndoc_to_text: goal\ndoc_to_choice: [sol1, sol2]\n"
+            "doc_to_target: label\nlabels: {{path: dev-labels.lst, field: label}}\n")
+    bench = load_benchmark(spec_file(tmp_path, body.format(dir=tmp_path)))
+    assert [i.gold for i in bench.items] == [0, 1, 1, 0]  # the path is beside the data file
+    alone = load_benchmark(spec_file(tmp_path, "dataset_path: dev.jsonl\nid: id\ndoc_to_text: goal\n"
+                                               "doc_to_choice: [sol1, sol2]\ndoc_to_target: label\n"
+                                               "labels: {path: dev-labels.lst, field: label}\n"), root=tmp_path)
+    assert len(alone.items) == 4
+    (tmp_path / "dev-labels.lst").write_text("0\n1\n1\n", encoding="utf-8")
+    found = problems(spec_file(tmp_path, body.format(dir=tmp_path)))
+    assert any("dev-labels.lst:4 [labels]" in p and "3 lines for 4 records" in p for p in found)
+    bad = spec_problems(spec_file(tmp_path, body.format(dir=tmp_path).replace(", field: label", "")))
+    assert any("[labels]" in p and "{path: FILE, field: NAME}" in p for p in bad)
+
+
+def test_the_labels_file_enters_the_data_hash(tmp_path: Path) -> None:
+    (tmp_path / "dev.jsonl").write_text(jsonl({"goal": "g", "sol1": "a", "sol2": "b"}), encoding="utf-8")
+    (tmp_path / "labels.lst").write_text("0\n", encoding="utf-8")
+    spec = spec_file(tmp_path, f"dataset_path: {tmp_path}/dev.jsonl\ndoc_to_text: goal\ndoc_to_choice: [sol1, sol2]"
+                               "\ndoc_to_target: label\nlabels: {path: labels.lst, field: label}\n")
+    before = load_benchmark(spec).data.sha256
+    (tmp_path / "labels.lst").write_text("1\n", encoding="utf-8")
+    after = load_benchmark(spec)
+    assert after.data.sha256 != before and after.items[0].gold == 1
+
+
+def test_nested_parallel_lists_give_one_item_per_position(tmp_path: Path) -> None:
+    """GAOKAO English reading: one passage, its questions, options and answers in parallel lists."""
+    doc = {"passage": "A made-up passage about a lighthouse.", "questions": ["Who?", "Where?", "When?"],
+           "options": [["a", "b"], ["c", "d"], ["e", "f"]], "answer": ["B", "A", "B"]}
+    (tmp_path / "reading.jsonl").write_text(jsonl(doc, {**doc, "answer": ["A"]}), encoding="utf-8")
+    body = (f"dataset_path: {tmp_path}/reading.jsonl\nnested: [questions, options, answer]\n"
+            "doc_to_text: '{{ parent.passage }} {{ questions }}'\ndoc_to_choice: options\ndoc_to_target: answer\n")
+    found = problems(spec_file(tmp_path, body))
+    assert any("reading.jsonl:2 [record 2]" in p and "questions: 3, options: 3, answer: 1" in p for p in found)
+    (tmp_path / "reading.jsonl").write_text(jsonl(doc), encoding="utf-8")
+    bench = load_benchmark(spec_file(tmp_path, body))
+    assert [(i.stem, i.choices, i.gold) for i in bench.items] == [
+        ("A made-up passage about a lighthouse. Who?", ("a", "b"), 1),
+        ("A made-up passage about a lighthouse. Where?", ("c", "d"), 0),
+        ("A made-up passage about a lighthouse. When?", ("e", "f"), 1)]
+    bad = spec_problems(spec_file(tmp_path, body.replace("[questions, options, answer]", "[questions, questions]")))
+    assert any("[nested]" in p and "distinct keys" in p for p in bad)
