@@ -312,3 +312,25 @@ def test_nested_parallel_lists_give_one_item_per_position(tmp_path: Path) -> Non
         ("A made-up passage about a lighthouse. When?", ("e", "f"), 1)]
     bad = spec_problems(spec_file(tmp_path, body.replace("[questions, options, answer]", "[questions, questions]")))
     assert any("[nested]" in p and "distinct keys" in p for p in bad)
+
+
+# ------------------------------------------------------------------ every key documented, from the code
+
+
+def test_the_spec_key_table_in_docs_is_generated_from_the_code() -> None:
+    from builder.benchmarks.mcq import spec_keys
+    from builder.benchmarks.mcq.spec import KEYS
+    current = spec_keys.DOC.read_text(encoding="utf-8")
+    assert current == spec_keys.document(current), "docs/audit.md's key table is stale: run `make spec-doc`"
+    table = spec_keys.keys_table()
+    assert all(f"| `{key}` |" in table for key in KEYS) and "| `results` |" in table
+
+
+def test_a_key_without_a_meaning_fails_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from builder.benchmarks.mcq import spec_keys
+    monkeypatch.setattr(spec_keys, "KEYS", (*spec_keys.KEYS, "brand_new_key"))
+    with pytest.raises(KeyError, match="brand_new_key"):
+        spec_keys.keys_table()
+    current = spec_keys.DOC.read_text(encoding="utf-8")
+    monkeypatch.setattr(spec_keys, "MEANINGS", {**spec_keys.MEANINGS, "brand_new_key": "new"})
+    assert spec_keys.document(current) != current  # a new key makes the committed page stale
