@@ -28,7 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"buzzprobe: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except DownloadError as exc:
-        print(f"buzzprobe: {exc}", file=sys.stderr)
+        from builder.core.redact import safe_message
+        print(f"buzzprobe: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_FETCH
 
 

@@ -141,7 +141,7 @@ def test_specs_without_the_new_keys_list_no_new_findings(tmp_path: Path) -> None
     bench = load_benchmark(spec_file(tmp_path, f"dataset_path: {data}\ndoc_to_text: q\ndoc_to_choice: choices\n"
                                                "doc_to_target: answer\n"))
     assert list(findings(bench)) == ["varying_choice_counts", "gold_duplicated", "duplicate_choices",
-                                     "empty_choices", "lettered_choices"]
+                                     "empty_choices", "lettered_choices", "shared_option_sets"]
 
 
 # ------------------------------------------------------------------ options inside the question

@@ -8,7 +8,8 @@ import os
 import stat
 from pathlib import Path
 
-from builder.core.errors import InputError
+from builder.core.errors import InputError, Problem
+from builder.core.redact import excerpt
 
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # far above any dataset, log or results file we read
@@ -22,14 +23,19 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
-            else "a folder" if stat.S_ISDIR(mode) else "a socket or other special file"
-        raise InputError.single(path, f"cannot read: not a regular file ({kind}); give the path of the file itself")
+        raise InputError.single(path, f"cannot read: not a regular file ({file_kind(mode)}); give the path of the "
+                                "file itself")
     with os.fdopen(fd, "rb") as handle:
         raw = handle.read(limit + 1)
     if len(raw) > limit:
         raise InputError.single(path, f"cannot read: larger than {limit // 1024 // 1024} MiB")
     return raw
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words (from its `st_mode`)."""
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+        else "a folder" if stat.S_ISDIR(mode) else "a socket or other special file"
 
 
 def jsonl_lines(text: str) -> list[str]:
@@ -50,21 +56,34 @@ def decode_utf8(path: Path, raw: bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
-def csv_records(path: Path, text: str, *, delimiter: str = ",") -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """Header and (first line number, cells) for every non-blank record.
+def repeated_columns(path: str | Path, header: list[str], line: int = 1) -> list[Problem]:
+    """A problem per column name the header repeats (surrounding spaces ignored): every reader
+    reads cells by name, and `qid,picked,picked` would silently keep only the last `picked`."""
+    names = [h.strip() for h in header]
+    return [Problem(str(path), f"duplicate column: the name appears more than once ({names.count(name)} times); "
+                    "give each column its own",
+                    line, excerpt(name, quoted=False)) for name in sorted({n for n in names if names.count(n) > 1})]
+
+
+def csv_records(path: Path, text: str, *, header: bool = True,
+                delimiter: str = ",") -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """Header and (first line number, cells) for every non-blank record; a header that repeats a
+    column name is refused (`header=False`: the first row is a record, not names).
 
     Line numbers are where a record starts, so a quoted cell spanning lines does not shift
     the numbers of the records after it.
     """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
-        header = next(reader)
+        first = next(reader)
     except StopIteration:
         raise InputError.single(path, "file is empty", line=1) from None
     except csv.Error as exc:
         raise InputError.single(path, f"malformed CSV: {exc}", line=1) from exc
-    if not any(h.strip() for h in header):
+    if not any(h.strip() for h in first):
         raise InputError.single(path, "first line is blank: expected the header row", line=1)
+    if header and (repeated := repeated_columns(path, first)):
+        raise InputError(repeated)
     records: list[tuple[int, list[str]]] = []
     start = reader.line_num + 1
     try:
@@ -74,4 +93,4 @@ def csv_records(path: Path, text: str, *, delimiter: str = ",") -> tuple[list[st
             start = reader.line_num + 1
     except csv.Error as exc:
         raise InputError.single(path, f"malformed CSV: {exc}", line=start) from exc
-    return header, records
+    return first, records

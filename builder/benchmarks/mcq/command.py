@@ -19,13 +19,23 @@ def add_audit_parser(sub: Any) -> None:
                                    "print the model-free audit. See docs/audit.md.")
     p.add_argument("spec", type=Path, help="the benchmark's spec file")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    add_data_option(p)
     p.set_defaults(handler=run_audit_command)
+
+
+def add_data_option(parser: Any) -> None:
+    """`--data PATH`: the benchmark's data copy, named by the user (the spec's variable's meaning,
+    and the one way to read data outside the repository and the spec's folder)."""
+    parser.add_argument("--data", type=Path, default=None, metavar="PATH",
+                        help="the data: the folder that replaces the spec's data_dir, or its one data file "
+                             "(as the spec's BUZZPROBE_DATA_<NAME> variable; wins over it). A spec reads data "
+                             "only inside the repository, its own folder and this copy (docs/audit.md)")
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
-    audit = run_audit(load_benchmark(args.spec))
+    audit = run_audit(load_benchmark(args.spec, given=args.data))
     print(audit_json(audit) if args.json else audit_table(audit))
     return 0
 
@@ -61,8 +71,11 @@ def audit_table(audit: Audit) -> str:
         where = "; ".join(f"{e.id} (record {e.record}" + (f", line {e.line})" if e.line else ")") for e in f.examples)
         lines.append(f"  {f.name}: {f.count:,} ({f.rule})" + (f": {where}" + (" ..." if f.count > len(f.examples) else "")
                                                               if f.count else ""))
+        if f.groups:
+            lines.append(f"    {f.groups:,} shared sets, kept whole in every fold; e.g. " + "; ".join(f.excerpts))
     seeds = ", ".join(map(str, audit.seeds))
-    lines += ["", f"shuffled options (seeds {seeds}): mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
+    lines += ["", f"shuffled options (seeds {seeds}, each item's order from {audit.shuffle_recipe}): "
+              f"mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",
               _rows(audit.as_published, sd=False), "",

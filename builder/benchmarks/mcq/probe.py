@@ -84,7 +84,7 @@ def prompt_sha256(template: str) -> str:
 
 def item_job(data: ChoiceSet, row_id: int, seed: int, condition: str) -> Job:
     item = data.items[row_id]
-    shown = shuffle.order(seed, item.id, len(item.choices))
+    shown = shuffle.order(seed, item.shuffle_key, len(item.choices))
     letter_map = {LETTERS[j]: i for j, i in enumerate(shown)}
     prompt = render_prompt(data.benchmark.spec, item, shown, condition)
 
@@ -134,7 +134,7 @@ def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
 
     seeds = distinct_seeds(args, shuffle.SEEDS[0])
     out = check_run_options(args, len(seeds))
-    benchmark = load_benchmark(spec_path(args.benchmark, args.spec))
+    benchmark = load_benchmark(spec_path(args.benchmark, args.spec), given=args.data)
     if args.spec is not None and args.benchmark not in ("mcq", benchmark.spec.name):
         raise InputError.single("--benchmark", f"{args.spec} describes {benchmark.spec.name!r}, not {args.benchmark!r}")
     data = choice_set(benchmark)

@@ -161,13 +161,10 @@ def _jsonl(path: Path, text: str, spec: Spec) -> list[Record]:
 
 
 def _csv(path: Path, text: str, spec: Spec) -> list[Record]:
-    header, rows = csv_records(path, text, delimiter=spec.delimiter or ",")
+    header, rows = csv_records(path, text, header=spec.csv_columns is None, delimiter=spec.delimiter or ",")
     if spec.csv_columns is not None:  # no header row: the first row is a record
         rows, header = [(1, header), *rows], list(spec.csv_columns)
     names = [h.strip() for h in header]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise InputError.single(path, f"repeated column name(s): {', '.join(map(repr, repeated))}", line=1)
     records = []
     for line, cells in rows:
         if len(cells) != len(names):

@@ -27,12 +27,15 @@ MEANINGS: dict[str, str] = {
     "language": "the language of its text, e.g. `en`, `zh`",
     "revision": "which revision of the data set the files are, and why (shown on the page)",
     "dataset_path": "the data file, a glob (`test/*.csv`, matches sorted by name) or a list of either; relative to "
-                    "`data_dir` when given, else to the repository (where buzzprobe runs), or absolute. Records of "
-                    "several files are numbered in order over all of them",
+                    "`data_dir` when given, else to the repository (where buzzprobe runs), or absolute. It must lie "
+                    "in the folders a spec may read (*Where a spec may read*). Records of several files are numbered "
+                    "in order over all of them",
     "data_dir": "the folder the data lives in (relative to the repository), e.g. `data/mmlu`; needed by `download`",
     "dataset_env": "the environment variable that names a local copy (default `BUZZPROBE_DATA_<NAME>`, `<NAME>` = "
                    "`name` upper-cased, `-` as `_`). With `data_dir` it names the folder that replaces it; without, "
-                   "the one data file",
+                   "the one data file. Only buzzprobe's own data variables: a name starting `BUZZPROBE_DATA_`, or "
+                   "`CIBUZZBENCH_CSV` (a spec does not choose which of the machine's variables it reads: not `HOME`, "
+                   "not `OPENAI_API_KEY`). `--data PATH` on the command line means the same and wins",
     "download": "the pinned upstream copy for `buzzprobe data fetch`: `url` (with `{path}`, the file's path under "
                 "`data_dir`, or `{name}`, its base name; pin the commit in it) and `files` (path under `data_dir` → "
                 "sha256, quoted)",
@@ -48,16 +51,25 @@ MEANINGS: dict[str, str] = {
     "delimiter": "CSV or TSV: the one character between cells (default `,`, and a tab for `tsv`), e.g. `\"|\"`",
     "labels": "`{path: FILE, field: NAME}`: a text file with one value per line, the n-th for the n-th record "
               "(PIQA's `dev-labels.lst`), read as field `NAME`; a relative path is under `data_dir`, else beside "
-              "the first data file. A count that differs from the records' is an error",
+              "the first data file, confined like `dataset_path`. A count that differs from the records' is an error",
     "doc_to_text": "the question or stem (shown in the sighted arm, hidden in the blind arm): a field name or a "
                    "template; may be omitted with `options_from_text` (its stem)",
     "doc_to_choice": "the choices: a field holding a list, or an object (its values in key order); a list of field "
                      "names (`[A, B, C, D]`); or a template that renders a list literal; may be omitted with "
                      "`options_from_text` (its options)",
-    "doc_to_target": "the gold: a field name or a template. An integer, or text that is a numeral, is a **0-based** "
-                     "index; other text is matched to a choice's text (surrounding spaces ignored), then to a letter "
-                     "label (`A`, `b`, …). A list (or a template rendering a list literal, `[0, 2]`) is a "
+    "doc_to_target": "the gold: a field name or a template, read as `target_kind` says. Without `target_kind`, an "
+                     "integer, or text that is a numeral, is a **0-based** index; other text is matched to a choice's "
+                     "text (surrounding spaces ignored), then to a letter label (`A`, `b`, …); a target that reads as "
+                     "two different choices is an error (see *Unambiguous golds*). A list (or a template rendering a list literal, `[0, 2]`) is a "
                      "multi-answer record: see `multiple_answers` under *Findings*",
+    "target_kind": "how `doc_to_target` reads: `index` (0-based), `index1` (1-based), `letter` (`A`, `b`, …; with "
+                   "choices keyed by letters, that key) or `text` (a choice's text, surrounding spaces ignored); "
+                   "each element of a multi-answer target alike",
+    "group": "the field (or a template) naming ties the learned probe must not split across folds beyond a shared "
+             "option set (always a group): a passage, a source question. Items with the same value stay on one side "
+             "of every fold (see *The probes*)",
+    "shuffle_key": "the field (or a template) keying each item's seeded option shuffle (default: the item's id; see "
+                   "*The option shuffle*)",
     "options_from_text": "a text field holding the stem and its lettered options (`A. … B. …`, `A．…`, "
                          "`A:…;B:…;C:…`, `(A)…`): the stem is the text before the first option; or "
                          "`{field: FIELD, pattern: REGEX}` for any other layout, a group of the pattern capturing "
@@ -90,7 +102,7 @@ def keys_table() -> str:
     rows = ["| key | required | meaning |", "|---|---|---|"]
     for key in KEYS:
         required = "yes, unless `options_from_text`" if key in FROM_TEXT else "yes" if key in REQUIRED else "no"
-        rows.append(f"| `{key}` | {required} | {MEANINGS[key]} |")
+        rows.append(f"| `{key}` | {required} | {MEANINGS[key].replace('|', chr(92) + '|')} |")
     return "\n".join(rows)
 
 

@@ -60,8 +60,8 @@ def decode(path: Path, raw: bytes) -> str:
 
 
 def _csv_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
-    header, records = csv_records(path, text)
-    problems = _header_problems(path, header)
+    header, records = csv_records(path, text)  # a blank or repeating header is refused there
+    problems: list[Problem] = []
     rows: list[Row] = []
     for line, cells in records:
         if len(cells) != len(header):
@@ -70,18 +70,6 @@ def _csv_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
         rows.append(Row(len(rows), line, dict(zip(header, cells))))
     raise_problems(problems)
     return tuple(header), rows
-
-
-def _header_problems(path: Path, header: list[str]) -> list[Problem]:
-    if not any(h.strip() for h in header):
-        return [Problem(str(path), "first line is blank: expected the header row", 1)]
-    seen: set[str] = set()
-    problems = []
-    for name in header:
-        if name in seen:
-            problems.append(Problem(str(path), "duplicate column", 1, name))
-        seen.add(name)
-    return problems
 
 
 def _jsonl_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:

@@ -14,6 +14,7 @@ from typing import Any
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.results.mapping import ResultsMapping
 from builder.benchmarks.mcq.results.sources import MMLU_PRO_RESPONSE, Answer, Element
+from builder.core.redact import excerpt
 
 
 class Bad(ValueError):
@@ -110,7 +111,7 @@ def _resolve(value: Any, options: tuple[str, ...] | None, name: str) -> int:
     elif isinstance(value, str) and len(value.strip()) == 1 and value.strip().upper() in LETTERS:
         index = LETTERS.index(value.strip().upper())
     else:
-        raise Bad(name, f"{value!r} is neither an index, a letter nor an option's text")
+        raise Bad(name, f"{excerpt(value)} is neither an index, a letter nor an option's text")
     if index < 0 or (options is not None and index >= len(options)):
         raise Bad(name, f"index {index} is not one of the {len(options or ())} options")
     return index
