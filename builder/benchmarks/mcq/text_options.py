@@ -3,15 +3,16 @@ string, as many releases ship them (`A. … B. …`, `A．…`, `A:…;B:…;C:�
 the stem (the text before the first option) and the options, each with the letter written
 before it, so that a letter target names that option wherever it stands.
 
-A letter is an option marker only where a line, a space, a `;`, a comma, a closing
+A letter is an option marker only where a line, a space, a `;`, a colon, a comma, a closing
 parenthesis, a question mark or a Chinese or full-width character precedes it (Chinese sets
 write `…的是A．…B．…`), and after the first `A` only in the same style (parentheses, a dot or
 a colon) and at most one letter past those seen: `J. K. Rowling` inside an option stays text.
 When the text holds several `A` markers (a stem mentioning "part A."), the run of markers
 from each is compared and the longest wins (ties: the last), so a stray `A.` before or inside
-the options does not split it. Letters out of order or missing (A, C, B, D; A, B, D) are kept as written and counted by the
-audit (finding `option_letters`); `{field, pattern}` takes a regular expression for any other
-layout, whose group (`letter`, else the first) is the letter.
+the options does not split it. The full stop closing the whole text (`…;D:丁。`) is not part
+of the last option. Letters out of order or missing (A, C, B, D; A, B, D) are kept as written
+and counted by the audit (finding `option_letters`); `{field, pattern}` takes a regular
+expression for any other layout, whose group (`letter`, else the first) is the letter.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from typing import Any, NamedTuple
 
 from builder.benchmarks.mcq.fields import LETTERS, RecordProblem, Rule, text_value
 
-_MARKER = re.compile(r"(?:^|(?<=[\s;；,，。)）?!\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]))(?:[(（]([A-Z])[)）]|([A-Z])[ \t]*([.．、:：]))")
+_MARKER = re.compile(r"(?:^|(?<=[\s;；:：,，。)）?!\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]))(?:[(（]([A-Z])[)）]|([A-Z])[ \t]*([.．、:：]))")
 _STYLES = {".": "dot", "．": "dot", "、": "dot", ":": "colon", "：": "colon"}
 _SEPARATORS = " \t\r\n;；"
+_STOPS = "。.．"  # a full stop closing the text, stripped from the last option when only it has one
 KIND = "from_text"  # the kind of the doc_to_text/doc_to_choice Rule standing for the split
 
 
@@ -66,8 +68,19 @@ class TextOptions:
             raise RecordProblem(f"field {self.field!r} holds {len(markers)} lettered option(s) ({layouts}); an "
                                 "item needs two or more (skip such records with `filter`)")
         ends = [m.start for m in markers[1:]] + [len(text)]
-        options = tuple(text[m.end:end].strip(_SEPARATORS) for m, end in zip(markers, ends))
+        options = _closed([text[m.end:end].strip(_SEPARATORS) for m, end in zip(markers, ends)])
         return Split(text[:markers[0].start].strip(), options, tuple(m.letter for m in markers))
+
+
+def _closed(options: list[str]) -> tuple[str, ...]:
+    """The options less the full stop that closes the whole text (`…;D:丁。`), which runs into the
+    last option: a mark only it would carry (a cue). Kept when another option ends with it too,
+    unless the last option ends with it twice (`…;D:丁。。`: its own and the text's)."""
+    last = options[-1]
+    stop = last[-1:]
+    if stop in _STOPS and len(last) > 1 and (last[-2] == stop or not any(o.endswith(stop) for o in options[:-1])):
+        options[-1] = last[:-1].rstrip()
+    return tuple(options)
 
 
 def in_order(letters: tuple[str, ...]) -> bool:
