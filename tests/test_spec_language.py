@@ -338,3 +338,14 @@ def test_a_key_without_a_meaning_fails_the_table(monkeypatch: pytest.MonkeyPatch
     current = spec_keys.DOC.read_text(encoding="utf-8")
     monkeypatch.setattr(spec_keys, "MEANINGS", {**spec_keys.MEANINGS, "brand_new_key": "new"})
     assert spec_keys.document(current) != current  # a new key makes the committed page stale
+
+
+def test_a_labels_file_outside_the_readable_folders_is_refused(tmp_path: Path) -> None:
+    inside = tmp_path / "spec"
+    inside.mkdir()
+    (inside / "dev.jsonl").write_text(jsonl({"goal": "g", "sol1": "a", "sol2": "b"}), encoding="utf-8")
+    (tmp_path / "secret.lst").write_text("0\n", encoding="utf-8")
+    spec = spec_file(inside, f"dataset_path: {inside}/dev.jsonl\ndoc_to_text: goal\ndoc_to_choice: [sol1, sol2]\n"
+                             "doc_to_target: label\nlabels: {path: ../secret.lst, field: label}\n")
+    found = spec_problems(spec)
+    assert any("[labels]" in p and "outside the folders data may be read from" in p for p in found)
