@@ -136,16 +136,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
 
     for key in sorted(set(map(str, data)) - set(KEYS)):
         problem(key, f"unknown key (allowed: {', '.join(KEYS)})")
-    for key in REQUIRED:
-        if data.get(key) in (None, "") and not (key in FROM_TEXT and key not in data and "options_from_text" in data):
-            problem(key, "required" + (" (or options_from_text: the field holding the stem and its lettered "
-                                       "options)" if key in FROM_TEXT else ""))
-    if isinstance(data.get("nested"), list):
-        nested_lists(data["nested"], problem)
-    for key in (*TEXT_KEYS, "records", *(("nested",) if not isinstance(data.get("nested"), list) else ()),
-                *FIELD_KEYS, "test_split", "train_split", "sighted", "blind", "target_kind"):
-        if key in data and not (isinstance(data[key], str) and data[key].strip()):
-            problem(key, "must be non-empty text")
+    _present(data, problem)
     if problems:
         raise InputError(problems)
 
@@ -168,15 +159,11 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         for key, message in mapping_problems(data["results"]):
             problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
     strata = _strata(data.get("strata"), problem)
-    from_text = text_options(data["options_from_text"], problem) if "options_from_text" in data else None
-    extras = {"filter": filter_rule(data["filter"], problem) if "filter" in data else None,
-              "split_rule": split_rule(data["split"], problem) if "split" in data else None,
-              "delimiter": table_delimiter(data, fmt, TABLES, problem),
-              "labels": label_file(data["labels"], location, problem) if "labels" in data else None}
+    extras = _released(data, fmt, location, problem)
     if problems or location is None or fmt is None:
         raise InputError(problems)
-    if from_text is not None:
-        rules = {**{key: from_text.rule(key) for key in FROM_TEXT}, **rules}
+    if extras["options_from_text"] is not None:
+        rules = {**{key: extras["options_from_text"].rule(key) for key in FROM_TEXT}, **rules}
     nested = data.get("nested")
     return Spec(path=path, name=name, title=data.get("title", name), language=data.get("language"),
                 citation=data.get("citation"), url=data.get("url"), license=data.get("license"),
@@ -188,8 +175,32 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
                 revision=data.get("revision"), results=_results(data.get("results")),
                 target_kind=data.get("target_kind"), group=rules.get("group"), shuffle_key=rules.get("shuffle_key"),
-                strata=strata, options_from_text=from_text,
-                nested_lists=tuple(nested) if isinstance(nested, list) else (), **extras)
+                strata=strata, nested_lists=tuple(nested) if isinstance(nested, list) else (), **extras)
+
+
+def _released(data: Mapping[str, Any], fmt: str | None, location: DataLocation | None, problem: Any) -> dict[str, Any]:
+    """The keys for files as released (spec_extras.py, text_options.py), as Spec fields."""
+    return {"filter": filter_rule(data["filter"], problem) if "filter" in data else None,
+            "split_rule": split_rule(data["split"], problem) if "split" in data else None,
+            "delimiter": table_delimiter(data, fmt, TABLES, problem),
+            "labels": label_file(data["labels"], location, problem) if "labels" in data else None,
+            "options_from_text": text_options(data["options_from_text"], problem) if "options_from_text" in data
+            else None}
+
+
+def _present(data: Mapping[str, Any], problem: Any) -> None:
+    """Each required key given (options_from_text stands in for doc_to_text and doc_to_choice),
+    and the keys that hold text non-empty text (`nested` may also be a list: parallel lists)."""
+    for key in REQUIRED:
+        if data.get(key) in (None, "") and not (key in FROM_TEXT and key not in data and "options_from_text" in data):
+            problem(key, "required" + (" (or options_from_text: the field holding the stem and its lettered "
+                                       "options)" if key in FROM_TEXT else ""))
+    if isinstance(data.get("nested"), list):
+        nested_lists(data["nested"], problem)
+    for key in (*TEXT_KEYS, "records", *(("nested",) if not isinstance(data.get("nested"), list) else ()),
+                *FIELD_KEYS, "test_split", "train_split", "sighted", "blind", "target_kind"):
+        if key in data and not (isinstance(data[key], str) and data[key].strip()):
+            problem(key, "must be non-empty text")
 
 
 MAX_STRATA = 4

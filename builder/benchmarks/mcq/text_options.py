@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 from builder.benchmarks.mcq.fields import LETTERS, RecordProblem, Rule, text_value
 
-_MARKER = re.compile(r"(?:^|(?<=[\s;；:：,，。)）?!\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]))(?:[(（]([A-Z])[)）]|([A-Z])[ \t]*([.．、:：]))")
+_BEFORE = r"(?:^|(?<=[\s;；:：,，。)）?!\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]))"  # what may precede a marker
+_MARKER = re.compile(_BEFORE + r"(?:[(（]([A-Z])[)）]|([A-Z])[ \t]*([.．、:：]))")
 _STYLES = {".": "dot", "．": "dot", "、": "dot", ":": "colon", "：": "colon"}
 _SEPARATORS = " \t\r\n;；"
 _STOPS = "。.．"  # a full stop closing the text, stripped from the last option when only it has one
