@@ -349,3 +349,16 @@ def test_a_labels_file_outside_the_readable_folders_is_refused(tmp_path: Path) -
                              "doc_to_target: label\nlabels: {path: ../secret.lst, field: label}\n")
     found = spec_problems(spec)
     assert any("[labels]" in p and "outside the folders data may be read from" in p for p in found)
+
+
+def test_a_catastrophic_pattern_is_a_located_error_not_a_hang(tmp_path: Path) -> None:
+    """A spec's own pattern is untrusted: nested repetition on a long record would run for hours
+    under Python's `re`; under the `regex` engine's timeout it is refused on its first record."""
+    import time
+    data = tmp_path / "d.jsonl"
+    data.write_text(jsonl({"id": "1", "question": "a" * 40 + "!", "answer": "A"}), encoding="utf-8")
+    started = time.monotonic()
+    found = problems(spec_file(tmp_path, f"dataset_path: {data}\ndoc_to_target: answer\n"
+                                         "options_from_text: {field: question, pattern: '(a|aa)+([A-D])$'}\n"))
+    assert time.monotonic() - started < 10
+    assert any("d.jsonl:1 [record 1, options_from_text]" in p and "took over" in p for p in found)

@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import regex  # a spec's own pattern runs with a timeout (_pattern_markers)
+
 from builder.benchmarks.mcq.fields import LETTERS, RecordProblem, Rule, text_value
 
 _BEFORE = r"(?:^|(?<=[\s;；:：,，。)）?!\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]))"  # what may precede a marker
@@ -48,7 +50,7 @@ class Split(NamedTuple):
 @dataclass(frozen=True)
 class TextOptions:
     field: str
-    pattern: re.Pattern[str] | None = None  # None: the common layouts
+    pattern: Any = None  # a compiled `regex` pattern; None: the common layouts
 
     def rule(self, key: str) -> Rule:
         """The stand-in for an omitted doc_to_text or doc_to_choice (load.py reads the split)."""
@@ -112,12 +114,22 @@ def _run(first: Marker, rest: list[Marker]) -> list[Marker]:
     return run
 
 
-def _pattern_markers(text: str, pattern: re.Pattern[str]) -> list[Marker]:
+PATTERN_SECONDS = 0.25  # a spec's own pattern on one record: far above any sane layout's cost
+
+
+def _pattern_markers(text: str, pattern: Any) -> list[Marker]:
+    """The markers a spec's pattern finds. The pattern is the spec author's, so it runs under the
+    `regex` engine's timeout: a catastrophic pattern (nested quantifiers) is a located error on its
+    first record instead of a build that never ends (Python's `re` cannot be interrupted)."""
     markers = []
-    for m in pattern.finditer(text):
-        letter = m.group("letter") if "letter" in pattern.groupindex else m.group(1)
-        if m.end() > m.start():
-            markers.append(Marker(m.start(), m.end(), (letter or "").strip().upper(), "pattern"))
+    try:
+        for m in pattern.finditer(text, timeout=PATTERN_SECONDS):
+            letter = m.group("letter") if "letter" in pattern.groupindex else m.group(1)
+            if m.end() > m.start():
+                markers.append(Marker(m.start(), m.end(), (letter or "").strip().upper(), "pattern"))
+    except TimeoutError:
+        raise RecordProblem(f"the options_from_text pattern took over {PATTERN_SECONDS} s on this record's "
+                            f"{len(text):,} characters: simplify it (no nested repetition such as (a+)+)") from None
     return markers
 
 
@@ -131,8 +143,8 @@ def text_options(value: object, problem: Callable[[str, str], None]) -> TextOpti
                 "pattern matches each option's marker and a group captures its letter")
         return None
     try:
-        pattern = re.compile(value["pattern"])
-    except re.error as exc:
+        pattern = regex.compile(value["pattern"], regex.VERSION0)
+    except (regex.error, ValueError, OverflowError) as exc:
         problem("options_from_text", f"pattern does not compile: {exc}")
         return None
     if pattern.groups < 1:
