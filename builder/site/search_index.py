@@ -47,7 +47,8 @@ def _model_names(page: str) -> Iterator[str]:
         columns = [i for i, h in enumerate(headers) if h in _MODEL_COLUMNS]
         for row in _ROW.findall(body) if columns else ():
             cells = _CELL.findall(row)
-            yield from (_text(cells[i]) for i in columns if i < len(cells))
+            # "model · option set" labels name the model first
+            yield from (_text(cells[i]).split(" · ", 1)[0] for i in columns if i < len(cells))
 
 
 def _page_entry(path: str, page: str, site_title: str) -> list[str]:
@@ -56,7 +57,8 @@ def _page_entry(path: str, page: str, site_title: str) -> list[str]:
     title = title.removesuffix(f" · {site_title}") if site_title else title
     description = _DESCRIPTION.search(page)
     headings = " · ".join(_text(h) for h in _HEADING.findall(page))[:_MAX_TEXT]
-    text = " ".join(x for x in (html.unescape(description.group(1)) if description else "", headings) if x)
+    subject = " ".join(_text(m) for m in _SUBJECT.findall(page))  # a run is found by its model's name
+    text = " ".join(x for x in (subject, html.unescape(description.group(1)) if description else "", headings) if x)
     return [_kind(path), title, path, text]
 
 

@@ -76,19 +76,33 @@
     table.setAttribute("data-sortable", "");
   }
 
+  // The cue follows the layout: a table filled later (the item browser) or a rotated phone
+  // shows or hides it again (ResizeObserver; without one, the first layout decides).
   function cue(wrap) {
-    if (wrap.scrollWidth <= wrap.clientWidth + 1 || wrap.hasAttribute("data-scroll")) return;
-    wrap.setAttribute("data-scroll", "");
-    var note = document.createElement("p");
-    note.className = "scroll-cue";
-    note.textContent = "Wider than the page: scroll the table sideways for more columns \u2192";
-    wrap.parentNode.insertBefore(note, wrap);
+    var wide = wrap.scrollWidth > wrap.clientWidth + 1;
+    var note = wrap.previousElementSibling;
+    if (!note || !note.classList.contains("scroll-cue")) {
+      if (!wide) return;
+      note = document.createElement("p");
+      note.className = "scroll-cue";
+      note.textContent = "Wider than the page: scroll the table sideways for more columns \u2192";
+      wrap.parentNode.insertBefore(note, wrap);
+    }
+    note.hidden = !wide;
+    if (wide) wrap.setAttribute("data-scroll", "");
+    else wrap.removeAttribute("data-scroll");
   }
 
   function start() {
     Array.prototype.forEach.call(document.querySelectorAll("main table"), setUp);
+    var observer = window.ResizeObserver ? new ResizeObserver(function (entries) {
+      entries.forEach(function (entry) { cue(entry.target.closest(".scroll") || entry.target); });
+    }) : null;
     Array.prototype.forEach.call(document.querySelectorAll("main .scroll"), function (wrap) {
-      if (wrap.querySelector("table")) cue(wrap);
+      var table = wrap.querySelector("table");
+      if (!table) return;
+      cue(wrap);
+      if (observer) { observer.observe(wrap); observer.observe(table); }
     });
   }
 
