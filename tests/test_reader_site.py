@@ -132,7 +132,8 @@ def test_standalone_svg_adds_the_namespaces_an_inline_svg_lacks():
 
 def test_live_charts_are_laid_out_at_their_column_width():
     assert live_spec({"width": 576, "mark": "bar"}) == {
-        "width": "container", "mark": "bar", "autosize": {"type": "fit-x", "contains": "padding"}}
+        "width": "container", "mark": "bar", "autosize": {"type": "fit-x", "contains": "padding"},
+        "usermeta": {"drawnWidth": 576}}
     concat = {"hconcat": [{"width": 200, "mark": "bar"}]}
     assert live_spec(concat) == concat  # a concatenation keeps its drawn widths
 

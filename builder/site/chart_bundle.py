@@ -86,7 +86,24 @@ function accessibleName(el) {
   return title ? title.textContent : "";
 }
 
+// A "container" width leaves the plot the column minus what the static chart spent on axes,
+// labels and legends; below MIN_PLOT px (long labels on a phone) the live chart keeps its
+// drawn width instead and is scaled to the column like the static one.
+const MIN_PLOT = 240;
+
+function fitted(el, spec) {
+  const drawn = spec.usermeta && spec.usermeta.drawnWidth;
+  const svg = el.querySelector(":scope > svg");
+  if (spec.width !== "container" || !drawn || !svg) return spec;
+  const extra = Number(svg.getAttribute("width")) - drawn;
+  if (!(extra >= 0) || el.clientWidth - extra >= MIN_PLOT) return spec;
+  const fixed = Object.assign({}, spec, { width: drawn });
+  delete fixed.autosize;
+  return fixed;
+}
+
 async function buzzprobeEmbed(el, spec) {
+  spec = fitted(el, spec);
   const name = accessibleName(el);
   const host = document.createElement("div");
   host.className = "chart-live chart-pending";  // invisible but laid out: "container" width needs a size

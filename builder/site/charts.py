@@ -138,12 +138,15 @@ class Chart:
 
 def live_spec(spec: Mapping[str, Any]) -> dict:
     """The spec the live chart draws: a single or layered view is laid out at its column's
-    width (``width: "container"``), so on a phone it is redrawn narrower with type at full size
-    rather than scaled down; concatenated or faceted specs keep their drawn widths. The static
-    SVG is rendered from ``spec`` unchanged (a file needs a width)."""
+    width (``width: "container"``), redrawn with type at full size rather than scaled;
+    concatenated or faceted specs keep their drawn widths. ``usermeta.drawnWidth`` keeps the
+    drawn width for the bundle, which uses it when the column would leave the plot too narrow
+    (long axis labels on a phone; the chart is then scaled like the static one). The static SVG
+    is rendered from ``spec`` unchanged (a file needs a width)."""
     if not isinstance(spec.get("width"), (int, float)):
         return dict(spec)
-    return {**spec, "width": "container", "autosize": {"type": "fit-x", "contains": "padding"}}
+    return {**spec, "width": "container", "autosize": {"type": "fit-x", "contains": "padding"},
+            "usermeta": {"drawnWidth": spec["width"]}}
 
 
 # --------------------------------------------------------------------------------------- SVG
