@@ -10,9 +10,11 @@ or Chromium, and fail under CI.
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +22,16 @@ import pytest
 
 from builder.core.errors import InputError
 from builder.site.charts import live_spec
+from builder.site.environment import make_environment
+from builder.site.labels import LABELS, column_label
+from builder.site.tables import Cell, Table
+from builder.claims.engine import Evidence
 from builder.site.render import load_site_config
 from builder.site.reuse import repository_url
 from builder.site.search_index import search_index
 from builder.site.structured import sitemap
 from builder.site.svg_file import standalone_svg
+from builder.stats.solvable_split import STRATA_COLUMNS, TABLE_COLUMNS
 from tests.browser_support import (
     CONTENT,
     REPO,
@@ -47,6 +54,7 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 MODEL = "toy-reader-model"
 SIGHTED, BLIND = "toy-reader-sighted-t2-s1111-all", "toy-reader-blind-t2-s1111-all"
+LOCAL_ENDPOINT = "http://127.0.0.1:18080/v1"
 # Pages a reader lands on: the front page, the ones with charts and the widest tables, a list
 # and a run page (the run pages carry the item browser).
 READER_PAGES = ("index.html", "dataset.html", "categories.html", "models.html", "runs.html",
@@ -66,7 +74,10 @@ def site(tmp_path_factory) -> Path:
                                           lambda stem: f"-s{SEED}-" in stem or "-t3-" in stem)
     for run_id, condition, accuracy in ((SIGHTED, "sighted", 0.8), (BLIND, "blind", 0.45)):
         items = model_items(dataset, SEED, accuracy, 7 if condition == "sighted" else 8)
-        write_model_run(runs, model_header(dataset, run_id, MODEL, condition, SEED, len(items)), items)
+        header = model_header(dataset, run_id, MODEL, condition, SEED, len(items))
+        # served by a local server, as the committed local-model runs are
+        header = dc_replace(header, subject={**header.subject, "runtime": {"endpoint": LOCAL_ENDPOINT, "threads": 1}})
+        write_model_run(runs, header, items)
     return build_site(csv_path, runs, spec, root / "site", charts=True)
 
 
@@ -194,6 +205,69 @@ def test_search_index_does_not_depend_on_the_order_files_come_in():
     """Same inputs, same bytes: the index is sorted, whatever order the renderer built files in."""
     files = {"b.html": b"<title>B \xc2\xb7 buzzprobe</title>", "a.html": b"<title>A \xc2\xb7 buzzprobe</title>"}
     assert search_index(files, "buzzprobe") == search_index(dict(reversed(list(files.items()))), "buzzprobe")
+
+
+# --- readable labels ---------------------------------------------------------------------
+
+_SCRIPTS = re.compile(r"<(script|style|pre)\b.*?</\1>", re.S)
+_CODE = re.compile(r"<code\b.*?</code>", re.S)
+_ATTRS = re.compile(r"<[^>]+>")
+_SNAKE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+_FACT_KEY = re.compile(r"\b[a-z0-9_-]+(?:\.[a-z0-9_-]+){2,}\b")
+_LOCAL = re.compile(r"https?://(?:127\.\d+\.\d+\.\d+|localhost|\[::1\])", re.I)
+
+
+def _visible_text(page: str) -> str:
+    """What a reader reads: no scripts, styles or raw <pre> blocks (a run's full header as JSON),
+    no <code> (file names, hashes), no attributes."""
+    return html_lib.unescape(_ATTRS.sub(" ", _CODE.sub(" ", _SCRIPTS.sub(" ", page))))
+
+
+def test_pages_show_no_fact_keys_snake_case_headers_or_local_endpoints(site):
+    """Crawl every page of the built site (issue 32 item 4)."""
+    problems, headers = [], 0
+    for name in pages_of(site):
+        page = read(site, name)
+        for th in re.findall(r"<th\b[^>]*>(.*?)</th>", _SCRIPTS.sub(" ", page), re.S):
+            headers += 1
+            text = _visible_text(th).strip()
+            if _SNAKE.search(text):
+                problems.append(f"{name}: snake_case header {text!r}")
+        text = _visible_text(page)
+        problems += [f"{name}: fact key {k!r}" for k in _FACT_KEY.findall(text) if "__vs__" in k or k.startswith("pair.")]
+        problems += [f"{name}: local endpoint {m!r}" for m in _LOCAL.findall(text)]
+    assert headers > 100
+    assert not problems, "\n".join(problems[:20])
+    run_page = read(site, f"runs/{SIGHTED}.html")
+    assert "endpoint: a local server on the machine that ran the probe" in run_page
+    assert LOCAL_ENDPOINT in run_page  # still in the run's full header (the raw JSON, for provenance)
+
+
+def test_column_labels_come_from_the_label_table():
+    assert column_label("accuracy_rest") == "Accuracy, the rest"
+    assert column_label("gap_adjusted_low") == "Adjusted gap 95% low"
+    assert column_label("macro_f1") == "Macro f1"  # not in the table: words
+    assert column_label("gemini-1_5-pro-002 accuracy") == "gemini-1_5-pro-002 accuracy"  # a run id stays
+    assert column_label("Strict accuracy") == "Strict accuracy"
+    for name in TABLE_COLUMNS + STRATA_COLUMNS:
+        assert name in LABELS, name
+
+
+def test_split_table_headers_and_tracker_pairs_read_as_words():
+    """The real site's split tables and the tracker's paired gaps (the synthetic site has neither)."""
+    env = make_environment(CONTENT / "templates")
+    context = {"root": "", "provenance": {}, "run_ids": frozenset({"b-run", "s-run"}), "prediction_verdicts": [],
+               "build_date": "2026-01-01", "complete_run_count": 2, "run_count": 2}
+    table = Table("t", "caption", TABLE_COLUMNS, ((tuple(Cell("x") for _ in TABLE_COLUMNS)),))
+    rendered = str(env.get_template("table.html").make_module(context).render(table))
+    headers = re.findall(r"<th\b[^>]*>(.*?)</th>", rendered)
+    assert headers == [LABELS[c] for c in TABLE_COLUMNS] and not any(_SNAKE.search(h) for h in headers)
+    tracker = env.get_template("blocks/tracker.html").make_module(context)
+    evidence = [Evidence("toy", 48.7, "pair.b-run__vs__s-run.gap.macro_f1"), Evidence("toy", 1.0, "s-run")]
+    items = str(tracker.evidence_items(evidence))
+    assert "__vs__" not in items and "pair." not in items
+    assert 'blind run <a href="runs/b-run.html">b-run</a> against sighted run <a href="runs/s-run.html">s-run</a>' in items
+    assert '— <a href="runs/s-run.html">s-run</a>' in items
 
 
 # --- the search index --------------------------------------------------------------------
