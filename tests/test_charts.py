@@ -25,7 +25,7 @@ from builder.site import charts
 from builder.site.chart_bundle import VL_VERSION, bundle_version, vega_bundle
 from builder.benchmarks.cibuzzbench.views import charts as cibuzzbench_charts
 from builder.benchmarks.cibuzzbench.views.charts import blind_error_chart, heuristic_seed_chart, option_length_chart
-from builder.site.charts import Chart, category_score_chart, render_svg, sighted_blind_scatter
+from builder.site.charts import Chart, category_score_chart, live_spec, render_svg, sighted_blind_scatter
 from builder.site.scriptjson import script_json
 
 EVIL_SCRIPT = "<script>alert(1)</script>"
@@ -120,10 +120,11 @@ def test_no_remote_url_anywhere(case):
 
 
 def test_spec_json_is_canonical_and_round_trips(case):
+    """The page's spec is the chart's, laid out at the column's width (live_spec)."""
     _, chart = case
     text = chart.spec_json
-    assert json.loads(text) == chart.spec
-    assert text == json.dumps(chart.spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    assert json.loads(text) == live_spec(chart.spec)
+    assert text == json.dumps(live_spec(chart.spec), sort_keys=True, separators=(",", ":"), ensure_ascii=False
                               ).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -209,7 +210,7 @@ def test_jinja_template_writes_spec_and_svg_unchanged():
         'data-target="t">{{ c.spec_json }}</script>')
     page = template.render(c=chart)
     body = page.split('data-target="t">', 1)[1].removesuffix("</script>")
-    assert body == str(chart.spec_json) and json.loads(body) == chart.spec
+    assert body == str(chart.spec_json) and json.loads(body) == live_spec(chart.spec)
     assert page.lower().count("<script") == 1
     assert str(Environment(autoescape=True).from_string("{{ c.html() }}").render(c=chart)) == str(chart.html())
 
