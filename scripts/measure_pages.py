@@ -71,7 +71,7 @@ def throttled(browser: Any, server: SubPathServer, pages: list[str], out: dict[s
         visit = Visit(name)
         guard_page(page, visit)
         responses: list[Any] = []
-        page.on("response", responses.append)
+        page.on("response", lambda response: responses.append(response))
         context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
         page.goto(server.url(name), wait_until="load")
         out[name]["load_ms"] = round(page.evaluate(LOAD))
