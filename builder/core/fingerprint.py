@@ -9,7 +9,7 @@ from pathlib import Path
 
 from builder.core.paths import PACKAGE_DIR
 
-ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL")
+ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL", "GITHUB_REPOSITORY", "GITHUB_SERVER_URL")
 
 
 def _files(root: Path, patterns: Iterable[str]) -> list[Path]:

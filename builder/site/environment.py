@@ -20,6 +20,7 @@ from jinja2.sandbox import SecurityError
 from builder.core.errors import InputError
 from builder.core.names import visible
 from builder.core.textfiles import decode_utf8
+from builder.site.labels import column_label
 from builder.site.limits import LimitedSandbox
 
 PAGE_SOURCE = "<template>"  # the file name Jinja gives a template made from a string (a page body)
@@ -53,7 +54,8 @@ def make_environment(template_dir: Path, cache_dir: Path | None = None) -> Envir
     env = _Sandbox(loader=FileSystemLoader(str(template_dir)), undefined=StrictUndefined, finalize=_shown,
                    bytecode_cache=bytecode_cache(cache_dir, _Sandbox, {**_OPTIONS, "finalize": _shown.__qualname__}),
                    **_OPTIONS)
-    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, cell=fmt_cell, datum=fmt_datum)
+    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, cell=fmt_cell, datum=fmt_datum,
+                       label=column_label)
     return env
 
 
