@@ -19,7 +19,7 @@ from builder.benchmarks.cibuzzbench.prompts import load_protocols
 from builder.cli import main
 from builder.pipeline import BuildConfig, build
 from builder.runs.selection import Selection
-from tests.loopback_server import LoopbackServer, reply
+from tests.loopback_server import LoopbackServer, reply, status
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 from tests.test_build import SMALL_SPEC
 from tests.test_interop import CREATED, _tasks, answer, fake_inspect_log, fake_lm_eval
@@ -109,3 +109,121 @@ def test_imported_runs_never_pair_or_pool_with_the_probe_pair(small_env, tmp_pat
         (MODEL, "50"), (f"{MODEL} (inspect_ai import)", "20"), (f"{MODEL} (lm-eval import)", "20")]
     article = (tmp_path / "both" / "article.html").read_text(encoding="utf-8")
     assert "1 model was run sighted and blind on the same items of the original option set, in 3 separate" in article
+
+
+# ---------------------------------------------------------------- failures fail (item 6)
+
+
+def test_a_probe_whose_every_item_failed_exits_non_zero_and_is_not_published(small_env, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    with LoopbackServer(lambda request: status(503)) as server:
+        code = main(["probe", "--base-url", server.url, "--model", MODEL, "--sample", "4", "--quiet",
+                     "--retries", "0", "--out", str(runs / "{run_id}.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert list(runs.glob("*.jsonl")) == []  # nothing where the build reads runs
+    aside = runs / "loopmodel-t2-sighted-en-s1111-n4-r0.jsonl.failed"
+    assert aside.is_file() and f"moved to {aside}" in err and "no item of loopmodel-t2-sighted-en-s1111-n4-r0" in err
+    assert "503" in err  # the first error says why
+    with _server() as server:  # the same command, once the endpoint answers, asks every item afresh
+        assert main(["probe", "--base-url", server.url, "--model", MODEL, "--sample", "4", "--quiet",
+                     "--out", str(runs / "{run_id}.jsonl")]) == 0
+        assert len(server.requests) == 4
+    assert [p.name for p in runs.glob("*.jsonl")] == ["loopmodel-t2-sighted-en-s1111-n4-r0.jsonl"]
+
+
+def test_a_probe_with_one_answered_item_is_kept(small_env, tmp_path, capsys):
+    """Partly failed runs stay (re-ask with --retry-errors): only a run with nothing answered is set aside."""
+    runs = tmp_path / "runs"
+    calls = []
+
+    def flaky(request):
+        calls.append(request)
+        return reply("A") if len(calls) == 1 else status(503)
+
+    with LoopbackServer(flaky) as server:
+        code = main(["probe", "--base-url", server.url, "--model", MODEL, "--sample", "4", "--quiet",
+                     "--retries", "0", "--concurrency", "1", "--out", str(runs / "{run_id}.jsonl")])
+    assert code == 0 and len(list(runs.glob("*.jsonl"))) == 1 and not list(runs.glob("*.failed"))
+
+
+def test_build_refuses_a_runs_or_content_folder_that_does_not_exist(tmp_path, capsys):
+    for flag in ("--runs", "--content"):
+        assert main(["build", flag, str(tmp_path / "nonexistent"), "--out", str(tmp_path / "site")]) == 2
+        assert f"{flag}: no such folder: {tmp_path / 'nonexistent'}" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
+
+
+def test_ctrl_c_during_a_build_exits_130_with_one_line(tmp_path):
+    """A real SIGINT to a real build (the full-size synthetic data keeps it busy for seconds)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    csv_path = write_synthetic_csv(tmp_path / "data.csv")
+    env = {**os.environ, "CIBUZZBENCH_CSV": str(csv_path)}
+    (tmp_path / "runs").mkdir()
+    child = subprocess.Popen([sys.executable, "-m", "builder.cli", "build", "--runs", str(tmp_path / "runs"),
+                              "--out", str(tmp_path / "site"), "--force"], cwd=REPO, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=300)
+    assert (child.returncode, err) == (130, "buzzprobe: interrupted\n")
+    assert not (tmp_path / "site").exists()
+
+
+# ---------------------------------------------------------------- conventions (item 7)
+
+
+def test_version_and_help_on_every_option(capsys):
+    import argparse
+    from builder import __version__
+    from builder.cli import _parser
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out == f"buzzprobe {__version__}\n"
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    walk(child, f"{path} {name}")
+            elif not action.help:
+                missing.append(f"{path} {action.option_strings or action.dest}")
+
+    walk(_parser(), "buzzprobe")
+    assert missing == []
+
+
+def test_list_benchmarks_runs_and_models(small_env, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    with _server() as server:
+        _probe_pair(server.url, runs / "m", sample="3")
+    (runs / "junk.jsonl").write_text("not json\n")
+    capsys.readouterr()
+    assert main(["list", "benchmarks", "--json", "--content", str(REPO / "content")]) == 0
+    names = {b["name"]: b for b in json.loads(capsys.readouterr().out)}
+    assert {"cibuzzbench", "mmlu", "truthfulqa-mc1"} <= names.keys() and names["mmlu"]["kind"] == "spec"
+    assert main(["list", "runs", "--runs", str(runs), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert sorted(r.get("run_id") or r["problem"] for r in listed) == [
+        "loopmodel-t2-blind-en-s1111-n3-r0", "loopmodel-t2-sighted-en-s1111-n3-r0",
+        "unreadable: Expecting value: line 1 column 1 (char 0)"]
+    assert main(["list", "models", "--runs", str(runs)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["model", "runs", "benchmarks"] and table[1].split() == [MODEL, "2", "cibuzzbench"]
+    assert main(["list", "runs", "--runs", str(tmp_path / "none")]) == 2
+
+
+def test_audit_finds_a_shipped_spec_by_name_and_suggests_close_names(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    assert main(["audit", "mmluu"]) == 2
+    err = capsys.readouterr().err
+    assert "mmluu: no spec file and no benchmark of that name; did you mean 'mmlu'" in err
+    assert "Specs in content/benchmarks: cibuzzbench-t2, cmmlu, mmlu, mmlu-pro, truthfulqa-mc1" in err
+    from builder.benchmarks.mcq.command import find_spec
+    assert find_spec(Path("mmlu")) == Path("content/benchmarks/mmlu.yaml")
+    assert find_spec(Path("elsewhere/mmlu.yaml")) == Path("elsewhere/mmlu.yaml")  # a path stays a path

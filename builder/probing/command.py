@@ -227,7 +227,9 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
     import asyncio
 
     from builder.probing.client import FatalError, Redactor, url_secrets
-    from builder.probing.runner import check_prompts, drop_errored_items, execute, is_complete, preview
+    from builder.probing.runner import (
+        check_prompts, drop_errored_items, execute, is_complete, preview, set_aside_if_failed,
+    )
 
     for plan in plans:
         check_prompts(plan)
@@ -252,6 +254,13 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
                   f"{plan.path}; fix the cause and re-run the same command to resume", file=sys.stderr)
             return EXIT_FATAL
         (report or _report)(plan, outcome)
+        failed = set_aside_if_failed(plan)
+        if failed is not None:
+            print(f"{command}: failed: no item of {plan.header.run_id} was answered (first error: "
+                  f"{redact(failed[1])[:300]}); the run is not published: moved to {failed[0]}. Check the "
+                  "endpoint, model name and key, then re-run the same command to ask every item again",
+                  file=sys.stderr)
+            return EXIT_FAILED
     return 0
 
 

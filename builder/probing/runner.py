@@ -261,6 +261,25 @@ def finish(plan: RunPlan, outcome: RunOutcome) -> None:
     outcome.complete = True
 
 
+FAILED_SUFFIX = ".failed"  # a run whose every item failed is kept under this name: builds never read it
+
+
+def set_aside_if_failed(plan: RunPlan) -> tuple[Path, str] | None:
+    """A run in which no item was answered (every line records an error: a dead endpoint, a
+    wrong model name) measures nothing, yet would publish a score of 0. Move it out of the
+    build's reach (RUN.jsonl -> RUN.jsonl.failed, replacing an older one) so a re-run asks
+    every item afresh; returns (where it went, the first error), or None when any item was answered."""
+    if not plan.path.is_file():
+        return None
+    with exclusive(plan.path, "this run"):
+        run = read_run(plan.path)
+        if not run.items or any(getattr(item, "error", None) is None for item in run.items):
+            return None
+        aside = plan.path.with_name(plan.path.name + FAILED_SUFFIX)
+        plan.path.replace(aside)
+    return aside, str(run.items[0].error)
+
+
 def check_prompts(plan: RunPlan, shown: int = 5) -> None:
     """Make every item's prompt once before anything is written or asked: a template that fails
     on one item would otherwise stop the run there (or leave a header-only file behind)."""

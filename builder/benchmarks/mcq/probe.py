@@ -10,7 +10,6 @@ items. The answer is parsed to a letter (`parse_letter`); the raw text is always
 from __future__ import annotations
 
 import argparse
-import difflib
 import hashlib
 import json
 import re
@@ -25,7 +24,7 @@ from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
 from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
 from builder.core.build_date import utc_now
 from builder.core.errors import InputError
-from builder.core.names import check_name, fill_template, slug
+from builder.core.names import check_name, did_you_mean, fill_template, slug
 from builder.probing.jobs import ANSWER, Job, Reply
 from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
 from builder.runs.selection import Selection
@@ -54,9 +53,7 @@ def _did_you_mean(name: str, content_dir: Path) -> str:
     from builder.benchmarks import registered
     own = {b.name for b in registered() if b.probes and not (b.run_format_module and b.run_format().any_name)}
     known = sorted(own | {p.stem for p in (content_dir / "benchmarks").glob("*.yaml")})
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
-    return f"{hint} Benchmarks that can be probed: {', '.join(known)}" if known else hint
+    return did_you_mean(name, known, "Benchmarks that can be probed")
 
 
 _LEADING = re.compile(r"^\s*[(\[]?([A-Z])(?:[)\].:：、\s-]|$)")
