@@ -246,6 +246,8 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
             print(f"{plan.path}: re-asking {dropped} errored item(s)", file=sys.stderr)
         elif is_complete(plan):
             print(f"{plan.path}: already complete, nothing to ask")
+            for line in plan.score(plan.path) if plan.score is not None else ():
+                print(f"  {line}")
             continue
         try:
             outcome = asyncio.run(execute(plan, key, prior=prior))
@@ -253,21 +255,27 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
             print(f"{command}: stopped: {redact(str(exc))}\n  the run so far is kept in "
                   f"{plan.path}; fix the cause and re-run the same command to resume", file=sys.stderr)
             return EXIT_FATAL
-        (report or _report)(plan, outcome)
         failed = set_aside_if_failed(plan)
         if failed is not None:
-            print(f"{command}: failed: no item of {plan.header.run_id} was answered (first error: "
-                  f"{redact(failed[1])[:300]}); the run is not published: moved to {failed[0]}. Check the "
-                  "endpoint, model name and key, then re-run the same command to ask every item again",
-                  file=sys.stderr)
+            print(f"{command}: failed: no item of {plan.header.run_id} was answered ({outcome.errors} of "
+                  f"{outcome.asked} asked failed after retries; first error: {redact(failed[1])[:300]}); the run "
+                  f"is not published: moved to {failed[0]}. Check the endpoint, model name and key, then re-run "
+                  "the same command to ask every item again", file=sys.stderr)
             return EXIT_FAILED
+        (report or _report)(plan, outcome)
     return 0
 
 
 def _report(plan: Any, outcome: Any) -> None:
+    """What was asked, then (a finished run) its score and any paired gap, then the tokens spent."""
     state = "complete" if outcome.complete else "incomplete"
-    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries; "
-          f"usage {outcome.usage_totals}")
+    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries")
+    if outcome.complete and plan.score is not None:
+        for line in plan.score(outcome.path):
+            print(f"  {line}")
+    usage = outcome.usage_totals
+    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
+        print(f"  tokens: {usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} completion")
     if outcome.errors:
         print("  failed items are recorded with `error` and count as wrong; "
               "re-ask them with --retry-errors", file=sys.stderr)
