@@ -23,6 +23,8 @@ from tests.loopback_server import LoopbackServer, reply, status
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 from tests.test_build import SMALL_SPEC
 from tests.test_interop import CREATED, _tasks, answer, fake_inspect_log, fake_lm_eval
+from tests.test_mcq_probe import ITEMS, KEY_ENV, NAME, project  # noqa: F401 (a fixture)
+from tests.test_mcq_probe import answer as mcq_answer, probe as mcq_probe
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "loopmodel"
@@ -227,3 +229,49 @@ def test_audit_finds_a_shipped_spec_by_name_and_suggests_close_names(tmp_path, c
     from builder.benchmarks.mcq.command import find_spec
     assert find_spec(Path("mmlu")) == Path("content/benchmarks/mmlu.yaml")
     assert find_spec(Path("elsewhere/mmlu.yaml")) == Path("elsewhere/mmlu.yaml")  # a path stays a path
+
+
+# ---------------------------------------------------------------- feedback (item 5)
+
+
+def test_probe_ends_with_the_score_and_the_paired_gap_the_site_publishes(small_env, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    with _server() as server:
+        _probe_pair(server.url, runs / "probe", sample="40")
+    out = capsys.readouterr().out
+    assert "usage {" not in out and "tokens: " in out
+    facts = _site(small_env, runs, tmp_path / "site")
+    for arm in ("sighted", "blind"):
+        run = f"run.{MODEL}-t2-{arm}-en-s1111-n40-r0.accuracy"
+        assert (f"accuracy {facts[run]:.1f} (95% interval {facts[run + '.ci95_low']:.1f} to "
+                f"{facts[run + '.ci95_high']:.1f})") in out
+    blind, sighted = (f"{MODEL}-t2-{arm}-en-s1111-n40-r0" for arm in ("blind", "sighted"))
+    gap = f"pair.{blind}__vs__{sighted}.gap.accuracy"
+    assert (f"paired gap, sighted {sighted} minus blind {blind}: accuracy {facts[gap]:+.1f} points (95% interval "
+            f"{facts[gap + '.ci95_low']:+.1f} to {facts[gap + '.ci95_high']:+.1f})") in out
+    assert out.count("paired gap") == 1  # the sighted arm finished first, alone
+
+
+def test_progress_off_a_terminal_is_whole_lines(small_env, tmp_path, capsys):
+    with _server() as server:
+        assert main(["probe", "--base-url", server.url, "--model", MODEL, "--sample", "20",
+                     "--out", str(tmp_path / "{run_id}.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    lines = [line for line in err.splitlines() if line.startswith(f"{MODEL}-t2-sighted")]
+    assert lines[0].endswith(": 0/20 items") and lines[-1].endswith(": 20/20 items, errors=0, retries=0")
+    assert 3 <= len(lines) <= 12
+
+
+def test_a_spec_probe_ends_with_its_score_and_gap(project, monkeypatch, capsys):
+    """A spec'd benchmark's probe (tests/test_mcq_probe.py's synthetic spec: sighted always right)."""
+    monkeypatch.chdir(project)
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    with LoopbackServer(mcq_answer) as server:
+        assert mcq_probe(project, server, "--benchmark", NAME, "--condition", "sighted") == 0
+        assert mcq_probe(project, server, "--benchmark", NAME, "--condition", "blind") == 0
+    out = capsys.readouterr().out
+    assert "score: accuracy 100.0 (95% interval 100.0 to 100.0), macro F1 100.0" in out
+    blind = float(out.split("-blind-s1111-all.jsonl: complete")[1].split("score: accuracy ")[1].split(" ")[0])
+    assert f"minus blind loop-model-{NAME}-blind-s1111-all: accuracy {100 - blind:+.1f} points" in out
+    assert f"on {ITEMS} items" in out

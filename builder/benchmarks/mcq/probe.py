@@ -19,6 +19,7 @@ from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
 from builder.benchmarks.mcq.load import load_benchmark
+from builder.benchmarks.mcq.probe_report import spec_probe_report
 from builder.benchmarks.mcq.prompts import render_prompt
 from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
 from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
@@ -120,7 +121,8 @@ def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed
                         dataset={"name": spec.title, "content_sha256": data.benchmark.content_sha256},
                         created=utc_now())
     path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
-    return RunPlan(header, path, row_ids, lambda row_id: item_job(data, row_id, seed, condition), settings)
+    return RunPlan(header, path, row_ids, lambda row_id: item_job(data, row_id, seed, condition), settings,
+                   score=lambda done: spec_probe_report(done, data))
 
 
 def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
