@@ -74,8 +74,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from builder.pipeline import BuildConfig, build
     runs, content = (_given_folder(args.runs, "--runs"), _given_folder(args.content, "--content"))
     start = time.perf_counter()
+
+    def stage(text: str) -> None:  # one line per stage, on stderr: stdout keeps the one-line result
+        print(f"build: {text} [{time.perf_counter() - start:.1f}s]", file=sys.stderr, flush=True)
+
     result = build(BuildConfig(runs_dir=runs or Path("runs"), content_dir=content or Path("content"), out=args.out,
-                               force=args.force))
+                               force=args.force, progress=stage))
     took = time.perf_counter() - start
     if result.skipped:
         print(f"site is up to date ({args.out}/), nothing to do [{took:.2f}s]")

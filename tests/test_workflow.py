@@ -156,23 +156,27 @@ def test_build_refuses_a_runs_or_content_folder_that_does_not_exist(tmp_path, ca
     assert not (tmp_path / "site").exists()
 
 
-def test_ctrl_c_during_a_build_exits_130_with_one_line(tmp_path):
-    """A real SIGINT to a real build (the full-size synthetic data keeps it busy for seconds)."""
+def test_a_build_prints_its_stages_and_ctrl_c_exits_130_with_one_line(tmp_path):
+    """A real SIGINT to a real build, sent once the build says it is loading (the full-size
+    synthetic data keeps it busy for seconds after that)."""
     import os
     import signal
     import subprocess
     import sys
-    import time
     csv_path = write_synthetic_csv(tmp_path / "data.csv")
     env = {**os.environ, "CIBUZZBENCH_CSV": str(csv_path)}
     (tmp_path / "runs").mkdir()
     child = subprocess.Popen([sys.executable, "-m", "builder.cli", "build", "--runs", str(tmp_path / "runs"),
                               "--out", str(tmp_path / "site"), "--force"], cwd=REPO, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    said = [child.stderr.readline() for _ in range(2)]
+    assert said[0].startswith(f"build: reading 0 run file(s) from {tmp_path / 'runs'} [")
+    assert said[1].startswith("build: loading CIBuzzBench: its data and 0 run(s) [")
     child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=300)
-    assert (child.returncode, err) == (130, "buzzprobe: interrupted\n")
+    out, err = child.communicate(timeout=300)
+    lines = err.splitlines()
+    assert (child.returncode, lines[-1]) == (130, "buzzprobe: interrupted"), err
+    assert all(line.startswith("build: ") for line in lines[:-1]) and out == ""
     assert not (tmp_path / "site").exists()
 
 
