@@ -279,3 +279,22 @@ def test_a_spec_probe_ends_with_its_score_and_gap(project, monkeypatch, capsys):
     blind = float(out.split("-blind-s1111-all.jsonl: complete")[1].split("score: accuracy ")[1].split(" ")[0])
     assert f"minus blind loop-model-{NAME}-blind-s1111-all: accuracy {100 - blind:+.1f} points" in out
     assert f"on {ITEMS} items" in out
+
+
+def test_a_field_no_record_has_is_one_error_at_the_specs_line(tmp_path, capsys):
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"Q{i}?", "choices": ["a", "b", "c"],
+                                        "answer": i % 3}) + "\n" for i in range(40)), encoding="utf-8")
+    spec = tmp_path / "typo.yaml"
+    spec.write_text(f"name: typo\ntitle: Typo\ndataset_path: {data}\nid: id\ndoc_to_text: questoin\n"
+                    "doc_to_choice: choices\ndoc_to_target: answer\n", encoding="utf-8")
+    assert main(["audit", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("questoin") == 1 and "[record " not in err
+    assert (f"{spec}:5 [doc_to_text]: every one of the 40 records fails it: field 'questoin' is missing; "
+            "did you mean 'question'? Fields of the records: answer, choices, id, question") in err
+    lines = data.read_text(encoding="utf-8").splitlines()  # a field only some records lack stays per record
+    spec.write_text(spec.read_text(encoding="utf-8").replace("questoin", "question"), encoding="utf-8")
+    data.write_text("\n".join([lines[0].replace('"question"', '"q"'), *lines[1:]]) + "\n", encoding="utf-8")
+    assert main(["audit", str(spec)]) == 2
+    assert f"{data}:1 [record 1, doc_to_text]: field 'question' is missing" in capsys.readouterr().err
