@@ -298,3 +298,13 @@ def test_a_field_no_record_has_is_one_error_at_the_specs_line(tmp_path, capsys):
     data.write_text("\n".join([lines[0].replace('"question"', '"q"'), *lines[1:]]) + "\n", encoding="utf-8")
     assert main(["audit", str(spec)]) == 2
     assert f"{data}:1 [record 1, doc_to_text]: field 'question' is missing" in capsys.readouterr().err
+
+
+def test_a_401_before_any_answer_names_no_file_that_does_not_exist(small_env, tmp_path, capsys):
+    out = tmp_path / "runs" / "{run_id}.jsonl"
+    with LoopbackServer(lambda request: status(401)) as server:
+        assert main(["probe", "--base-url", server.url, "--model", MODEL, "--sample", "3", "--quiet",
+                     "--out", str(out)]) == 4
+    err = capsys.readouterr().err
+    assert "HTTP 401" in err and "nothing was written (no item was answered)" in err and "kept in" not in err
+    assert not list((tmp_path / "runs").glob("*.jsonl"))

@@ -252,8 +252,10 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
         try:
             outcome = asyncio.run(execute(plan, key, prior=prior))
         except FatalError as exc:
-            print(f"{command}: stopped: {redact(str(exc))}\n  the run so far is kept in "
-                  f"{plan.path}; fix the cause and re-run the same command to resume", file=sys.stderr)
+            kept = (f"the run so far is kept in {plan.path}; fix the cause and re-run the same command to resume"
+                    if plan.path.exists() else "nothing was written (no item was answered); fix the cause and "
+                    "re-run the same command")
+            print(f"{command}: stopped: {redact(str(exc))}\n  {kept}", file=sys.stderr)
             return EXIT_FATAL
         failed = set_aside_if_failed(plan)
         if failed is not None:
