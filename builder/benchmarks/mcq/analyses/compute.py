@@ -3,7 +3,7 @@
 (run_summary.py, cached per run), the imported runs' tie groups, the leak split, and the pairs:
 a sighted and a blind run of one model with the same option seed, items and sampling settings,
 compared item by item (paired bootstrap interval of the gap, exact McNemar), as CIBuzzBench's
-pairs are (docs/paired.md).
+pairs are (docs/audit.md, Probing).
 """
 
 from __future__ import annotations
