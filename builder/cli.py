@@ -10,6 +10,7 @@ Heavy libraries are imported inside commands so that `build` can answer
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -58,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--content", type=Path, default=None,
                        help="folder of pages, templates, specs and claims (default content)")
     build.add_argument("--force", action="store_true", help="rebuild even if no input changed")
+    build.add_argument("--json", action="store_true",
+                       help="print the result as one JSON object (the stages still go to stderr)")
     build.set_defaults(handler=_cmd_build)
 
     from builder.benchmarks import registered
@@ -81,7 +84,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
     result = build(BuildConfig(runs_dir=runs or Path("runs"), content_dir=content or Path("content"), out=args.out,
                                force=args.force, progress=stage))
     took = time.perf_counter() - start
-    if result.skipped:
+    if args.json:
+        print(json.dumps({"out": str(args.out), "skipped": result.skipped, "files": result.files,
+                          "facts": result.facts, "runs": result.runs, "seconds": round(took, 2)}))
+    elif result.skipped:
         print(f"site is up to date ({args.out}/), nothing to do [{took:.2f}s]")
     else:
         print(f"built {args.out}/: {result.files} files, {result.facts} facts from {result.runs} runs [{took:.2f}s]")

@@ -308,3 +308,19 @@ def test_a_401_before_any_answer_names_no_file_that_does_not_exist(small_env, tm
     err = capsys.readouterr().err
     assert "HTTP 401" in err and "nothing was written (no item was answered)" in err and "kept in" not in err
     assert not list((tmp_path / "runs").glob("*.jsonl"))
+
+
+def test_build_reports_as_json(tmp_path, capsys):
+    csv_path = write_synthetic_csv(tmp_path / "small.csv", synthetic_rows(n=SMALL_SPEC.rows, test=12, seed=3))
+    (tmp_path / "runs").mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        real = cibuzzbench_dataset.load_dataset
+        patch.setattr(cibuzzbench_dataset, "load_dataset", lambda path, spec=None: real(path, SMALL_SPEC))
+        patch.setenv("CIBUZZBENCH_CSV", str(csv_path))
+        args = ["build", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "site"), "--json"]
+        assert main(args) == 0
+        first = json.loads(capsys.readouterr().out)
+        assert main(args) == 0
+        again = json.loads(capsys.readouterr().out)
+    assert first["skipped"] is False and first["runs"] == 0 and first["files"] > 10 and first["facts"] > 100
+    assert again["skipped"] is True and again["out"] == str(tmp_path / "site")
