@@ -324,3 +324,19 @@ def test_build_reports_as_json(tmp_path, capsys):
         again = json.loads(capsys.readouterr().out)
     assert first["skipped"] is False and first["runs"] == 0 and first["files"] > 10 and first["facts"] > 100
     assert again["skipped"] is True and again["out"] == str(tmp_path / "site")
+
+
+def test_probe_json_gives_the_same_figures(small_env, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    with _server() as server:
+        _probe_pair(server.url, runs, sample="30")
+        capsys.readouterr()
+        args = ["probe", "--base-url", server.url, "--model", MODEL, "--sample", "30", "--quiet", "--json",
+                "--condition", "blind", "--out", str(runs / "{run_id}.jsonl")]
+        assert main(args) == 0  # already complete: nothing asked, the figures again
+    (line,) = capsys.readouterr().out.splitlines()
+    result = json.loads(line)
+    assert result["run_id"] == f"{MODEL}-t2-blind-en-s1111-n30-r0" and result["complete"] and result["asked"] == 0
+    score, (gap,) = result["score"], result["gaps"]
+    assert score["items"] == 30 and score["accuracy"]["low"] <= score["accuracy"]["value"] <= score["accuracy"]["high"]
+    assert gap["sighted"] == f"{MODEL}-t2-sighted-en-s1111-n30-r0" and set(gap["macro_f1"]) == {"value", "low", "high"}

@@ -13,6 +13,7 @@ stack loads when a probe actually runs.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -69,6 +70,8 @@ def add_probe_parser(sub: Any) -> None:
         out_help="output file; {run_id} and {model_slug} are filled in (default runs/{model_slug}/{run_id}.jsonl)",
         run_id_help="override the derived run id (single seed only)",
         retry_errors_help="re-ask the items whose line records an error (the file is rewritten without them)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per run (score, intervals, paired gaps, usage) instead of text")
     p.set_defaults(handler=guarded(lambda args, key: _run(args, key, own), "probe"))
 
 
@@ -245,9 +248,11 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
             dropped, prior = drop_errored_items(plan)
             print(f"{plan.path}: re-asking {dropped} errored item(s)", file=sys.stderr)
         elif is_complete(plan):
-            print(f"{plan.path}: already complete, nothing to ask")
-            for line in plan.score(plan.path) if plan.score is not None else ():
-                print(f"  {line}")
+            if getattr(args, "json", False):
+                print(json.dumps(_result(plan, None)))
+            else:
+                print(f"{plan.path}: already complete, nothing to ask")
+                _say_score(plan)
             continue
         try:
             outcome = asyncio.run(execute(plan, key, prior=prior))
@@ -264,17 +269,39 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
                   f"is not published: moved to {failed[0]}. Check the endpoint, model name and key, then re-run "
                   "the same command to ask every item again", file=sys.stderr)
             return EXIT_FAILED
-        (report or _report)(plan, outcome)
+        if getattr(args, "json", False):
+            print(json.dumps(_result(plan, outcome)))
+        else:
+            (report or _report)(plan, outcome)
     return 0
+
+
+def _result(plan: Any, outcome: Any) -> dict[str, Any]:
+    """`probe --json`: one object per run, one line each (outcome None: it was already complete)."""
+    out: dict[str, Any] = {"run_id": plan.header.run_id, "path": str(plan.path),
+                           "complete": True if outcome is None else outcome.complete,
+                           "asked": 0 if outcome is None else outcome.asked,
+                           "failed": 0 if outcome is None else outcome.errors}
+    if (outcome is None or outcome.complete) and plan.score is not None:
+        out["score"], out["gaps"] = plan.score(plan.path)
+    if outcome is not None:
+        out["usage"] = outcome.usage_totals
+    return out
+
+
+def _say_score(plan: Any) -> None:
+    from builder.probing.summary import describe
+    if plan.score is not None:
+        for line in describe(*plan.score(plan.path)):
+            print(f"  {line}")
 
 
 def _report(plan: Any, outcome: Any) -> None:
     """What was asked, then (a finished run) its score and any paired gap, then the tokens spent."""
     state = "complete" if outcome.complete else "incomplete"
     print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries")
-    if outcome.complete and plan.score is not None:
-        for line in plan.score(outcome.path):
-            print(f"  {line}")
+    if outcome.complete:
+        _say_score(plan)
     usage = outcome.usage_totals
     if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
         print(f"  tokens: {usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} completion")

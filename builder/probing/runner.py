@@ -62,8 +62,8 @@ class RunPlan:
     settings: ProbeSettings
     # For --retry-errors: the parts of an errored item that were answered (re-used, not re-asked).
     answered: Callable[[Any], dict[str, str]] | None = None
-    # The lines `probe` ends with for the finished file: its score, the paired gap (probing.summary).
-    score: Callable[[Path], list[str]] | None = None
+    # What `probe` ends with for the finished file: its score and any paired gaps (probing.summary).
+    score: Callable[[Path], tuple[dict[str, Any], list[dict[str, Any]]]] | None = None
 
     def body(self, messages: Messages) -> dict[str, Any]:
         """The exact JSON body posted for one request."""

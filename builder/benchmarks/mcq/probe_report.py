@@ -9,26 +9,27 @@ from pathlib import Path
 
 from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.fields import LETTERS
-from builder.probing.summary import paired_gap, score_lines, siblings
+from builder.probing.summary import Figures, paired_gap, score_from_labels, siblings
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 
 
-def spec_probe_report(path: Path, data: ChoiceSet) -> list[str]:
+def spec_probe_report(path: Path, data: ChoiceSet) -> tuple[Figures, list[Figures]]:
     from builder.benchmarks.mcq.analyses.compute import find_pairs
     run = read_run(path)
     labels = LETTERS[:max(len(item.letter_map) for item in run.items)]
     gold, pred = _letters(run, data, sorted(run.row_ids))
-    lines = [score_lines(gold, pred, labels, sum(1 for item in run.items if item.error is not None))]
+    score = score_from_labels(gold, pred, labels, sum(1 for item in run.items if item.error is not None))
+    gaps = []
     rid = run.header.run_id
     others = [r for r in siblings(path) if r.header.benchmark == run.header.benchmark]
     for pair in find_pairs([run, *others]):
         if rid in (pair.sighted.header.run_id, pair.blind.header.run_id):
             gold, sighted = _letters(pair.sighted, data, pair.row_ids)
             _, blind = _letters(pair.blind, data, pair.row_ids)
-            lines.append(paired_gap(pair.blind.header.run_id, pair.sighted.header.run_id, gold, blind, sighted,
-                                    labels))
-    return lines
+            gaps.append(paired_gap(pair.blind.header.run_id, pair.sighted.header.run_id, gold, blind, sighted,
+                                   labels))
+    return score, gaps
 
 
 def _letters(run: Run, data: ChoiceSet, row_ids: list[int] | tuple[int, ...]) -> tuple[list[str], list[str]]:

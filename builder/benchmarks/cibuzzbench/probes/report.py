@@ -8,22 +8,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
-from builder.probing.summary import gap_text, score_text, siblings
+from builder.probing.summary import Figures, gap_figures, score_figures, siblings
 from builder.runs.reader import read_run
 
 
-def probe_report(path: Path, dataset: Dataset) -> list[str]:
+def probe_report(path: Path, dataset: Dataset) -> tuple[Figures, list[Figures]]:
     from builder.benchmarks.cibuzzbench.analyses.paired import analyse_pair
     from builder.benchmarks.cibuzzbench.analyses.paired_facts import find_pairs
     from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
     run = read_run(path)
     score = score_run(run, dataset)
-    lines = [score_text(score.report, score.intervals, score.failed)]
+    gaps = []
     rid = run.header.run_id
     for blind, sighted in find_pairs([run, *(r for r in siblings(path) if r.header.benchmark == "cibuzzbench")]):
         if rid in (blind.header.run_id, sighted.header.run_id):
             pair = analyse_pair(blind, sighted, dataset)
             gap = {"accuracy": pair.gap.accuracy, "macro_f1": pair.gap.macro_f1}
-            lines.append(gap_text(pair.run_a, pair.run_b, gap,
-                                  {"accuracy": pair.gap.accuracy_ci, "macro_f1": pair.gap.macro_f1_ci}))
-    return lines
+            gaps.append(gap_figures(pair.run_a, pair.run_b, gap,
+                                    {"accuracy": pair.gap.accuracy_ci, "macro_f1": pair.gap.macro_f1_ci}))
+    return score_figures(score.report, score.intervals, score.failed), gaps
