@@ -340,3 +340,11 @@ def test_probe_json_gives_the_same_figures(small_env, tmp_path, capsys):
     score, (gap,) = result["score"], result["gaps"]
     assert score["items"] == 30 and score["accuracy"]["low"] <= score["accuracy"]["value"] <= score["accuracy"]["high"]
     assert gap["sighted"] == f"{MODEL}-t2-sighted-en-s1111-n30-r0" and set(gap["macro_f1"]) == {"value", "low", "high"}
+
+
+def test_data_fetch_suggests_the_closest_spec_name(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    monkeypatch.delenv("BUZZPROBE_SKIP_BENCHMARKS", raising=False)  # conftest leaves the shipped specs out
+    assert main(["data", "fetch", "--benchmark", "truthfulqa"]) == 2
+    err = capsys.readouterr().err
+    assert "no spec named truthfulqa; did you mean 'truthfulqa-mc1'?" in err and "Specs: " in err
