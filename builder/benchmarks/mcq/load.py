@@ -81,6 +81,7 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
     data = read_records(spec)
     problems: list[Problem] = []
     items, filtered = [], []
+    failed: list[tuple[Record, _Located]] = []
     for record in data.records:
         try:
             if spec.filter is not None and not _kept(spec, record):
@@ -88,8 +89,10 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
                 continue
             items.append(_item(spec, record))
         except _Located as exc:
-            problems.append(Problem(str(record.file or data.path), str(exc.__cause__), record.line,
-                                    f"record {record.number}, {exc.key}"))
+            failed.append((record, exc))
+    problems += _spec_level(spec, data, failed) or [
+        Problem(str(record.file or data.path), str(exc.__cause__), record.line, f"record {record.number}, {exc.key}")
+        for record, exc in failed]
     seen: dict[str, Item] = {}
     for item in items:
         if item.id in seen:
@@ -103,6 +106,28 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
     if problems:
         raise InputError(problems)
     return SpecData(spec, data, tuple(items), _content_hash(items), tuple(filtered))
+
+
+def _spec_level(spec: Spec, data: DataFile, failed: list[tuple[Record, "_Located"]]) -> list[Problem]:
+    """One problem at the spec's line, not one per record, when every record fails one rule the
+    same way (a field no record has, a template that fails on all): the fix is in the spec. A
+    missing field gets the closest fields the records do have."""
+    records = data.records
+    if len(records) < 2 or len(failed) != len(records):
+        return []
+    first = failed[0][1]
+    message = str(first.__cause__)
+    if any(exc.key != first.key or str(exc.__cause__) != message for _, exc in failed):
+        return []
+    from builder.core.names import did_you_mean
+    from builder.core.yamlfile import line_of, load_mapping
+    missing = message.removeprefix("field ").removesuffix(" is missing")
+    if missing != message and missing[:1] in "'\"":
+        known = sorted({str(k) for record in records[:100] for k in record.data})
+        message += did_you_mean(missing[1:-1], known, "Fields of the records")
+    _, lines = load_mapping(spec.path)
+    return [Problem(str(spec.path), f"every one of the {len(records)} records fails it: {message}",
+                    line_of(lines, (first.key,)), first.key)]
 
 
 class _Located(Exception):
