@@ -17,7 +17,8 @@ from builder.runs import schema as s
 from builder.runs.files import is_compressed
 from builder.runs.formats import RunFormat, format_for, known_benchmarks
 from builder.runs.lines import LineError, load_line
-from builder.core.textfiles import read_input
+from builder.core.archives import gunzip
+from builder.core.textfiles import numbered_lines, read_input
 
 # The envelope every run shares; a benchmark's RunFormat checks the rest (builder.runs.formats).
 _HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -43,12 +44,14 @@ def read_run(path: str | Path, raw: bytes | None = None) -> s.Run:
 
 
 def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
+    """The run's non-blank lines, numbered; read, inflated and split within the input caps
+    (builder.core.textfiles), so a bomb of newlines is refused before it is expanded."""
     try:
         raw = read_input(path) if raw is None else raw  # a FIFO or device named like a run is refused
     except OSError as exc:
         raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
     if is_compressed(path):
-        raw = _decompressed(path, raw)
+        raw = gunzip(path, raw)  # written whole (never appended), so a damaged stream is an error
     elif not raw.endswith(b"\n") and being_written(path):
         raw = raw[: raw.rfind(b"\n") + 1]  # a probe is appending this line now: read the run without it
     try:
@@ -56,20 +59,7 @@ def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError.single(path, "not valid UTF-8", line=line) from exc
-    numbered = list(enumerate(text.split("\n"), start=1))
-    if numbered and numbered[-1][1] == "":
-        numbered.pop()  # the newline that ends the last line
-    return [(n, t) for n, t in numbered if t.strip()]
-
-
-def _decompressed(path: Path, raw: bytes) -> bytes:
-    """A `.jsonl.gz` run: written whole (never appended), so a damaged stream is an error."""
-    import gzip
-    import zlib
-    try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputError.single(path, f"not a readable gzip file: {exc}") from None
+    return numbered_lines(path, text)
 
 
 def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat | None:

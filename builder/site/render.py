@@ -26,6 +26,7 @@ from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor, name_problem
 from builder.core.reported import ReportedTable, load_reported
+from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
 from builder.site import paging
 from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
@@ -220,7 +221,7 @@ def _render_site(stage: SiteStage, generated: Files) -> Files:
     files.update(_data_files(inputs, merged))
     files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
     for asset in ("style.css", "table-filter.js"):
-        files[f"assets/{asset}"] = (inputs.content_dir / "static" / asset).read_bytes()
+        files[f"assets/{asset}"] = read_input(inputs.content_dir / "static" / asset, MAX_DOCUMENT_BYTES)
     files.update(inputs.assets)
     return files
 
