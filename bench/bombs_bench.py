@@ -33,7 +33,7 @@ try:
     {call}
     outcome = "read"
 except BaseException as exc:
-    outcome = type(exc).__name__ + ": " + str(exc).splitlines()[0][:160]
+    outcome = type(exc).__name__ + ": " + " ".join(str(exc).split())[-160:]
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(f"{{peak:.0f}} MB peak, {{time.monotonic() - start:.1f}} s; {{outcome}}")
 """

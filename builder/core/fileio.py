@@ -26,7 +26,7 @@ from builder.core.errors import InputError
 def umask_mode(base: int = 0o666) -> int:
     """`base` less the process umask: the mode `open()` would give a new file."""
     try:  # Linux reports it without changing it (no window where another thread sees umask 0)
-        for line in Path("/proc/self/status").read_text().splitlines():
+        for line in Path("/proc/self/status").read_text().splitlines():  # not JSON Lines: the kernel's text
             if line.startswith("Umask:"):
                 return base & ~int(line.split()[1], 8)
     except OSError:

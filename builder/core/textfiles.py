@@ -116,6 +116,14 @@ def numbered_lines(path: str | Path, text: str) -> list[tuple[int, str]]:
     return numbered
 
 
+def lines_with_ends(raw: bytes) -> list[bytes]:
+    """The lines of JSON Lines bytes, each with its `\n` (the last may lack one), split on `\n`
+    only, as the strict reader splits them: for the writers that cut or rewrite a run by line."""
+    lines = [line + b"\n" for line in raw.split(b"\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def decode_utf8(path: Path, raw: bytes) -> str:
     """UTF-8 text without a BOM; a bad byte is reported with its line."""
     try:

@@ -184,7 +184,7 @@ def _error_text(message: Any) -> str:
     """The error's type and its cause: Inspect's message quotes the whole request (the prompt, so
     dataset text) between the two, which must not reach a run file."""
     text = str(message)
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]  # not JSON Lines: a message
     if len(lines) < 2:
         return text
     kind, cause = lines[0].split("(", 1)[0], lines[-1].removesuffix("')")

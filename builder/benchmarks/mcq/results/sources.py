@@ -55,6 +55,7 @@ class Answer:
     options: tuple[str, ...] | None = None
     gold: int | None = None  # 0-based index into `options` (or into the reference's)
     note: str | None = None  # something odd about the record that is reported, not refused
+    gold_field: str | None = None  # the field the gold was read from, for a problem about it
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,346 @@
+"""Issue 34, classes 3 and 6: every file is read within caps (regular files only, bytes,
+inflated bytes, lines, line length, time), downloads within the pinned size and a deadline,
+JSON Lines split on `\\n` only, and every error path of `import results` and `export` located.
+
+Bombs are made at small scale with the caps lowered (monkeypatch), so each test is fast; the
+full-size measurements are bench/bombs_bench.py's. Data is synthetic (tests/fixtures/mcq).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from builder.core import textfiles
+from builder.core.errors import InputError
+from builder.runs.reader import read_run
+from tests.test_mcq_import_results import REFERENCE, RUN, content_dir, outputs, run_import, zipped
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def refused(call, *fragments: str) -> str:
+    with pytest.raises(InputError) as caught:
+        call()
+    text = str(caught.value)
+    for fragment in fragments:
+        assert fragment in text, text
+    return text
+
+
+def import_refused(tmp_path: Path, capsys, path: Path, *fragments: str, fmt: str = "mmlu-pro") -> str:
+    """`import results` exits 2 with a located message holding `fragments` (never a traceback)."""
+    content_dir(tmp_path)
+    assert run_import(tmp_path, path, fmt=fmt) == 2
+    err = capsys.readouterr().err
+    for fragment in fragments:
+        assert fragment in err, err
+    return err
+
+
+# ------------------------------------------------------------------ runs: gzip, blank lines, long lines
+
+def test_a_gzip_run_of_newlines_is_refused_while_it_inflates(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_LINES", 1000)
+    monkeypatch.setattr(textfiles, "CHUNK_BYTES", 4096)
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(b"\n" * 10_000_000, 9))  # 10 MB inflated from 10 KB
+    inflated = []
+    real = textfiles.drain
+
+    def spy(*args, **kwargs):
+        data = real(*args, **kwargs)
+        inflated.append(len(data))
+        return data
+    monkeypatch.setattr(textfiles, "drain", spy)
+    refused(lambda: read_run(path), f"{path}:1001", "more than 1,000 lines")
+    assert inflated == [path.stat().st_size]  # the file was read; its stream never was whole
+
+
+def test_a_gzip_run_inflating_past_the_byte_cap_is_refused(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_INPUT_BYTES", 100_000)
+    path = tmp_path / "big.jsonl.gz"
+    path.write_bytes(gzip.compress(b" " * 1_000_000))
+    refused(lambda: read_run(path), str(path), "larger than 100,000 bytes")
+
+
+def test_a_plain_run_of_blank_lines_is_refused_before_it_is_split(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_LINES", 1000)
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"\n" * 5000)
+    refused(lambda: read_run(path), f"{path}:1001", "more than 1,000 lines")
+
+
+def test_a_line_longer_than_the_cap_is_refused_with_its_number(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_LINE_CHARS", 100)
+    path = tmp_path / "long.jsonl"
+    path.write_text('{"type": "header"}\n' + '"' + "x" * 200 + '"\n', encoding="utf-8")
+    refused(lambda: read_run(path), f"{path}:2", "line longer than 100 characters")
+
+
+def test_a_damaged_or_truncated_gzip_run_is_located(tmp_path) -> None:
+    path = tmp_path / "cut.jsonl.gz"
+    whole = gzip.compress(b'{"type": "header"}\n' * 1000)
+    path.write_bytes(whole[: len(whole) // 2])
+    refused(lambda: read_run(path), f"{path}: not a readable gzip file", "truncated")
+    path.write_bytes(whole[:20] + b"\xff" * 40 + whole[60:])
+    refused(lambda: read_run(path), f"{path}: not a readable gzip file")
+
+
+def test_a_gzip_run_of_two_members_reads_as_gzip_does(tmp_path) -> None:
+    from builder.core.archives import gunzip
+    raw = gzip.compress(b"one\n") + gzip.compress(b"two\n") + b"\0" * 8
+    assert gunzip(tmp_path / "x.gz", raw) == gzip.decompress(raw[:-8]) == b"one\ntwo\n"
+
+
+def test_the_line_cap_counts_lines_not_bytes(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_LINES", 3)
+    assert textfiles.numbered_lines("f", "a\nb\n\nc") == [(1, "a"), (2, "b"), (4, "c")]
+    refused(lambda: textfiles.numbered_lines("f", "a\nb\nc\nd\n"), "f:4", "more than 3 lines")
+    refused(lambda: textfiles.csv_records(Path("f.csv"), "h\n1\n2\n3\n4\n"), "f.csv:4", "more than 3 lines")
+
+
+# ------------------------------------------------------------------ regular files only, within caps
+
+def _special_files(tmp_path: Path) -> dict[str, Path]:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero"
+    link.symlink_to("/dev/zero")
+    return {"a FIFO": fifo, "a device": link}
+
+
+def test_read_input_refuses_a_file_over_its_cap_before_reading(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "big"
+    path.write_bytes(b"x" * 1000)
+    reads = []
+    monkeypatch.setattr(textfiles, "drain", lambda *a, **k: reads.append(a))
+    refused(lambda: textfiles.read_input(path, 999), str(path), "larger than 999 bytes")
+    assert reads == []
+
+
+def test_reading_past_the_deadline_is_refused(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_READ_SECONDS", -1.0)
+    path = tmp_path / "slow"
+    path.write_bytes(b"x" * 10)
+    refused(lambda: textfiles.read_input(path), str(path), "took more than -1 s")
+
+
+def test_specs_pages_templates_and_cache_entries_that_are_fifos_or_devices(tmp_path) -> None:
+    """Run in a child with a deadline: a regression blocks on the FIFO or fills memory from
+    /dev/zero, and the test must fail, not hang."""
+    specials = _special_files(tmp_path)
+    script = f"""
+import sys
+from pathlib import Path
+from builder.core.errors import InputError
+from builder.core.cachefile import read_sealed
+from builder.core.fileio import file_sha256
+from builder.core.yamlfile import load_yaml
+from builder.site.pages import read_page
+from builder.site.environment import make_environment
+for path in {[str(p) for p in specials.values()]!r}:
+    print("cache", read_sealed(Path(path)))
+    for call in (load_yaml, read_page, file_sha256):
+        try:
+            call(Path(path))
+        except InputError as exc:
+            print(call.__name__, exc.problems[0].message)
+templates = Path({str(tmp_path / "templates")!r})
+templates.mkdir()
+(templates / "page.html").symlink_to("/dev/zero")
+try:
+    make_environment(templates)
+except InputError as exc:
+    print("template", exc.problems[0].path, exc.problems[0].message)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=REPO,
+                          env={**os.environ, "PYTHONPATH": str(REPO), "BUZZPROBE_CACHE_SECRET": str(tmp_path / "s")})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines.count("cache None") == 2, done.stdout
+    for kind in specials:
+        for reader in ("load_yaml", "read_page", "file_sha256"):
+            assert f"{reader} cannot read: not a regular file ({kind}); give the path of the file itself" in lines
+    assert lines[-1].startswith(f"template {tmp_path / 'templates' / 'page.html'} cannot read: not a regular file")
+
+
+def test_a_run_file_that_is_a_fifo_is_refused_through_the_run_cache(tmp_path) -> None:
+    from builder.runs.cache import RunCache
+    fifo = _special_files(tmp_path)["a FIFO"]
+    refused(lambda: RunCache(None).run(fifo, lambda raw: read_run(fifo, raw)), str(fifo), "a FIFO")
+
+
+# ------------------------------------------------------------------ import results: bombs and special files
+
+def test_a_results_zip_bomb_is_refused_before_it_inflates(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_INPUT_BYTES", 200_000)
+    path = tmp_path / "model_outputs_bomb_5shots.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("model_outputs_bomb_5shots.json", "[" + " " * 1_000_000 + "]")
+    assert path.stat().st_size < 10_000
+    import_refused(tmp_path, capsys, path, f"{path}!model_outputs_bomb_5shots.json", "refused: it inflates to 1,000,002")
+
+
+def test_a_results_member_lying_about_its_size_is_cut_while_inflating(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_INPUT_BYTES", 200_000)
+    path = tmp_path / "liar.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("liar.json", "[" + " " * 1_000_000 + "]")
+    size = (1_000_002).to_bytes(4, "little")
+    data = path.read_bytes()
+    assert data.count(size) == 2
+    path.write_bytes(data.replace(size, (1000).to_bytes(4, "little")))
+    import_refused(tmp_path, capsys, path, f"{path}!liar.json", "damaged")
+
+
+@pytest.mark.parametrize("kind", ["a FIFO", "a device"])
+def test_import_results_refuses_a_fifo_or_dev_zero(tmp_path, capsys, kind) -> None:
+    special = _special_files(tmp_path)[kind]
+    import_refused(tmp_path, capsys, special, str(special), f"not a regular file ({kind})")
+
+
+def _zip_with(tmp_path: Path, patch) -> Path:
+    path = zipped(tmp_path, outputs(REFERENCE))
+    data = bytearray(path.read_bytes())
+    patch(data)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _header_offsets(data: bytearray) -> list[tuple[int, int]]:
+    """(offset of the flags field, offset of the method field) of the local and central headers."""
+    local, central = data.find(b"PK\x03\x04"), data.find(b"PK\x01\x02")
+    return [(local + 6, local + 8), (central + 8, central + 10)]
+
+
+def test_an_encrypted_results_member_is_located(tmp_path, capsys) -> None:
+    def encrypt(data: bytearray) -> None:
+        for flags, _ in _header_offsets(data):
+            data[flags] |= 0x1
+    path = _zip_with(tmp_path, encrypt)
+    import_refused(tmp_path, capsys, path, f"{path}!model_outputs_synthetic_5shots.json", "encrypted")
+
+
+@pytest.mark.parametrize("method", [93, 99, 12])  # zstd and AES (zipfile lacks them), bzip2 said of stored bytes
+def test_a_results_member_in_an_unreadable_method_is_located(tmp_path, capsys, method) -> None:
+    def recompress(data: bytearray) -> None:
+        for _, where in _header_offsets(data):
+            data[where:where + 2] = method.to_bytes(2, "little")
+    path = _zip_with(tmp_path, recompress)
+    import_refused(tmp_path, capsys, path, f"{path}!model_outputs_synthetic_5shots.json", "cannot read")
+
+
+def test_a_corrupt_results_member_is_located(tmp_path, capsys) -> None:
+    path = tmp_path / "model_outputs_x_5shots.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("model_outputs_x_5shots.json", json.dumps(outputs(REFERENCE)))
+    data = bytearray(path.read_bytes())
+    start = data.find(b"PK\x03\x04") + 30 + len("model_outputs_x_5shots.json")
+    data[start:start + 40] = b"\xff" * 40  # the deflate stream itself
+    path.write_bytes(bytes(data))
+    import_refused(tmp_path, capsys, path, f"{path}!model_outputs_x_5shots.json", "damaged")
+
+
+def test_a_file_that_is_not_a_zip_but_starts_like_one_is_located(tmp_path, capsys) -> None:
+    path = _zip_with(tmp_path, lambda data: data.__setitem__(slice(data.find(b"PK\x01\x02"), None), b"\0" * 30))
+    err = import_refused(tmp_path, capsys, path, str(path))
+    assert "Traceback" not in err
+
+
+# ------------------------------------------------------------------ import results: records
+
+def _mapped_csv(tmp_path: Path, key: str) -> Path:
+    path = tmp_path / "answers.csv"
+    rows = [f"{r['question_id']},{'ABCD'[r['answer_index']]},,{r['answer_index']}" for r in REFERENCE]
+    rows[2] = rows[2].rsplit(",", 1)[0] + "," + key
+    path.write_text("qid,picked,text,key\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("key, says", [("7", "index 7 is not one of the 4 options"),
+                                       ("²", "is neither an index, a letter nor an option's text"),
+                                       ("9" * 5000, "is neither an index"),
+                                       ("-1", "is neither an index")])
+def test_a_mapped_gold_out_of_range_or_odd_digits_is_located(tmp_path, capsys, key, says) -> None:
+    path = _mapped_csv(tmp_path, key)
+    import_refused(tmp_path, capsys, path, f"{path}:4 [element 3, key]", says, fmt="mapped")
+
+
+def _eee_line(r: dict, **change) -> str:
+    record = {"sample_id": str(r["question_id"]),
+              "input": {"raw": r["question"], "choices": r["options"], "reference": [r["options"][r["answer_index"]]]},
+              "output": {"raw": ["B"]},
+              "answer_attribution": [{"extracted_value": "B", "is_terminal": True}]}
+    for key, value in change.items():
+        if key == "input":
+            record["input"] = value
+        else:
+            record[key] = value
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _eee_file(tmp_path: Path, third: str) -> Path:
+    path = tmp_path / "samples.jsonl"
+    lines = [_eee_line(r) for r in REFERENCE]
+    lines[2] = third
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("attribution", [5, "B", {"extracted_value": "B"}, [7]])
+def test_an_answer_attribution_that_is_not_a_list_of_objects_is_located(tmp_path, capsys, attribution) -> None:
+    path = _eee_file(tmp_path, _eee_line(REFERENCE[2], answer_attribution=attribution))
+    import_refused(tmp_path, capsys, path, f"{path}:3 [element 3, answer_attribution]", fmt="eee")
+
+
+@pytest.mark.parametrize("reference, says", [(["7"], "index 7 is not one of the 4 options"),
+                                             (["not an option"], "is neither an index"),
+                                             ([3], None), ("B", "expected a list")])
+def test_a_reference_without_choices_is_read_against_the_datas(tmp_path, capsys, reference, says) -> None:
+    given = {"raw": REFERENCE[2]["question"], "reference": reference}
+    path = _eee_file(tmp_path, _eee_line(REFERENCE[2], input=given))
+    if says is None:
+        content_dir(tmp_path)
+        assert run_import(tmp_path, path, fmt="eee") == 0
+        return
+    import_refused(tmp_path, capsys, path, f"{path}:3 [element 3, input.reference]", says, fmt="eee")
+
+
+def test_a_record_with_more_options_than_letters_is_located(tmp_path, capsys) -> None:
+    records = outputs(REFERENCE)
+    records[1]["options"] = [f"option {n}" for n in range(30)]
+    path = zipped(tmp_path, records)
+    import_refused(tmp_path, capsys, path, "element 2, options]", "30 options", fmt="mmlu-pro")
+
+
+# ------------------------------------------------------------------ JSON Lines: `\n` only
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\u0085"])  # valid unescaped in a JSON string
+def test_eee_jsonl_holding_line_separators_inside_strings_imports(tmp_path, char) -> None:
+    lines = [_eee_line(r) for r in REFERENCE]
+    first = json.loads(lines[0])
+    first["input"]["raw"] = f"before{char}after"
+    lines[0] = json.dumps(first, ensure_ascii=False) + "\n"
+    assert char in lines[0]
+    path = tmp_path / "samples.jsonl"
+    path.write_text("".join(lines), encoding="utf-8", newline="\n")
+    content_dir(tmp_path)
+    assert run_import(tmp_path, path, fmt="eee") == 0
+    assert len(read_run(tmp_path / "runs" / RUN).items) == len(REFERENCE)
+
+
+def test_no_reader_splits_jsonl_with_splitlines() -> None:
+    """str.splitlines and bytes.splitlines split inside valid JSON strings (or on a bare \\r);
+    the package splits JSON Lines on \\n only (textfiles.numbered_lines)."""
+    offenders = [f"{p.relative_to(REPO)}:{n}" for p in sorted((REPO / "builder").rglob("*.py"))
+                 for n, line in enumerate(p.read_text(encoding="utf-8").split("\n"), start=1)
+                 if ".splitlines(" in line and "# not JSON Lines" not in line]
+    assert offenders == []
