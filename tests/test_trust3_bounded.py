@@ -344,3 +344,90 @@ def test_no_reader_splits_jsonl_with_splitlines() -> None:
                  for n, line in enumerate(p.read_text(encoding="utf-8").split("\n"), start=1)
                  if ".splitlines(" in line and "# not JSON Lines" not in line]
     assert offenders == []
+
+
+# ------------------------------------------------------------------ downloads: size and deadline
+
+@pytest.fixture
+def http():
+    from tests.test_fetch import Server
+    srv = Server()
+    srv.thread.start()
+    yield srv
+    srv.httpd.shutdown()
+    srv.httpd.server_close()
+
+
+def _endless(piece: bytes, pause: float = 0.0, length: int | None = None):
+    """A 200 whose body never ends (until the client hangs up): `piece` every `pause` seconds,
+    with a Content-Length of `length` when given (else the body runs to the closed connection)."""
+    import time as clock
+
+    def act(h) -> None:
+        h.send_response(200)
+        if length is not None:
+            h.send_header("Content-Length", str(length))
+        else:
+            h.close_connection = True
+        h.end_headers()
+        h.wfile.write(b"row_id,")
+        try:
+            while True:
+                h.wfile.write(piece)
+                h.wfile.flush()
+                clock.sleep(pause)
+        except OSError:
+            pass  # the client stopped reading: the point
+    return act
+
+
+def _fetch(dest: Path, url: str, **kw):
+    from builder.core.download import download
+    return download(dest, url, expected_sha256="0" * 64, header=b"row_id,", require_pin=True, sleep=lambda s: None,
+                    log=lambda s: None, timeout=5.0, retries=0, **kw)
+
+
+def test_a_body_longer_than_the_pinned_size_is_stopped_as_it_streams(http, tmp_path) -> None:
+    from builder.core.download import FetchError
+    url = http.script("/big.csv", _endless(b"x" * 65536))
+    dest = tmp_path / "d.csv"
+    with pytest.raises(FetchError, match="longer than the 1,000,000 bytes expected"):
+        _fetch(dest, url, expected_bytes=1_000_000)
+    assert not dest.exists() and list(tmp_path.iterdir()) == []  # nothing half-written is left
+
+
+def test_without_a_pinned_size_the_readers_cap_bounds_the_body(http, tmp_path, monkeypatch) -> None:
+    from builder.core import download as download_mod
+    from builder.core.download import FetchError
+    monkeypatch.setattr(download_mod, "MAX_INPUT_BYTES", 300_000)
+    url = http.script("/big.csv", _endless(b"x" * 65536))
+    with pytest.raises(FetchError, match="longer than the 300,000 bytes expected"):
+        _fetch(tmp_path / "d.csv", url)
+
+
+def test_a_stated_length_over_the_pinned_size_is_refused_before_reading(http, tmp_path) -> None:
+    from builder.core.download import FetchError
+    url = http.script("/big.csv", _endless(b"x" * 65536, length=2**31))
+    with pytest.raises(FetchError, match="announces 2,147,483,648 bytes"):
+        _fetch(tmp_path / "d.csv", url, expected_bytes=1000)
+
+
+def test_a_dripping_server_is_stopped_at_the_overall_deadline(http, tmp_path) -> None:
+    import time as clock
+    from builder.core.download import FetchError
+    url = http.script("/drip.csv", _endless(b"x", pause=0.1))
+    started = clock.monotonic()
+    with pytest.raises(FetchError, match="did not finish within its deadline"):
+        _fetch(tmp_path / "d.csv", url, deadline=1.0)  # each byte is well within the 5 s read timeout
+    assert clock.monotonic() - started < 4.0
+
+
+def test_no_retry_is_started_past_the_deadline(http, tmp_path) -> None:
+    from builder.core.download import FetchError, download
+    from tests.test_fetch import status
+    url = http.script("/down.csv", status(503))
+    waits: list[float] = []
+    with pytest.raises(FetchError, match="gave up after 1 attempts"):
+        download(tmp_path / "d.csv", url, expected_sha256="0" * 64, retries=5, backoff=10.0, deadline=5.0,
+                 sleep=waits.append, log=lambda s: None)
+    assert waits == [] and http.hits == ["/down.csv"]
