@@ -431,3 +431,24 @@ def test_no_retry_is_started_past_the_deadline(http, tmp_path) -> None:
         download(tmp_path / "d.csv", url, expected_sha256="0" * 64, retries=5, backoff=10.0, deadline=5.0,
                  sleep=waits.append, log=lambda s: None)
     assert waits == [] and http.hits == ["/down.csv"]
+
+
+# ------------------------------------------------------------------ export: located errors
+
+def test_export_into_a_file_or_from_a_folder_is_located(tmp_path, capsys) -> None:
+    from builder.cli import main
+    content_dir(tmp_path)
+    assert run_import(tmp_path, zipped(tmp_path, outputs(REFERENCE))) == 0
+    capsys.readouterr()
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder", encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(["export", "eee", "--run", str(tmp_path / "runs" / RUN), "--out", str(blocker)]) == 2
+        err = capsys.readouterr().err
+        assert f"{blocker} [--out]: cannot write the export: Not a directory" in err, err
+        assert main(["export", "eee", "--run", str(tmp_path / "runs"), "--out", str(tmp_path / "out")]) == 2
+        assert "not a regular file (a folder)" in capsys.readouterr().err
+    finally:
+        os.chdir(cwd)
