@@ -17,7 +17,7 @@ import io
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -100,20 +100,40 @@ def _size(limit: int) -> str:
     return f"{limit // 2**20:,} MiB" if limit >= 2**20 else f"{limit:,} bytes"
 
 
-def numbered_lines(path: str | Path, text: str) -> list[tuple[int, str]]:
+def numbered_lines(path: str | Path, text: str) -> Iterator[tuple[int, str]]:
     """(1-based line number, text) of every non-blank line, split on `\n` only (str.splitlines
     would also split on U+2028, NEL and other characters valid unescaped inside a JSON string),
-    a `\r` before it dropped; more than MAX_LINES lines or a line longer than MAX_LINE_CHARS is
-    a located error, found before the text is split."""
+    a `\r` before it dropped. More than MAX_LINES lines is a located error before any line is
+    given; a line longer than MAX_LINE_CHARS one when it is reached. Lines are cut one at a
+    time, so a file of millions of blank lines is never a list of millions of strings."""
     if text.count("\n") > MAX_LINES:
         raise too_many_lines(path)
-    numbered = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if len(line) > MAX_LINE_CHARS:
+    return _lines(path, text)
+
+
+def _lines(path: str | Path, text: str) -> Iterator[tuple[int, str]]:
+    start, number = 0, 1
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if end - start > MAX_LINE_CHARS:
             raise InputError.single(path, f"cannot read: line longer than {MAX_LINE_CHARS:,} characters", line=number)
+        line = text[start:end]
         if line.strip():
-            numbered.append((number, line.removesuffix("\r")))
-    return numbered
+            yield number, line.removesuffix("\r")
+        start, number = end + 1, number + 1
+
+
+def last_line(text: str) -> int:
+    """The number of the last non-blank line of `text` (0 when there is none), as
+    numbered_lines counts them."""
+    end = len(text)
+    while end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        if text[start:end].strip():
+            return text.count("\n", 0, start) + 1
+        end = start - 1
+    return 0
 
 
 def lines_with_ends(raw: bytes) -> list[bytes]:
