@@ -159,6 +159,11 @@ from builder.core.fileio import file_sha256
 from builder.core.yamlfile import load_yaml
 from builder.site.pages import read_page
 from builder.site.environment import make_environment
+from builder.site.write import STAMP, is_current, read_stamp
+site = Path({str(tmp_path / "site")!r})
+site.mkdir()
+(site / STAMP).symlink_to({str(specials["a FIFO"])!r})
+print("stamp", is_current(site, "x"), read_stamp(site))
 for path in {[str(p) for p in specials.values()]!r}:
     print("cache", read_sealed(Path(path)))
     for call in (load_yaml, read_page, file_sha256):
@@ -178,6 +183,7 @@ except InputError as exc:
                           env={**os.environ, "PYTHONPATH": str(REPO), "BUZZPROBE_CACHE_SECRET": str(tmp_path / "s")})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
+    assert lines[0] == "stamp False None", done.stdout
     assert lines.count("cache None") == 2, done.stdout
     for kind in specials:
         for reader in ("load_yaml", "read_page", "file_sha256"):
