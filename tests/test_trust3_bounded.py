@@ -471,3 +471,33 @@ def test_export_into_a_file_or_from_a_folder_is_located(tmp_path, capsys) -> Non
         assert "not a regular file (a folder)" in capsys.readouterr().err
     finally:
         os.chdir(cwd)
+
+
+def test_an_archive_of_too_many_members_is_refused_before_zipfile_lists_them(tmp_path, monkeypatch) -> None:
+    from builder.core import archives
+    path, many = tmp_path / "many.zip", tmp_path / "many64.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for n in range(60):
+            archive.writestr(f"m{n}.json", "[]")
+    with zipfile.ZipFile(many, "w") as archive:  # from 65,535 members on, the count is in zip64's end record
+        for n in range(65_536):
+            archive.writestr(zipfile.ZipInfo(f"{n}"), b"")
+    assert archives._declared_members(many.read_bytes()) == 65_536
+    monkeypatch.setattr(textfiles, "MAX_MEMBERS", 50)
+    with monkeypatch.context() as patched:
+        listed = []
+        patched.setattr(zipfile, "ZipFile", lambda *a, **k: listed.append(a))
+        for archive in (path, many):
+            refused(lambda: archives.open_zip(archive, archive.read_bytes()), str(archive), "more than 50 files")
+        assert listed == []
+
+
+def test_a_yaml_or_page_over_the_document_cap_is_refused_unparsed(tmp_path) -> None:
+    from builder.core.yamlfile import load_yaml
+    from builder.site.pages import read_page
+    big = tmp_path / "big.yaml"
+    big.write_text("- a\n" * (textfiles.MAX_DOCUMENT_BYTES // 4 + 1), encoding="utf-8")
+    refused(lambda: load_yaml(big), str(big), "larger than 1 MiB")
+    page = tmp_path / "big.md"
+    page.write_text("---\ntitle: x\n---\n" + "x" * textfiles.MAX_DOCUMENT_BYTES, encoding="utf-8")
+    refused(lambda: read_page(page), str(page), "larger than 1 MiB")

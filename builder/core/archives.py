@@ -12,6 +12,7 @@ about its size) is an InputError naming the archive and member, never a tracebac
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 import zlib
 from pathlib import Path
@@ -51,15 +52,36 @@ def gunzip(path: str | Path, raw: bytes, *, lines: bool = True) -> bytes:
 
 
 def open_zip(path: str | Path, raw: bytes) -> zipfile.ZipFile:
-    """The archive `raw` (the bytes of `path`), its members counted; a located error when it is
-    not a readable zip."""
+    """The archive `raw` (the bytes of `path`), its members counted first (from its end record:
+    zipfile builds an object per member before anyone can count them); a located error when it
+    is not a readable zip."""
+    if _declared_members(raw) > textfiles.MAX_MEMBERS:
+        raise InputError.single(path, f"cannot read: more than {textfiles.MAX_MEMBERS:,} files in the archive")
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except _DAMAGE as exc:
         raise InputError.single(path, f"not a readable zip archive: {exc}") from None
-    if len(archive.infolist()) > textfiles.MAX_MEMBERS:
+    if len(archive.infolist()) > textfiles.MAX_MEMBERS:  # a central directory longer than its end record says
+        archive.close()
         raise InputError.single(path, f"cannot read: more than {textfiles.MAX_MEMBERS:,} files in the archive")
     return archive
+
+
+_END = b"PK\x05\x06"  # end of central directory record: member count at +10 (2 bytes)
+_END64 = b"PK\x06\x06"  # its zip64 form: member count at +32 (8 bytes)
+
+
+def _declared_members(raw: bytes) -> int:
+    """The member count the archive's end record states (0 when there is none to read:
+    zipfile then says what is wrong)."""
+    end = raw.rfind(_END, max(0, len(raw) - 22 - 65535))
+    if end < 0 or end + 22 > len(raw):
+        return 0
+    count = struct.unpack_from("<H", raw, end + 10)[0]
+    if count != 0xFFFF:
+        return count
+    start = raw.rfind(_END64, max(0, end - 4096), end)
+    return struct.unpack_from("<Q", raw, start + 32)[0] if start >= 0 and start + 40 <= len(raw) else 0
 
 
 def read_member(shown: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo, *, limit: int | None = None,

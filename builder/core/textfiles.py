@@ -25,7 +25,8 @@ from builder.core.errors import InputError
 
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # a data, results, run or log file, as stored or as inflated
-MAX_DOCUMENT_BYTES = 16 * 1024 * 1024  # a hand-written file: a spec or other YAML, a page, a template
+MAX_DOCUMENT_BYTES = 1024 * 1024  # a hand-written file: a spec or other YAML, a page, a template (YAML costs
+# ~200 bytes of memory per byte: 16 MiB of it took 3.1 GB and minutes; the largest real one is 16 KB)
 MAX_LINES = 5_000_000  # lines of one line-based input (a 10^6-item data file has 10^6)
 MAX_LINE_CHARS = 16 * 1024 * 1024  # one line of JSON Lines, a run or a CSV (real ones are under 1 MB)
 MAX_READ_SECONDS = 120.0  # reading, or inflating, one file (a real one takes well under a second)
