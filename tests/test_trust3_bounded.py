@@ -501,3 +501,25 @@ def test_a_yaml_or_page_over_the_document_cap_is_refused_unparsed(tmp_path) -> N
     page = tmp_path / "big.md"
     page.write_text("---\ntitle: x\n---\n" + "x" * textfiles.MAX_DOCUMENT_BYTES, encoding="utf-8")
     refused(lambda: read_page(page), str(page), "larger than 1 MiB")
+
+
+def _local_model_script():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("local_model_script", REPO / "scripts" / "local_model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_local_model_fetch_stops_past_its_pinned_size_or_deadline(tmp_path, monkeypatch) -> None:
+    script = _local_model_script()
+    monkeypatch.setitem(script.MODEL, "size", 3 * 1024)
+    endless = (b"x" * 1024 for _ in range(10**9))  # a server that never stops sending
+    target = tmp_path / "model.gguf"
+    with pytest.raises(script.LocalModelError, match="longer than the pinned 3,072 bytes"):
+        script._write_verified(target, script.MODEL["sha256"], endless)
+    assert list(tmp_path.iterdir()) == []  # the partial file is gone
+    monkeypatch.setattr(script, "DEADLINE_SECONDS", -1)
+    with pytest.raises(script.LocalModelError, match="took more than -1 s"):
+        script._write_verified(target, "0" * 64, iter([b"x"]))  # an unknown file: no size, still a deadline
+    assert list(tmp_path.iterdir()) == []
