@@ -523,3 +523,21 @@ def test_the_local_model_fetch_stops_past_its_pinned_size_or_deadline(tmp_path, 
     with pytest.raises(script.LocalModelError, match="took more than -1 s"):
         script._write_verified(target, "0" * 64, iter([b"x"]))  # an unknown file: no size, still a deadline
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_zipped_jsonl_of_newlines_is_refused_while_it_inflates(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(textfiles, "MAX_LINES", 1000)
+    monkeypatch.setattr(textfiles, "CHUNK_BYTES", 4096)
+    path = tmp_path / "samples.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("samples.jsonl", "\n" * 1_000_000)
+    inflated = []
+    real = textfiles.drain
+
+    def spy(*args, **kwargs):
+        data = real(*args, **kwargs)
+        inflated.append(len(data))
+        return data
+    monkeypatch.setattr(textfiles, "drain", spy)
+    import_refused(tmp_path, capsys, path, f"{path}!samples.jsonl:1001", "more than 1,000 lines", fmt="eee")
+    assert path.stat().st_size in inflated and max(inflated) < 100_000  # the member was never inflated whole

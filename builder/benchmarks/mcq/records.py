@@ -47,7 +47,7 @@ def read_records(spec: Spec) -> DataFile:
     for path in files:
         raw = _read(spec, path)
         digests.append((path.name, hashlib.sha256(raw).hexdigest()))
-        member, raw = _unzipped(path, raw)
+        member, raw = _unzipped(path, raw, lines=spec.dataset_format != "json")
         text = decode_utf8(path, raw)
         reader = {"json": _json, "jsonl": _jsonl, "csv": _csv}[spec.dataset_format]
         found = reader(member, text, spec)
@@ -81,16 +81,17 @@ def _read(spec: Spec, path: Path) -> bytes:
         raise InputError.single(path, f"cannot read the data file ({_where(spec)}): {exc.strerror or exc}") from None
 
 
-def _unzipped(path: Path, raw: bytes) -> tuple[Path, bytes]:
+def _unzipped(path: Path, raw: bytes, *, lines: bool) -> tuple[Path, bytes]:
     """A `.zip` holds exactly one data file (MMLU-Pro's published outputs do): its bytes, inflated
-    within the input caps (builder.core.archives: a zip bomb is refused, not expanded)."""
+    within the input caps (builder.core.archives: a zip bomb is refused, not expanded; with
+    `lines`, a bomb of newlines too)."""
     if path.suffix.lower() != ".zip":
         return path, raw
     with open_zip(path, raw) as archive:
         members = [m for m in archive.infolist() if not m.is_dir()]
         if len(members) != 1:
             raise InputError.single(path, f"a zipped data file must hold exactly one file, found {len(members)}")
-        return path, read_member(f"{path}!{members[0].filename}", archive, members[0])
+        return path, read_member(f"{path}!{members[0].filename}", archive, members[0], lines=lines)
 
 
 def _json(path: Path, text: str, spec: Spec) -> list[Record]:

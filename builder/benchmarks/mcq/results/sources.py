@@ -100,7 +100,8 @@ def _zip_member(path: Path, raw: bytes) -> tuple[str, bytes]:
         if len(data) != 1:
             raise InputError.single(path, f"expected one .json, .jsonl or .csv file in the archive, found "
                                     f"{len(data)} ({', '.join(i.filename[:80] for i in infos[:5]) or 'none'})")
-        return data[0].filename, read_member(f"{path}!{data[0].filename}", archive, data[0])
+        lines = not data[0].filename.lower().endswith(".json")  # JSON Lines or CSV: lines counted as it inflates
+        return data[0].filename, read_member(f"{path}!{data[0].filename}", archive, data[0], lines=lines)
 
 
 def _json(shown: str, text: str, key: str | None) -> list[Element]:
