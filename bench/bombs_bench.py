@@ -1,4 +1,4 @@
-"""Peak memory and time of hostile inputs against the bounded readers (docs/limits.md).
+"""Peak memory and time of hostile inputs against the bounded readers (docs/input-limits.md).
 
 Each case is written to a temporary folder and read in a child process of its own, which
 prints its peak resident memory (getrusage) and wall time, and what it raised:

@@ -9,7 +9,7 @@ replaces anything, so nothing half-written or wrong is ever left where builds lo
 A body is bounded while it streams: by the pinned size when the caller knows it, else by
 MAX_INPUT_BYTES (no reader would take more: builder.core.textfiles), so a server cannot fill the
 disk before the sha256 check; and the whole download, retries and waits included, by an overall
-deadline, so a server dripping a byte at a time cannot hold it open for ever (docs/limits.md).
+deadline, so a server dripping a byte at a time cannot hold it open for ever (docs/input-limits.md).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ ends: each is refused, symlinks followed), at most a cap of bytes, within a dead
 file inflates to (a gzip run, a zip member: builder.core.archives) has the same caps, checked
 while inflating, so a bomb is refused before it is expanded. Line-based text (JSON Lines, runs,
 CSV) is split on `\n` only (`numbered_lines`), at most MAX_LINES lines of MAX_LINE_CHARS each.
-The caps, all here and in docs/limits.md, are far above the largest real input (MMLU-Pro's
+The caps, all here and in docs/input-limits.md, are far above the largest real input (MMLU-Pro's
 results: 23 MB inflated in one member; 12,032 lines in a run; lines under 1 MB).
 """
 
@@ -68,12 +68,11 @@ def _kind(mode: int) -> str:
     return "a folder" if stat.S_ISDIR(mode) else "a socket or other special file"
 
 
-def drain(path: str | Path, read: Callable[[int], bytes], limit: int, *, lines: bool = False,
-          started: float | None = None) -> bytes:
+def drain(path: str | Path, read: Callable[[int], bytes], limit: int, *, lines: bool = False) -> bytes:
     """Everything `read(n)` gives until it gives nothing: at most `limit` bytes (and, with
-    `lines`, MAX_LINES newlines), within MAX_READ_SECONDS of `started`; else a located error as
-    soon as a step passes a cap, so a bomb costs one step, never its whole size."""
-    started = time.monotonic() if started is None else started
+    `lines`, MAX_LINES newlines), within MAX_READ_SECONDS; else a located error as soon as a
+    step passes a cap, so a bomb costs one step, never its whole size."""
+    started = time.monotonic()
     parts: list[bytes] = []
     size = newlines = 0
     while chunk := read(min(CHUNK_BYTES, limit + 1 - size)):
