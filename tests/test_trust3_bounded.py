@@ -154,6 +154,7 @@ def test_specs_pages_templates_and_cache_entries_that_are_fifos_or_devices(tmp_p
 import sys
 from pathlib import Path
 from builder.core.errors import InputError
+from builder.benchmarks.mcq.spec import load_spec
 from builder.core.cachefile import read_sealed
 from builder.core.fileio import file_sha256
 from builder.core.yamlfile import load_yaml
@@ -166,7 +167,7 @@ site.mkdir()
 print("stamp", is_current(site, "x"), read_stamp(site))
 for path in {[str(p) for p in specials.values()]!r}:
     print("cache", read_sealed(Path(path)))
-    for call in (load_yaml, read_page, file_sha256):
+    for call in (load_spec, load_yaml, read_page, file_sha256):
         try:
             call(Path(path))
         except InputError as exc:
@@ -186,7 +187,7 @@ except InputError as exc:
     assert lines[0] == "stamp False None", done.stdout
     assert lines.count("cache None") == 2, done.stdout
     for kind in specials:
-        for reader in ("load_yaml", "read_page", "file_sha256"):
+        for reader in ("load_spec", "load_yaml", "read_page", "file_sha256"):
             assert f"{reader} cannot read: not a regular file ({kind}); give the path of the file itself" in lines
     assert lines[-1].startswith(f"template {tmp_path / 'templates' / 'page.html'} cannot read: not a regular file")
 
