@@ -542,3 +542,18 @@ def test_a_zipped_jsonl_of_newlines_is_refused_while_it_inflates(tmp_path, capsy
     monkeypatch.setattr(textfiles, "drain", spy)
     import_refused(tmp_path, capsys, path, f"{path}!samples.jsonl:1001", "more than 1,000 lines", fmt="eee")
     assert path.stat().st_size in inflated and max(inflated) < 100_000  # the member was never inflated whole
+
+
+def test_a_text_of_more_values_than_the_cap_is_refused_before_parsing(tmp_path, capsys, monkeypatch) -> None:
+    """512 MiB of `{},` would parse into 178 million objects (12 GB): the separators are
+    counted first (at small scale: the cap lowered to 1,000)."""
+    from builder.runs.lines import load_document
+    monkeypatch.setattr(textfiles, "MAX_VALUES", 1000)  # the reference data has 144
+    results = tmp_path / "model_outputs_x_5shots.json"
+    results.write_text("[" + "{}," * 2000 + "{}]", encoding="utf-8")
+    import_refused(tmp_path, capsys, results, str(results), "more than 1,000 values")
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"type": "header", "x": [' + "[]," * 2000 + "[]]}\n", encoding="utf-8")
+    refused(lambda: read_run(run), str(run), "more than 1,000 values")
+    refused(lambda: load_document("log.json", b"[" + b"0," * 2000 + b"0]"), "log.json", "more than 1,000 values")
+    assert load_document("log.json", b"[" + b"0," * 999 + b"0]") == [0] * 1000

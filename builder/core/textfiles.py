@@ -19,16 +19,18 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from builder.core.errors import InputError
 
+T = TypeVar("T", str, bytes)
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # a data, results, run or log file, as stored or as inflated
 MAX_DOCUMENT_BYTES = 1024 * 1024  # a hand-written file: a spec or other YAML, a page, a template (YAML costs
 # ~200 bytes of memory per byte: 16 MiB of it took 3.1 GB and minutes; the largest real one is 16 KB)
 MAX_LINES = 5_000_000  # lines of one line-based input (a 10^6-item data file has 10^6)
 MAX_LINE_CHARS = 16 * 1024 * 1024  # one line of JSON Lines, a run or a CSV (real ones are under 1 MB)
+MAX_VALUES = 20_000_000  # `,` `[` `{` in one text: what a JSON or CSV parser makes of it (MMLU-Pro's: 509,429)
 MAX_READ_SECONDS = 120.0  # reading, or inflating, one file (a real one takes well under a second)
 MAX_MEMBERS = 100_000  # files in one zip archive (an Inspect log has one per sample)
 MAX_MEMBER_BYTES = 64 * 1024 * 1024  # one member of an Inspect log (a sample or its header: kilobytes)
@@ -145,7 +147,8 @@ def lines_with_ends(raw: bytes) -> list[bytes]:
 
 
 def decode_utf8(path: Path, raw: bytes) -> str:
-    """UTF-8 text without a BOM; a bad byte is reported with its line."""
+    """UTF-8 text without a BOM, within MAX_VALUES (check_values); a bad byte is reported with
+    its line."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -153,7 +156,17 @@ def decode_utf8(path: Path, raw: bytes) -> str:
         raise InputError.single(
             path, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); save the file as UTF-8",
             line=line) from exc
-    return text.removeprefix("\ufeff")
+    return check_values(path, text.removeprefix("\ufeff"))
+
+
+def check_values(path: str | Path, text: T) -> T:
+    """`text` (str or bytes) when it holds at most MAX_VALUES separators (`,` `[` `{`), an upper
+    bound on the values a JSON or CSV parser makes of it; else a located error before parsing:
+    three bytes of `{},` are a 64-byte object, so 512 MiB of them would be 12 GB."""
+    marks = (",", "[", "{") if isinstance(text, str) else (b",", b"[", b"{")
+    if len(text) > MAX_VALUES and sum(text.count(mark) for mark in marks) > MAX_VALUES:  # type: ignore[arg-type]
+        raise InputError.single(path, f"cannot read: more than {MAX_VALUES:,} values (counting `,` `[` `{{`)")
+    return text
 
 
 def csv_records(path: Path, text: str) -> tuple[list[str], list[tuple[int, list[str]]]]:

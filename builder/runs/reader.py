@@ -19,7 +19,7 @@ from builder.runs.files import is_compressed
 from builder.runs.formats import RunFormat, format_for, known_benchmarks
 from builder.runs.lines import LineError, load_line
 from builder.core.archives import gunzip
-from builder.core.textfiles import last_line, numbered_lines, read_input
+from builder.core.textfiles import check_values, last_line, numbered_lines, read_input
 
 MAX_PROBLEMS = 200  # problems listed for one run file before it is no longer read
 # The envelope every run shares; a benchmark's RunFormat checks the rest (builder.runs.formats).
@@ -62,7 +62,7 @@ def _text(path: Path, raw: bytes | None) -> str:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError.single(path, "not valid UTF-8", line=line) from exc
-    return text
+    return check_values(path, text)
 
 
 def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat | None:
