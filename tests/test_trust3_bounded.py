@@ -118,6 +118,8 @@ def test_the_line_cap_counts_lines_not_bytes(tmp_path, monkeypatch) -> None:
     assert list(textfiles.numbered_lines("f", "a\nb\n\nc")) == [(1, "a"), (2, "b"), (4, "c")]
     refused(lambda: textfiles.numbered_lines("f", "a\nb\nc\nd\n"), "f:4", "more than 3 lines")
     refused(lambda: textfiles.csv_records(Path("f.csv"), "h\n1\n2\n3\n4\n"), "f.csv:4", "more than 3 lines")
+    for text, last in (("", 0), ("\n \n", 0), ("a\n \n", 1), ("a\nb \u2028\n\n", 2), ("x" + " \n" * 100_000, 1)):
+        assert textfiles.last_line(text) == last  # as numbered_lines counts, however many blank lines follow
 
 
 # ------------------------------------------------------------------ regular files only, within caps

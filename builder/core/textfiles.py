@@ -128,13 +128,15 @@ def _lines(path: str | Path, text: str) -> Iterator[tuple[int, str]]:
 
 def last_line(text: str) -> int:
     """The number of the last non-blank line of `text` (0 when there is none), as
-    numbered_lines counts them."""
+    numbered_lines counts them; found from the end in blocks, so millions of trailing blank
+    lines cost no Python loop per line."""
     end = len(text)
-    while end >= 0:
-        start = text.rfind("\n", 0, end) + 1
-        if text[start:end].strip():
-            return text.count("\n", 0, start) + 1
-        end = start - 1
+    while end > 0:
+        start = max(0, end - 65536)
+        kept = len(text[start:end].rstrip())
+        if kept:
+            return text.count("\n", 0, start + kept) + 1
+        end = start
     return 0
 
 
