@@ -169,6 +169,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
     from builder.core.build_date import build_date, latest_moment
+    from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
     from builder.site.charts import SvgRenderer
     from builder.site.render import SiteInputs, prepare_site, render_site
 
@@ -187,7 +188,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
         facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today, set_aside=tuple(set_aside),
         cache_dir=settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
-                "assets/item-browser.js": (folder / "static" / "item-browser.js").read_bytes()}))
+                "assets/item-browser.js": read_input(folder / "static" / "item-browser.js", MAX_DOCUMENT_BYTES)}))
     generated: dict[str, bytes] = {}
     with stage.located():
         for benchmark in registered():

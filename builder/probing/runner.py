@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from builder.core.build_date import utc_now
 from builder.core.errors import InputError
 from builder.core.fileio import exclusive
+from builder.core.textfiles import lines_with_ends, read_input
 from builder.probing.client import ChatClient, FatalError, RequestError, RetryPolicy
 from builder.probing.jobs import Job, Messages, Reply
 from builder.probing.progress import progress_bar
@@ -126,7 +127,7 @@ def drop_errored_items(plan: RunPlan) -> tuple[int, Prior]:
     if not plan.path.is_file():
         return 0, {}
     with exclusive(plan.path, "this run"):
-        lines = plan.path.read_bytes().splitlines(keepends=True)
+        lines = lines_with_ends(read_input(plan.path))
         check_same_header(plan.path, complete_record(lines[0]) if lines else None, plan.header)
         records = [(line, complete_record(line)) for line in lines[1:]]
         readable = [line for line, record in records if record is not None and record.get("type") != "footer"]

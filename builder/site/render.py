@@ -27,6 +27,7 @@ from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor, name_problem
 from builder.core.reported import ReportedTable, load_reported
+from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
 from builder.site import paging
 from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
@@ -226,7 +227,7 @@ def _render_site(stage: SiteStage, generated: Files) -> Files:
     files.update(_data_files(inputs, merged))
     files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
     for asset in ("style.css", "table-filter.js", "table-sort.js", "site-search.js", "chart-loader.js"):
-        files[f"assets/{asset}"] = (inputs.content_dir / "static" / asset).read_bytes()
+        files[f"assets/{asset}"] = read_input(inputs.content_dir / "static" / asset, MAX_DOCUMENT_BYTES)
     files["assets/search-index.js"] = search_index(files, config.get("title", ""))
     files["CITATION.cff"] = citation_cff(config, common["version"], common["build_date"])
     files.update(inputs.assets)
