@@ -102,9 +102,9 @@ def test_a_damaged_or_truncated_gzip_run_is_located(tmp_path) -> None:
     path = tmp_path / "cut.jsonl.gz"
     whole = gzip.compress(b'{"type": "header"}\n' * 1000)
     path.write_bytes(whole[: len(whole) // 2])
-    refused(lambda: read_run(path), f"{path}: not a readable gzip file", "truncated")
+    refused(lambda: read_run(path), f"{path}:", ": not a readable gzip file", "truncated", "breaks off in this line")
     path.write_bytes(whole[:20] + b"\xff" * 40 + whole[60:])
-    refused(lambda: read_run(path), f"{path}: not a readable gzip file")
+    refused(lambda: read_run(path), f"{path}:", ": not a readable gzip file")
 
 
 def test_a_gzip_run_of_two_members_reads_as_gzip_does(tmp_path) -> None:
@@ -168,7 +168,7 @@ site.mkdir()
 (site / STAMP).symlink_to({str(specials["a FIFO"])!r})
 print("stamp", is_current(site, "x"), read_stamp(site))
 for path in {[str(p) for p in specials.values()]!r}:
-    print("cache", read_sealed(Path(path)))
+    print("cache", read_sealed(Path(path), "runs"))
     for call in (load_spec, load_yaml, read_page, file_sha256):
         try:
             call(Path(path))

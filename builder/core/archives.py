@@ -29,8 +29,9 @@ _DAMAGE = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSErr
 
 def gunzip(path: str | Path, raw: bytes, *, lines: bool = True) -> bytes:
     """The bytes a gzip file (one member or several, as gzip allows) inflates to, within the
-    caps; a damaged or truncated stream is a located error."""
-    state = {"inflater": zlib.decompressobj(_GZIP), "rest": raw}
+    caps; a damaged or truncated stream is a located error naming the line where the readable
+    text breaks off (a run is written whole, so the damage is the file's, not a crash's)."""
+    state = {"inflater": zlib.decompressobj(_GZIP), "rest": raw, "newlines": 0}
 
     def step(size: int) -> bytes:
         while True:
@@ -38,6 +39,7 @@ def gunzip(path: str | Path, raw: bytes, *, lines: bool = True) -> bytes:
             out = inflater.decompress(state["rest"], size)
             state["rest"] = inflater.unconsumed_tail
             if out:
+                state["newlines"] += out.count(b"\n")
                 return out
             if inflater.eof:
                 if not inflater.unused_data.strip(b"\0"):
@@ -48,7 +50,8 @@ def gunzip(path: str | Path, raw: bytes, *, lines: bool = True) -> bytes:
     try:
         return textfiles.drain(path, step, textfiles.MAX_INPUT_BYTES, lines=lines)
     except (zlib.error, EOFError) as exc:
-        raise InputError.single(path, f"not a readable gzip file: {exc}") from None
+        raise InputError.single(path, f"not a readable gzip file: {exc} (it breaks off in this line: the file was "
+                                "cut short or damaged; import or copy it again)", line=state["newlines"] + 1) from None
 
 
 def open_zip(path: str | Path, raw: bytes) -> zipfile.ZipFile:
