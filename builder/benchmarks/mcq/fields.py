@@ -17,16 +17,26 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from jinja2 import StrictUndefined, Template
 from jinja2.exceptions import TemplateError
 from builder.site.environment import describe
 from builder.site.limits import LimitedSandbox
+from builder.site.render_budget import BudgetSpent, RenderBudget, render_budget
 
 LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
 MAX_CHOICES = len(LETTERS)
 _NUMERAL = re.compile(r"[0-9]+")
+# One render budget for all of a spec's templates over all of its records (docs/audit.md): a
+# legitimate template takes microseconds and makes about its record's size, so the allowance
+# per record is tiny and a loop that is slow or big on every record stops within the base.
+SPEC_SECONDS = 30.0
+SECONDS_PER_RECORD = 0.001
+SPEC_CHARS = 64_000_000
+CHARS_PER_RECORD = 4_000
 
 
 class RecordProblem(Exception):
@@ -38,6 +48,14 @@ def environment() -> LimitedSandbox:
     """No autoescape: the output is data (a stem, a list literal, an answer), not HTML. Limited
     (time, output, `*`): a spec is input, and one record must not hang or fill the machine."""
     return LimitedSandbox(undefined=StrictUndefined, autoescape=False)
+
+
+@contextmanager
+def spec_budget(records: int) -> Iterator[RenderBudget]:
+    """The budget every template of one spec renders under, over `records` records."""
+    with render_budget("the spec's templates", SPEC_SECONDS + records * SECONDS_PER_RECORD,
+                       SPEC_CHARS + records * CHARS_PER_RECORD) as budget:
+        yield budget
 
 
 def is_template(value: str) -> bool:
@@ -63,6 +81,8 @@ class Rule:
             assert self.template is not None
             try:
                 return self.template.render({**record, **context, "doc": record})
+            except BudgetSpent:
+                raise  # the spec's, not the record's: the loader names the spec
             except TemplateError as exc:
                 raise RecordProblem(f"template failed: {describe(exc)}") from None
             except Exception as exc:  # a template over data can raise anything (TypeError, ...)

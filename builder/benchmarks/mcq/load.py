@@ -13,6 +13,8 @@ from builder.benchmarks.mcq import fields
 from builder.benchmarks.mcq.records import DataFile, Record, read_records
 from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.errors import InputError, Problem
+from builder.core.yamlfile import line_of, load_mapping
+from builder.site.render_budget import BudgetSpent
 
 
 @dataclass(frozen=True)
@@ -41,12 +43,15 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
     data = read_records(spec)
     problems: list[Problem] = []
     items = []
-    for record in data.records:
-        try:
-            items.append(_item(spec, record))
-        except _Located as exc:
-            problems.append(Problem(str(record.file or data.path), str(exc.__cause__), record.line,
-                                    f"record {record.number}, {exc.key}"))
+    with fields.spec_budget(len(data.records)):
+        for record in data.records:
+            try:
+                items.append(_item(spec, record))
+            except _Located as exc:
+                if isinstance(exc.__cause__, BudgetSpent):
+                    raise _spent(spec, data, record, exc.key, exc.__cause__) from None
+                problems.append(Problem(str(record.file or data.path), str(exc.__cause__), record.line,
+                                        f"record {record.number}, {exc.key}"))
     seen: dict[str, Item] = {}
     for item in items:
         if item.id in seen:
@@ -59,6 +64,14 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
     return SpecData(spec, data, tuple(items), _content_hash(items))
 
 
+def _spent(spec: Spec, data: DataFile, record: Record, key: str, exc: BudgetSpent) -> InputError:
+    """The spec's templates spent their one budget: located at the template (spec file, line,
+    key), naming the record it ran out on; the rest are not tried (each would fail the same)."""
+    where = f"{(record.file or data.path).name}" + (f":{record.line}" if record.line else "")
+    return InputError.single(spec.path, f"{exc}; ran out at record {record.number} ({where}) of {len(data.records):,}",
+                             line=line_of(load_mapping(spec.path)[1], (key,)), field=key)
+
+
 class _Located(Exception):
     def __init__(self, key: str):
         super().__init__(key)
@@ -69,7 +82,7 @@ def _item(spec: Spec, record: Record) -> Item:
     def run(key: str, fn, *args):  # type: ignore[no-untyped-def]
         try:
             return fn(*args)
-        except fields.RecordProblem as exc:
+        except (fields.RecordProblem, BudgetSpent) as exc:
             raise _Located(key) from exc
 
     doc, context = record.data, record.context
