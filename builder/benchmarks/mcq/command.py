@@ -66,7 +66,8 @@ def audit_table(audit: Audit) -> str:
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",
               _rows(audit.as_published, sd=False), "",
-              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"]
+              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"
+              + (f" (of a seeded sample of {audit.learned_sample:,} items)" if audit.learned_sample else "")]
     return "\n".join(lines)
 
 

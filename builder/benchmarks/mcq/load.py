@@ -17,6 +17,12 @@ from builder.core.yamlfile import line_of, load_mapping
 from builder.site.render_budget import BudgetSpent
 
 
+# The most records a spec may have: `make bench` measures 1,000,000 items audited within 10
+# minutes and 4 GB on 2 cores (docs/audit.md); past it the work and memory were never measured,
+# so a larger file is refused before any record is rendered or audited.
+MAX_RECORDS = 1_000_000
+
+
 @dataclass(frozen=True)
 class Item:
     id: str
@@ -41,6 +47,10 @@ class SpecData:
 def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecData:
     spec = load_spec(spec_path, root=root)
     data = read_records(spec)
+    if len(data.records) > MAX_RECORDS:
+        raise InputError.single(spec.path, f"the data holds {len(data.records):,} records; buzzprobe audits at most "
+                                f"{MAX_RECORDS:,} (docs/audit.md): split the benchmark, or audit a sample of it",
+                                line=line_of(load_mapping(spec.path)[1], ("dataset_path",)), field="dataset_path")
     problems: list[Problem] = []
     items = []
     with fields.spec_budget(len(data.records)):
