@@ -87,10 +87,10 @@ def check_format(template: str, arguments: Iterable[Any], what: str) -> None:
 
 
 def check_numbers(name: str, arguments: Iterable[Any]) -> None:
-    """A width or count argument (`center(10**9)`, `batch(10**9)`) over MAX_BUILT."""
+    """`name` (as the message shows it, quoted): a width or count argument (`center(10**9)`, `batch(10**9)`) over MAX_BUILT."""
     numbers = [a for a in arguments if isinstance(a, int) and not isinstance(a, bool)]
     if numbers and max(numbers) > MAX_BUILT:
-        raise TemplateLimit(f"{name!r} asked for more than {MAX_BUILT:,} characters")
+        raise TemplateLimit(f"{name} asked for more than {MAX_BUILT:,} characters")
 
 
 def check_join(items: list[Any], separator: Any, what: str) -> None:

@@ -87,7 +87,7 @@ def _filter_checks(name: str, args: tuple[Any, ...], skip: int, kwargs: dict[str
     """The checks of the filters that can multiply their input; `join` gets its items as a list."""
     rest = args[skip + 1:]
     if name in ("center", "indent", "wordwrap", "truncate", "batch", "slice", "format"):
-        growth.check_numbers(name, (*rest, *kwargs.values()))
+        growth.check_numbers(repr(name), (*rest, *kwargs.values()))
     value = args[skip] if len(args) > skip else None
     what = f"the {name!r} filter"
     if name == "join" and value is not None and kwargs.get("attribute", rest[1:2] or None) is None:
@@ -147,7 +147,7 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
         template = value.__self__
 
         def weighed(*args: Any, **kwargs: Any) -> Any:
-            growth.check_numbers("str.format", (*args, *kwargs.values()))
+            growth.check_numbers("'str.format'", (*args, *kwargs.values()))
             growth.check_format(template, (*args, *kwargs.values()), "'str.format'")
             return wrapped(*args, **kwargs)
         weighed.__name__ = getattr(wrapped, "__name__", "format")
@@ -173,9 +173,9 @@ def _call_checks(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
     if name == "replace" and len(args) >= 2:
         growth.check_replace(text, args[0], args[1], args[2] if len(args) > 2 else kwargs.get("count"), what)
     elif name in _STR_PADDING:
-        growth.check_numbers(what.strip("'"), (*args, *kwargs.values()))
+        growth.check_numbers(what, (*args, *kwargs.values()))
     elif name == "expandtabs":
         size = args[0] if args else kwargs.get("tabsize", 8)
-        growth.check_numbers(what.strip("'"), (size,))
+        growth.check_numbers(what, (size,))
         growth.refuse_over(len(text) + text.count("\t") * (size if isinstance(size, int) else 8), what, len(text))
     return args

@@ -25,7 +25,7 @@ from jinja2 import StrictUndefined, Template
 from jinja2.exceptions import TemplateError
 from builder.site.environment import describe
 from builder.site.limits import LimitedSandbox
-from builder.site.render_budget import BudgetSpent, RenderBudget, render_budget
+from builder.site.render_budget import BudgetSpent, RenderBudget, TemplateLimit, render_budget
 
 LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
 MAX_CHOICES = len(LETTERS)
@@ -83,6 +83,8 @@ class Rule:
                 return self.template.render({**record, **context, "doc": record})
             except BudgetSpent:
                 raise  # the spec's, not the record's: the loader names the spec
+            except TemplateLimit as exc:
+                raise RecordProblem(f"template failed: {exc}") from None
             except TemplateError as exc:
                 raise RecordProblem(f"template failed: {describe(exc)}") from None
             except Exception as exc:  # a template over data can raise anything (TypeError, ...)
