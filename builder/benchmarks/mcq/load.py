@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from builder.benchmarks.mcq import fields
@@ -39,7 +39,7 @@ class Item:
 @dataclass(frozen=True)
 class SpecData:
     spec: Spec
-    data: DataFile
+    data: DataFile  # the files' facts (path, sha256); its records are dropped once they are items
     items: tuple[Item, ...]
     content_sha256: str  # of the parsed items: a re-encoded copy of the same data matches
 
@@ -71,7 +71,9 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
         seen.setdefault(item.id, item)
     if problems:
         raise InputError(problems)
-    return SpecData(spec, data, tuple(items), _content_hash(items))
+    # The items are what is kept: the records (a dict and a context each) would be held twice
+    # over, and a million of them cost gigabytes under the audit (docs/audit.md).
+    return SpecData(spec, replace(data, records=()), tuple(items), _content_hash(items))
 
 
 def _spent(spec: Spec, data: DataFile, record: Record, key: str, exc: BudgetSpent) -> InputError:
