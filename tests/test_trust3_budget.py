@@ -210,3 +210,24 @@ def test_a_large_audit_samples_the_learned_probe_and_chunks_the_centroid(tmp_pat
     assert np.allclose(chunked.centroid_scores(texts, whole.shape[1]), whole)
     monkeypatch.setattr(audit, "LEARNED_ITEMS", 600)
     assert audit.run_audit(data).learned_sample == 0
+
+
+def test_a_probe_renders_its_prompts_under_one_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sighted prompt of every item of a run shares one budget, located at the spec's key."""
+    from builder.benchmarks.mcq.choice_set import choice_set
+    from builder.benchmarks.mcq.probe import plan_spec_run
+    from builder.probing.runner import ProbeSettings
+    from builder.runs.selection import Selection
+    spec = write_spec(tmp_path, "q", 40)
+    slow = "{% for i in range(200) %}{% for j in range(1000) %}{% endfor %}{% endfor %}{{ options }}"
+    spec.write_text(spec.read_text(encoding="utf-8") + f"sighted: {json.dumps(slow)}\n", encoding="utf-8")
+    monkeypatch.setattr(fields, "SPEC_SECONDS", 0.5)
+    monkeypatch.setattr(fields, "SECONDS_PER_RECORD", 0.0)
+    data = choice_set(load.load_benchmark(spec))
+    settings = ProbeSettings("m", "http://127.0.0.1:9", 0.0, None, 8, Selection("all"))
+    plan = plan_spec_run(data, "sighted", settings, 1111, str(tmp_path / "runs" / "{run_id}.jsonl"))
+    with pytest.raises(InputError) as caught:
+        for row_id in plan.row_ids:
+            plan.build(row_id)
+    assert "bomb.yaml:7 [sighted]: sighted prompt of item q" in str(caught.value)
+    assert "rendering took longer than 0.5 s (the spec's prompt templates in all" in str(caught.value)

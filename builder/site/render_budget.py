@@ -76,12 +76,20 @@ def charge(size: int) -> None:
 @contextmanager
 def render_budget(what: str, seconds: float, chars: int) -> Iterator[RenderBudget]:
     """Open a budget for every render inside; inside an open one, that one is shared."""
+    with spending(RenderBudget(what, seconds, chars)) as budget:
+        yield budget
+
+
+@contextmanager
+def spending(budget: RenderBudget) -> Iterator[RenderBudget]:
+    """Render under `budget`, opened earlier (renders that come one at a time, such as a probe's
+    prompts, share it); inside an open budget, that one is shared."""
     if _CURRENT.budget is not None:
         yield _CURRENT.budget
         return
-    _CURRENT.budget = RenderBudget(what, seconds, chars)
+    _CURRENT.budget = budget
     try:
-        yield _CURRENT.budget
+        yield budget
     finally:
         _CURRENT.budget = None
 

@@ -25,7 +25,7 @@ from jinja2 import StrictUndefined, Template
 from jinja2.exceptions import TemplateError
 from builder.site.environment import describe
 from builder.site.limits import LimitedSandbox
-from builder.site.render_budget import BudgetSpent, RenderBudget, TemplateLimit, render_budget
+from builder.site.render_budget import BudgetSpent, RenderBudget, TemplateLimit, spending
 
 LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
 MAX_CHOICES = len(LETTERS)
@@ -50,11 +50,15 @@ def environment() -> LimitedSandbox:
     return LimitedSandbox(undefined=StrictUndefined, autoescape=False)
 
 
+def new_spec_budget(records: int, what: str = "the spec's templates") -> RenderBudget:
+    """The one budget of a spec's templates over `records` records (or items)."""
+    return RenderBudget(what, SPEC_SECONDS + records * SECONDS_PER_RECORD, SPEC_CHARS + records * CHARS_PER_RECORD)
+
+
 @contextmanager
 def spec_budget(records: int) -> Iterator[RenderBudget]:
-    """The budget every template of one spec renders under, over `records` records."""
-    with render_budget("the spec's templates", SPEC_SECONDS + records * SECONDS_PER_RECORD,
-                       SPEC_CHARS + records * CHARS_PER_RECORD) as budget:
+    """Render every template of one spec's `records` records inside."""
+    with spending(new_spec_budget(records)) as budget:
         yield budget
 
 
