@@ -231,3 +231,12 @@ def test_a_probe_renders_its_prompts_under_one_budget(tmp_path: Path, monkeypatc
             plan.build(row_id)
     assert "bomb.yaml:7 [sighted]: sighted prompt of item q" in str(caught.value)
     assert "rendering took longer than 0.5 s (the spec's prompt templates in all" in str(caught.value)
+
+
+@pytest.mark.parametrize("template, fragment", [
+    ("{{ ('a\\n' * 400000) | indent(100) }}", "the 'indent' filter would make"),
+    ("{{ ([{'a': q * 500000}] * 1000) | join(attribute='a') }}", "the 'join' filter would make"),
+])
+def test_widths_and_attributes_are_weighed_too(template: str, fragment: str) -> None:
+    with pytest.raises(RecordProblem, match=re.escape(fragment)):
+        compile_rule("doc_to_text", template).raw({"q": "ab"})

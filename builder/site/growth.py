@@ -30,7 +30,7 @@ def refuse_over(size: int, what: str, base: int = 0) -> None:
     """At most MAX_BUILT more than `base`, the largest input (so an operation on a big page's
     text passes, and repeated doubling stops within a few steps)."""
     if size - base > MAX_BUILT:
-        raise TemplateLimit(f"{what} would make {size:,} items (at most {MAX_BUILT:,} more than its largest input)")
+        raise TemplateLimit(f"{what} would make {size:,} items or more (at most {MAX_BUILT:,} more than its largest input)")
 
 
 def made(value: Any, what: str) -> Any:
@@ -43,7 +43,12 @@ def made(value: Any, what: str) -> Any:
 
 
 def _length(value: Any) -> int:
-    return len(value) if isinstance(value, SIZED) else len(str(value))
+    """What `value` weighs as text: its length, a mapping's values' lengths, else its str's."""
+    if isinstance(value, SIZED):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(len(v) if isinstance(v, SIZED) else 8 for v in value.values())
+    return len(str(value))
 
 
 def joined(parts: tuple[Any, ...], join: Any) -> Any:
@@ -94,8 +99,13 @@ def check_numbers(name: str, arguments: Iterable[Any]) -> None:
 
 
 def check_join(items: list[Any], separator: Any, what: str) -> None:
-    sizes = [_length(i) for i in items]
-    refuse_over(sum(sizes) + max(len(items) - 1, 0) * _length(separator), what, max(sizes, default=0))
+    """The items' and separators' lengths, summed until they are over (weighing each item may
+    cost its own size, so a million big items are not all weighed)."""
+    gap, total, largest = _length(separator), 0, 0
+    for i, item in enumerate(items):
+        size = _length(item)
+        largest, total = max(largest, size), total + size + (gap if i else 0)
+        refuse_over(total, what, largest)
 
 
 def check_replace(text: Any, old: Any, new: Any, count: Any, what: str) -> None:

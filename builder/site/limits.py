@@ -71,7 +71,6 @@ class _WeighingCodeGenerator(CodeGenerator):
 def _weighed_filter(name: str, real: Any) -> Any:
     """`real` with its arguments weighed before (growth.py) and its result after."""
     skip = 1 if getattr(real, "jinja_pass_arg", None) is not None else 0  # the environment or context Jinja passes
-
     what = f"the {name!r} filter"
 
     def weighed(*args: Any, **kwargs: Any) -> Any:
@@ -90,7 +89,7 @@ def _filter_checks(name: str, args: tuple[Any, ...], skip: int, kwargs: dict[str
         growth.check_numbers(repr(name), (*rest, *kwargs.values()))
     value = args[skip] if len(args) > skip else None
     what = f"the {name!r} filter"
-    if name == "join" and value is not None and kwargs.get("attribute", rest[1:2] or None) is None:
+    if name == "join" and value is not None:  # with `attribute`, each item weighs at least what it holds
         items = list(value)
         growth.check_join(items, rest[0] if rest else kwargs.get("d", ""), what)
         return (*args[:skip], items, *rest)
@@ -98,7 +97,7 @@ def _filter_checks(name: str, args: tuple[Any, ...], skip: int, kwargs: dict[str
         growth.check_replace(value, rest[0], rest[1], rest[2] if len(rest) > 2 else kwargs.get("count"), what)
     elif name == "indent":
         width = rest[0] if rest else kwargs.get("width", 4)
-        growth.check_lines(value, len(width) if isinstance(width, str) else 0, what)
+        growth.check_lines(value, len(width) if isinstance(width, str) else width, what)
     elif name == "wordwrap":
         wrap = rest[3] if len(rest) > 3 else kwargs.get("wrapstring")
         growth.check_lines(value, len(wrap) if isinstance(wrap, str) else 2, what, rest[0] if rest else kwargs.get("width", 79))
