@@ -235,6 +235,12 @@ def test_a_probe_renders_its_prompts_under_one_budget(tmp_path: Path, monkeypatc
 
 @pytest.mark.parametrize("template, fragment", [
     ("{{ ('a\\n' * 400000) | indent(100) }}", "the 'indent' filter would make"),
+    ("{{ (q.encode() * 10 ** 9) | length }}", "'*' would make"),
+    ("{{ (q * 500000).encode().replace('a'.encode(), ('x' * 100).encode()) | length }}", "'str.replace' would make"),
+    ("{{ (q * 500000).translate({97: 'x' * 1000}) }}", "'str.translate' would make"),
+    ("{{ range(100000) | list | tojson(indent=1000000) }}", "asked for an indent of 1,000,000"),
+    ("{{ ([[q]] * 1000000) | sum(start=[]) | length }}", "the 'sum' filter would"),
+
     ("{{ ([{'a': q * 500000}] * 1000) | join(attribute='a') }}", "the 'join' filter would make"),
 ])
 def test_widths_and_attributes_are_weighed_too(template: str, fragment: str) -> None:

@@ -3,8 +3,10 @@
 Each check raises TemplateLimit when an operation would make more than MAX_BUILT characters or
 items: `~` and `+` (the parts' lengths), `*` (length times count), `%`, `str.format` and the
 `format` filter (fields times the longest argument), `join` (the items' lengths), `replace`
-(occurrences times the growth), padding widths and counts (`center`, `indent`, `wordwrap`,
-`batch`, `slice`, `ljust`...), `lipsum` (paragraphs times words). What cannot be weighed before
+(occurrences times the growth), `translate` (characters times the longest replacement), `sum`
+over sequences (the result and the copying), padding widths and counts (`center`, `indent`,
+`wordwrap`, `batch`, `slice`, `ljust`...), `tojson`'s indent, `lipsum` (paragraphs times words);
+str and bytes alike. What cannot be weighed before
 (escaping, `tojson`, a macro's output) is weighed after, by `made`: at most a few times its input.
 Every result is also charged to the open render budget (render_budget.py).
 """
@@ -23,7 +25,8 @@ MAX_BITS = 100_000  # bits of an integer one `*` or `**` may make
 LIPSUM_WORD = 12  # characters a lorem-ipsum word takes at most, with its space and markup
 _WIDTH = re.compile(r"%[-#0 +]*(\d+)?(?:\.(\d+))?")  # printf width and precision
 _FIELD_WIDTH = re.compile(r"\{[^{}]*:[^{}]*?(\d+)")  # str.format field widths
-SIZED = (str, list, tuple, range)
+SIZED = (str, bytes, list, tuple, range)
+MAX_INDENT = 64  # `tojson`'s indent: it is repeated for every value at every depth
 
 
 def refuse_over(size: int, what: str, base: int = 0) -> None:
@@ -64,7 +67,7 @@ def check_binop(operator: str, left: Any, right: Any) -> None:
         refuse_over(len(left) + len(right), "'+'", max(len(left), len(right)))
     elif operator == "*":
         for seq, times in ((left, right), (right, left)):
-            if isinstance(seq, (str, list, tuple)) and isinstance(times, int):
+            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int):
                 refuse_over(len(seq) * times, "'*'", len(seq))
         if isinstance(left, int) and isinstance(right, int) and left.bit_length() + right.bit_length() > MAX_BITS:
             raise TemplateLimit(f"'*' would make an integer of more than {MAX_BITS:,} bits")
@@ -110,7 +113,7 @@ def check_join(items: list[Any], separator: Any, what: str) -> None:
 
 def check_replace(text: Any, old: Any, new: Any, count: Any, what: str) -> None:
     """Occurrences of `old` (an empty `old` matches between every character) times the growth."""
-    if not isinstance(text, str) or not isinstance(old, str) or not isinstance(new, str):
+    if not isinstance(text, (str, bytes)) or type(old) is not type(text) or type(new) is not type(text):
         return
     hits = text.count(old) if old else len(text) + 1
     if isinstance(count, int) and count >= 0:
@@ -125,6 +128,29 @@ def check_lines(text: Any, inserted: int, what: str, width: Any = None) -> None:
         return
     made_lines = len(text) // max(width, 1) if isinstance(width, int) and not isinstance(width, bool) else 0
     refuse_over(len(text) + (text.count("\n") + 1 + made_lines) * inserted, what, len(text))
+
+
+def check_translate(text: str, table: Any, what: str) -> None:
+    """`str.translate`: every character may become the table's longest value."""
+    if isinstance(table, dict):
+        widest = max((_length(v) for v in table.values() if v is not None), default=1)
+        refuse_over(len(text) * max(widest, 1), what, len(text))
+
+
+def check_sum(items: list[Any], start: Any, what: str) -> None:
+    """The `sum` filter over lists or strings: the result as `join`'s, and the copying it does
+    (each step copies the total so far) at most a hundred times the result's bound."""
+    if isinstance(start, SIZED):
+        check_join([start, *items], "", what)
+        if len(items) * sum(_length(i) for i in items) > 100 * MAX_BUILT:
+            raise TemplateLimit(f"{what} would copy more than {100 * MAX_BUILT:,} items (add sequences with `join`)")
+
+
+def check_indent(indent: Any, what: str) -> None:
+    """`tojson`'s indent, a number or a string, at most MAX_INDENT."""
+    width = len(indent) if isinstance(indent, str) else indent
+    if isinstance(width, int) and width > MAX_INDENT:
+        raise TemplateLimit(f"{what} asked for an indent of {width:,} (at most {MAX_INDENT})")
 
 
 def check_lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> None:  # noqa: A002 (Jinja's names)

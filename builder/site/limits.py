@@ -103,6 +103,12 @@ def _filter_checks(name: str, args: tuple[Any, ...], skip: int, kwargs: dict[str
         growth.check_lines(value, len(wrap) if isinstance(wrap, str) else 2, what, rest[0] if rest else kwargs.get("width", 79))
     elif name == "format" and isinstance(value, str):
         growth.check_format(value, (*rest, *kwargs.values()), what)
+    elif name == "tojson":
+        growth.check_indent(rest[0] if rest else kwargs.get("indent"), what)
+    elif name == "sum" and value is not None:
+        items = list(value)
+        growth.check_sum(items, rest[1] if len(rest) > 1 else kwargs.get("start", 0), what)
+        return (*args[:skip], items, *rest)
     return args
 
 
@@ -154,7 +160,8 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
 
 
 def _call_checks(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """The checks of the calls that can multiply their input: `lipsum` and the str methods."""
+    """The checks of the calls that can multiply their input: `lipsum` and the str (and bytes)
+    methods `join`, `replace`, `translate`, the paddings and `expandtabs`."""
     if obj is generate_lorem_ipsum:
         try:
             growth.check_lipsum(*args, **kwargs)
@@ -162,7 +169,7 @@ def _call_checks(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
             pass
         return args
     text = getattr(obj, "__self__", None)
-    if not isinstance(text, str):
+    if not isinstance(text, (str, bytes)):
         return args
     name, what = getattr(obj, "__name__", ""), f"'str.{getattr(obj, '__name__', '')}'"
     if name == "join" and len(args) == 1:
@@ -171,10 +178,12 @@ def _call_checks(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
         return (items,)
     if name == "replace" and len(args) >= 2:
         growth.check_replace(text, args[0], args[1], args[2] if len(args) > 2 else kwargs.get("count"), what)
+    elif name == "translate" and args:
+        growth.check_translate(text, args[0], what)
     elif name in _STR_PADDING:
         growth.check_numbers(what, (*args, *kwargs.values()))
     elif name == "expandtabs":
         size = args[0] if args else kwargs.get("tabsize", 8)
         growth.check_numbers(what, (size,))
-        growth.refuse_over(len(text) + text.count("\t") * (size if isinstance(size, int) else 8), what, len(text))
+        growth.refuse_over(len(text) + text.count("\t" if isinstance(text, str) else b"\t") * (size if isinstance(size, int) else 8), what, len(text))
     return args
