@@ -246,3 +246,18 @@ def test_a_probe_renders_its_prompts_under_one_budget(tmp_path: Path, monkeypatc
 def test_widths_and_attributes_are_weighed_too(template: str, fragment: str) -> None:
     with pytest.raises(RecordProblem, match=re.escape(fragment)):
         compile_rule("doc_to_text", template).raw({"q": "ab"})
+
+
+def test_an_audit_out_of_memory_is_a_located_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """300,000 items under a 3.5 GB cap ended in numpy's ArrayMemoryError traceback."""
+    from builder.benchmarks.mcq.analyses import audit
+    from builder.cli import main
+
+    def too_big(benchmark: object) -> None:
+        np.empty(1 << 50, dtype=np.int64)  # numpy refuses it with its ArrayMemoryError
+    monkeypatch.setattr(audit, "run_audit", too_big)
+    spec = write_spec(tmp_path, "q", 20)
+    assert main(["audit", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "bomb.yaml: the audit of 20 items ran out of memory" in err

@@ -25,7 +25,13 @@ def add_audit_parser(sub: Any) -> None:
 def run_audit_command(args: argparse.Namespace) -> int:
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
-    audit = run_audit(load_benchmark(args.spec))
+    from builder.core.errors import InputError
+    benchmark = load_benchmark(args.spec)
+    try:
+        audit = run_audit(benchmark)
+    except MemoryError:  # numpy's ArrayMemoryError too: a machine smaller than the audit's budget
+        raise InputError.single(args.spec, f"the audit of {len(benchmark.items):,} items ran out of memory; it needs "
+                                "up to 2 GB at 200,000 items and 4 GB at 1,000,000 (docs/audit.md)") from None
     print(audit_json(audit) if args.json else audit_table(audit))
     return 0
 
