@@ -110,8 +110,9 @@ def main() -> int:
         results[n] = figures | {"budget_s": seconds, "budget_mib": mib, "within": within}
         print(f"audit of {n:,} items: {figures['wall_s']} s wall, {figures['cpu_s']} s CPU, "
               f"peak {figures['peak_rss_mib']} MiB (load {figures['load_1min']})"
-              + ("" if within is None else f"; budget {seconds:g} s, {mib:g} MiB: {'within' if within else 'OVER'}"),
-              flush=True)
+              + ("" if within is None else f"; budget {seconds:g} s, {mib:g} MiB: {'within' if within else 'OVER'}")
+              + (" (the machine is busy: wall time is mostly waiting, CPU time is the audit's own)"
+                 if figures["load_1min"] > (os.cpu_count() or 1) else ""), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 1 if over and args.strict else 0
