@@ -60,7 +60,7 @@ def test_time_is_one_budget_over_every_record(tmp_path: Path, monkeypatch: pytes
 
 def test_characters_made_are_one_budget_over_every_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fields, "SPEC_CHARS", 5_000_000)
-    monkeypatch.setattr(fields, "CHARS_PER_RECORD", 0)
+    monkeypatch.setattr(fields, "CHARS_PER_DATA_BYTE", 0)
     message = load_refused(write_spec(tmp_path, "{{ q ~ 'x' * 900000 }}"))
     assert "bomb.yaml:4 [doc_to_text]: the spec's templates made more than 5,000,000 characters" in message
     assert "ran out at record 2 (data.jsonl:2) of 1,000" in message  # 2.7M a record: made, joined, output
@@ -109,17 +109,17 @@ DOUBLINGS = "{% set ns = namespace(s=q) %}{% for i in range(28) %}{% set ns.s = 
 ])
 def test_every_operation_that_builds_is_weighed(template: str, fragment: str) -> None:
     with pytest.raises(RecordProblem, match=re.escape(fragment)):
-        with fields.spec_budget(1):
+        with fields.spec_budget(1, 0):
             compile_rule("doc_to_text", template).raw({"q": "ab"})
 
 
 def test_a_block_capture_is_weighed_and_charged(monkeypatch: pytest.MonkeyPatch) -> None:
     """`{% set %}` capture joins its output out of the render's stream: it is counted too."""
     monkeypatch.setattr(fields, "SPEC_CHARS", 3_000_000)
-    monkeypatch.setattr(fields, "CHARS_PER_RECORD", 0)
+    monkeypatch.setattr(fields, "CHARS_PER_DATA_BYTE", 0)
     capture = "{% for i in range(10) %}{% set x %}{{ q * 400000 }}{% endset %}{% endfor %}done"
     with pytest.raises(Exception, match="made more than 3,000,000 characters"):
-        with fields.spec_budget(1):
+        with fields.spec_budget(1, 0):
             compile_rule("doc_to_text", capture).raw({"q": "ab"})
 
 

@@ -32,11 +32,13 @@ MAX_CHOICES = len(LETTERS)
 _NUMERAL = re.compile(r"[0-9]+")
 # One render budget for all of a spec's templates over all of its records (docs/audit.md): a
 # legitimate template takes microseconds and makes about its record's size, so the allowance
-# per record is tiny and a loop that is slow or big on every record stops within the base.
+# per record (time) and per byte of data (characters) is small, and a loop that is slow or big
+# on every record stops within the base. Characters follow the data's size, not the count of
+# records, so a million tiny records do not buy gigabytes.
 SPEC_SECONDS = 30.0
 SECONDS_PER_RECORD = 0.001
 SPEC_CHARS = 64_000_000
-CHARS_PER_RECORD = 4_000
+CHARS_PER_DATA_BYTE = 4
 
 
 class RecordProblem(Exception):
@@ -50,15 +52,16 @@ def environment() -> LimitedSandbox:
     return LimitedSandbox(undefined=StrictUndefined, autoescape=False)
 
 
-def new_spec_budget(records: int, what: str = "the spec's templates") -> RenderBudget:
-    """The one budget of a spec's templates over `records` records (or items)."""
-    return RenderBudget(what, SPEC_SECONDS + records * SECONDS_PER_RECORD, SPEC_CHARS + records * CHARS_PER_RECORD)
+def new_spec_budget(records: int, data_bytes: int, what: str = "the spec's templates") -> RenderBudget:
+    """The one budget of a spec's templates over `records` records (or items) read from
+    `data_bytes` bytes of data files."""
+    return RenderBudget(what, SPEC_SECONDS + records * SECONDS_PER_RECORD, SPEC_CHARS + data_bytes * CHARS_PER_DATA_BYTE)
 
 
 @contextmanager
-def spec_budget(records: int) -> Iterator[RenderBudget]:
+def spec_budget(records: int, data_bytes: int) -> Iterator[RenderBudget]:
     """Render every template of one spec's `records` records inside."""
-    with spending(new_spec_budget(records)) as budget:
+    with spending(new_spec_budget(records, data_bytes)) as budget:
         yield budget
 
 

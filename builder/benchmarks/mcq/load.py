@@ -53,7 +53,7 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
                                 line=line_of(load_mapping(spec.path)[1], ("dataset_path",)), field="dataset_path")
     problems: list[Problem] = []
     items = []
-    with fields.spec_budget(len(data.records)):
+    with fields.spec_budget(len(data.records), data_size(data)):
         for record in data.records:
             try:
                 items.append(_item(spec, record))
@@ -74,6 +74,11 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
     # The items are what is kept: the records (a dict and a context each) would be held twice
     # over, and a million of them cost gigabytes under the audit (docs/audit.md).
     return SpecData(spec, replace(data, records=()), tuple(items), _content_hash(items))
+
+
+def data_size(data: DataFile) -> int:
+    """Bytes of the data files as stored (a zip's compressed size)."""
+    return sum(p.stat().st_size for p in data.paths or (data.path,))
 
 
 def _spent(spec: Spec, data: DataFile, record: Record, key: str, exc: BudgetSpent) -> InputError:

@@ -18,7 +18,7 @@ from pathlib import Path
 from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS, new_spec_budget
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
-from builder.benchmarks.mcq.load import load_benchmark
+from builder.benchmarks.mcq.load import data_size, load_benchmark
 from builder.benchmarks.mcq.prompts import render_prompt
 from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
 from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
@@ -113,7 +113,9 @@ def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed
                         dataset={"name": spec.title, "content_sha256": data.benchmark.content_sha256},
                         created=utc_now())
     path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
-    budget = new_spec_budget(len(row_ids), "the spec's prompt templates")
+    # a prompt is its item's text plus the instructions (a few hundred characters; 2,000 allowed)
+    budget = new_spec_budget(len(row_ids), data_size(data.benchmark.data) + 2_000 * len(row_ids),
+                             "the spec's prompt templates")
 
     def job(row_id: int) -> Job:
         """One item's job, its prompt rendered under the run's one budget (not one per item)."""
