@@ -22,7 +22,7 @@ from jinja2.utils import generate_lorem_ipsum
 
 from builder.site import growth
 from builder.site.growth import MAX_BITS, MAX_BUILT, MAX_RESULT  # noqa: F401 (re-exported)
-from builder.site.render_budget import BudgetSpent, TemplateLimit, current, render_budget, running  # noqa: F401
+from builder.site.render_budget import TemplateLimit, render_budget, running
 
 RENDER_SECONDS = 20.0  # one page (with everything it includes); legitimate ones take milliseconds
 MAX_OUTPUT = MAX_RESULT  # characters of one render (the largest page of a 1,000-run site is under 1 MB)

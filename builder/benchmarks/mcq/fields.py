@@ -14,11 +14,10 @@ import ast
 import math
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from jinja2 import StrictUndefined, Template
