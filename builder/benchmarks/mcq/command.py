@@ -39,7 +39,13 @@ def add_data_option(parser: Any) -> None:
 def run_audit_command(args: argparse.Namespace) -> int:
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
-    audit = run_audit(load_benchmark(find_spec(args.spec), given=args.data))
+    from builder.core.errors import InputError
+    benchmark = load_benchmark(find_spec(args.spec), given=args.data)
+    try:
+        audit = run_audit(benchmark)
+    except MemoryError:  # numpy's ArrayMemoryError too: a machine smaller than the audit's budget
+        raise InputError.single(args.spec, f"the audit of {len(benchmark.items):,} items ran out of memory; it needs "
+                                "up to 2 GB at 200,000 items and 4 GB at 1,000,000 (docs/audit.md)") from None
     print(audit_json(audit) if args.json else audit_table(audit))
     return 0
 
@@ -97,7 +103,8 @@ def audit_table(audit: Audit) -> str:
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",
               _rows(audit.as_published, sd=False), "",
-              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"]
+              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"
+              + (f" (of a seeded sample of {audit.learned_sample:,} items)" if audit.learned_sample else "")]
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from builder.benchmarks.mcq import fields
@@ -17,6 +17,14 @@ from builder.benchmarks.mcq.records import DataFile, Record, read_records
 from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.errors import InputError, Problem
 from builder.core.redact import excerpt
+from builder.core.yamlfile import line_of, load_mapping
+from builder.site.render_budget import BudgetSpent
+
+
+# The most records a spec may have: `make bench` measures 1,000,000 items audited within 10
+# minutes and 4 GB on 2 cores (docs/audit.md); past it the work and memory were never measured,
+# so a larger file is refused before any record is rendered or audited.
+MAX_RECORDS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -68,7 +76,7 @@ class Skipped:
 @dataclass(frozen=True)
 class SpecData:
     spec: Spec
-    data: DataFile
+    data: DataFile  # the files' facts (path, sha256); its records are dropped once they are items
     items: tuple[Item, ...]
     content_sha256: str  # of the parsed items: a re-encoded copy of the same data matches
     filtered: tuple[Skipped, ...] = ()  # the records the spec's `filter` skipped, in file order
@@ -79,17 +87,24 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
     (`--data`), which wins over the spec's variable."""
     spec = load_spec(spec_path, root=root, given=given)
     data = read_records(spec)
+    if len(data.records) > MAX_RECORDS:
+        raise InputError.single(spec.path, f"the data holds {len(data.records):,} records; buzzprobe audits at most "
+                                f"{MAX_RECORDS:,} (docs/audit.md): split the benchmark, or audit a sample of it",
+                                line=line_of(load_mapping(spec.path)[1], ("dataset_path",)), field="dataset_path")
     problems: list[Problem] = []
     items, filtered = [], []
     failed: list[tuple[Record, _Located]] = []
-    for record in data.records:
-        try:
-            if spec.filter is not None and not _kept(spec, record):
-                filtered.append(Skipped(_skipped_id(spec, record), record.number, record.line))
-                continue
-            items.append(_item(spec, record))
-        except _Located as exc:
-            failed.append((record, exc))
+    with fields.spec_budget(len(data.records), data_size(data)):
+        for record in data.records:
+            try:
+                if spec.filter is not None and not _kept(spec, record):
+                    filtered.append(Skipped(_skipped_id(spec, record), record.number, record.line))
+                    continue
+                items.append(_item(spec, record))
+            except _Located as exc:
+                if isinstance(exc.__cause__, BudgetSpent):
+                    raise _spent(spec, data, record, exc.key, exc.__cause__) from None
+                failed.append((record, exc))
     problems += _spec_level(spec, data, failed) or [
         Problem(str(record.file or data.path), str(exc.__cause__), record.line, f"record {record.number}, {exc.key}")
         for record, exc in failed]
@@ -105,7 +120,9 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
         problems.append(Problem(str(spec.path), f"the filter skipped all {len(filtered):,} records", None, "filter"))
     if problems:
         raise InputError(problems)
-    return SpecData(spec, data, tuple(items), _content_hash(items), tuple(filtered))
+    # The items are what is kept: the records (a dict and a context each) would be held twice
+    # over, and a million of them cost gigabytes under the audit (docs/audit.md).
+    return SpecData(spec, replace(data, records=()), tuple(items), _content_hash(items), tuple(filtered))
 
 
 def _spec_level(spec: Spec, data: DataFile, failed: list[tuple[Record, "_Located"]]) -> list[Problem]:
@@ -130,6 +147,19 @@ def _spec_level(spec: Spec, data: DataFile, failed: list[tuple[Record, "_Located
                     line_of(lines, (first.key,)), first.key)]
 
 
+def data_size(data: DataFile) -> int:
+    """Bytes of the data files as stored (a zip's compressed size)."""
+    return sum(p.stat().st_size for p in data.paths or (data.path,))
+
+
+def _spent(spec: Spec, data: DataFile, record: Record, key: str, exc: BudgetSpent) -> InputError:
+    """The spec's templates spent their one budget: located at the template (spec file, line,
+    key), naming the record it ran out on; the rest are not tried (each would fail the same)."""
+    where = f"{(record.file or data.path).name}" + (f":{record.line}" if record.line else "")
+    return InputError.single(spec.path, f"{exc}; ran out at record {record.number} ({where}) of {len(data.records):,}",
+                             line=line_of(load_mapping(spec.path)[1], (key,)), field=key)
+
+
 class _Located(Exception):
     def __init__(self, key: str):
         super().__init__(key)
@@ -140,7 +170,7 @@ def _run(key: str, fn, *args):  # type: ignore[no-untyped-def]
     """fn(*args), a record's problem raised as located under `key`."""
     try:
         return fn(*args)
-    except fields.RecordProblem as exc:
+    except (fields.RecordProblem, BudgetSpent) as exc:  # BudgetSpent: the spec's, named by the loader
         raise _Located(key) from exc
 
 
