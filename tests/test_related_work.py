@@ -106,3 +106,16 @@ def test_category_gaps_come_with_intervals_or_not_at_all(small, tmp_path, monkey
     else:
         assert re.search(r"points, 95% interval [\d.-]+ to [\d.-]+", section)
         assert gaps.count("ci95_low") == gaps.count("mean") == gaps.count("ci95_high") > 0
+
+
+def test_the_brief_table_names_no_largest_gap_for_a_model_at_chance(small, tmp_path, monkeypatch) -> None:  # noqa: F811
+    """With several models the article's table names each one's largest category gap: none for
+    the model at chance sighted, a category for the other."""
+    def change(values: dict) -> None:
+        values["model.control-t2-sighted-en-all.accuracy.ci95_low"] = 20.0
+
+    site = site_with(small, tmp_path, {"control": (1111,), "reader": (1111,)}, monkeypatch, change)
+    csv = (site / "tables" / "model-pairs-brief.csv").read_text(encoding="utf-8").splitlines()
+    rows = {line.split(",")[0]: line.rsplit(",", 1)[1] for line in csv[1:]}
+    assert rows["control"] == "none (at chance sighted)"
+    assert rows["reader"] in {"Slang", "Abbreviation", "Homophonic pun", "Quotation", "Stylistic device", "Experience"}
