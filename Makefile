@@ -14,7 +14,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # never dated after the build that shows it.
 PROBE_EPOCH ?= 1795996800
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs eee-venv
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc spec-doc mmlu-pro-runs eee-venv
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -67,15 +67,22 @@ eee-venv: $(EEE_VENV)/.installed
 
 # Cold and no-change builds of the committed site, then the scale bench (forced, cold and
 # one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder),
-# then the shelf: audit time per shipped spec (cold, cached) and a forced build against the import floor.
+# then the shelf: audit time per shipped spec (cold, cached) and a forced build against the import floor,
+# then the audit of a synthetic 200,000-item benchmark against its time and memory budget
+# (BUZZPROBE_BENCH_MILLION=1 adds 1,000,000 items: about 10 minutes more; docs/audit.md).
 bench: data
 	$(BIN)/python bench/build_bench.py
 	$(BIN)/python bench/scale_bench.py
 	$(BIN)/python bench/shelf_bench.py
+	$(BIN)/python bench/audit_bench.py
 
 # docs/facts.md is generated from the registered fact patterns (builder/benchmarks/*/fact_keys.py).
 facts-doc: $(INSTALLED)
 	$(BIN)/python -m builder.benchmarks.facts_reference
+
+# The table of spec keys in docs/audit.md is generated from the code (builder/benchmarks/mcq/spec_keys.py).
+spec-doc: $(INSTALLED)
+	$(BIN)/python -m builder.benchmarks.mcq.spec_keys
 
 # Ask a model: make probe ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME --sample 400" (docs/probing.md)
 probe: data

@@ -103,8 +103,17 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
         return _reported_span(facts.provenance[key].computation if key in facts else key,
                               reported.sources[source], fact(key, style, digits))
 
+    def cite(source: str) -> Markup:
+        """A source of content/reported.yaml cited for what it did, without a figure: linked to
+        the page's Sources list like a reported figure, so every citation there has its address."""
+        if source not in reported.sources:
+            raise KeyError(f"unknown source {source!r} (known: {', '.join(sorted(reported.sources))})")
+        use.sources[source] = reported.sources[source]
+        return Markup('<a class="cite" href="#source-{sid}">{short}</a>').format(
+            sid=source, short=reported.sources[source].short)
+
     return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "quoted": quoted,
-            "reported_value": reported_value, **_comparisons(value)}
+            "reported_value": reported_value, "cite": cite, **_comparisons(value)}
 
 
 def _comparisons(value: Callable[[str], float]) -> dict[str, Callable]:

@@ -40,7 +40,9 @@ def bytecode_cache(cache_dir: Path | None, env_class: type, options: dict[str, A
     """The cache for an environment of `env_class` made with `options`; None without a cache folder."""
     if cache_dir is None:
         return None
-    described = f"{jinja2.__version__}\0{env_class.__module__}.{env_class.__qualname__}\0{sorted(options.items())!r}"
+    generator = env_class.code_generator_class  # the sandbox's own writes `~` as a weighed call
+    described = (f"{jinja2.__version__}\0{env_class.__module__}.{env_class.__qualname__}\0"
+                 f"{generator.__module__}.{generator.__qualname__}\0{sorted(options.items())!r}")
     return SealedBytecodeCache(cache_dir / "jinja" / hashlib.sha256(described.encode()).hexdigest()[:16])
 
 

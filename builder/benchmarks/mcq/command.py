@@ -1,4 +1,4 @@
-"""`buzzprobe audit SPEC [--json]`: the model-free audit of a spec'd benchmark, as a table or JSON."""
+"""`buzzprobe audit SPEC|NAME [--json]`: the model-free audit of a spec'd benchmark, as a table or JSON."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from builder.core.errors import InputError
+from builder.core.names import did_you_mean
 
 if TYPE_CHECKING:  # the CLI registers this command on every start: no numpy until it runs
     from builder.benchmarks.mcq.analyses.audit import Audit, ProbeScore, Score
@@ -17,7 +20,8 @@ def add_audit_parser(sub: Any) -> None:
     p = sub.add_parser("audit", help="how much of a multiple-choice benchmark its options give away (no model)",
                        description="Load a benchmark spec (content/benchmarks/NAME.yaml), validate its data and "
                                    "print the model-free audit. See docs/audit.md.")
-    p.add_argument("spec", type=Path, help="the benchmark's spec file")
+    p.add_argument("spec", type=Path, help="the benchmark's spec file, or the name of one in content/benchmarks/ "
+                                           "(e.g. mmlu)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     add_data_option(p)
     p.set_defaults(handler=run_audit_command)
@@ -35,9 +39,29 @@ def add_data_option(parser: Any) -> None:
 def run_audit_command(args: argparse.Namespace) -> int:
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
-    audit = run_audit(load_benchmark(args.spec, given=args.data))
+    from builder.core.errors import InputError
+    benchmark = load_benchmark(find_spec(args.spec), given=args.data)
+    try:
+        audit = run_audit(benchmark)
+    except MemoryError:  # numpy's ArrayMemoryError too: a machine smaller than the audit's budget
+        raise InputError.single(args.spec, f"the audit of {len(benchmark.items):,} items ran out of memory; it needs "
+                                "up to 2 GB at 200,000 items and 4 GB at 1,000,000 (docs/audit.md)") from None
     print(audit_json(audit) if args.json else audit_table(audit))
     return 0
+
+
+def find_spec(given: Path, content_dir: Path = Path("content")) -> Path:
+    """A spec file as given, or a bare name (no folder, no suffix) looked up among the shipped
+    specs, content/benchmarks/NAME.yaml; an unknown name says which names there are."""
+    if given.is_file() or given.parent != Path(".") or given.suffix:
+        return given
+    found = content_dir / "benchmarks" / f"{given.name}.yaml"
+    if found.is_file():
+        return found
+    where = content_dir / "benchmarks"
+    known = sorted(p.stem for p in where.glob("*.yaml"))
+    raise InputError.single(str(given), "no spec file and no benchmark of that name"
+                            + did_you_mean(given.name, known, f"Specs in {where}"))
 
 
 def audit_json(audit: Audit) -> str:
@@ -79,7 +103,8 @@ def audit_table(audit: Audit) -> str:
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",
               _rows(audit.as_published, sd=False), "",
-              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored",
+              f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"
+              + (f" (of a seeded sample of {audit.learned_sample:,} items)" if audit.learned_sample else ""),
               f"  model chosen per fit by inner CV (ranker, n-gram regression or a rule): "
               f"{', '.join(audit.learned_choice)}"]
     return "\n".join(lines)

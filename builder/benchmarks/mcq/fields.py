@@ -14,7 +14,8 @@ import ast
 import math
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -24,11 +25,21 @@ from jinja2.exceptions import TemplateError
 from builder.core.redact import excerpt
 from builder.site.environment import describe
 from builder.site.limits import LimitedSandbox
+from builder.site.render_budget import BudgetSpent, RenderBudget, TemplateLimit, spending
 
 LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
 MAX_CHOICES = len(LETTERS)
 _NUMERAL = re.compile(r"[0-9]+")
 MESSAGE_EXCERPT = 100  # of an exception's message, which may quote a record's value after its own words
+# One render budget for all of a spec's templates over all of its records (docs/audit.md): a
+# legitimate template takes microseconds and makes about its record's size, so the allowance
+# per record (time) and per byte of data (characters) is small, and a loop that is slow or big
+# on every record stops within the base. Characters follow the data's size, not the count of
+# records, so a million tiny records do not buy gigabytes.
+SPEC_SECONDS = 30.0
+SECONDS_PER_RECORD = 0.001
+SPEC_CHARS = 64_000_000
+CHARS_PER_DATA_BYTE = 4
 
 
 class RecordProblem(Exception):
@@ -40,6 +51,19 @@ def environment() -> LimitedSandbox:
     """No autoescape: the output is data (a stem, a list literal, an answer), not HTML. Limited
     (time, output, `*`): a spec is input, and one record must not hang or fill the machine."""
     return LimitedSandbox(undefined=StrictUndefined, autoescape=False)
+
+
+def new_spec_budget(records: int, data_bytes: int, what: str = "the spec's templates") -> RenderBudget:
+    """The one budget of a spec's templates over `records` records (or items) read from
+    `data_bytes` bytes of data files."""
+    return RenderBudget(what, SPEC_SECONDS + records * SECONDS_PER_RECORD, SPEC_CHARS + data_bytes * CHARS_PER_DATA_BYTE)
+
+
+@contextmanager
+def spec_budget(records: int, data_bytes: int) -> Iterator[RenderBudget]:
+    """Render every template of one spec's `records` records inside."""
+    with spending(new_spec_budget(records, data_bytes)) as budget:
+        yield budget
 
 
 def is_template(value: str) -> bool:
@@ -66,6 +90,10 @@ class Rule:
             assert self.template is not None
             try:
                 return self.template.render({**record, **context, "doc": record})
+            except BudgetSpent:
+                raise  # the spec's, not the record's: the loader names the spec
+            except TemplateLimit as exc:
+                raise RecordProblem(f"template failed: {exc}") from None
             except TemplateError as exc:  # its message may quote the record: an excerpt only
                 raise RecordProblem("template failed: "
                                     f"{excerpt(describe(exc), MESSAGE_EXCERPT, quoted=False)}") from None

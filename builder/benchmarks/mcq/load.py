@@ -6,14 +6,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from builder.benchmarks.mcq import fields
+from builder.benchmarks.mcq.answers import VALUE as _VALUE, gold_set
+from builder.benchmarks.mcq.spec_extras import keeps
+from builder.benchmarks.mcq.text_options import KIND
 from builder.benchmarks.mcq.records import DataFile, Record, read_records
 from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.errors import InputError, Problem
 from builder.core.redact import excerpt
+from builder.core.yamlfile import line_of, load_mapping
+from builder.site.render_budget import BudgetSpent
+
+
+# The most records a spec may have: `make bench` measures 1,000,000 items audited within 10
+# minutes and 4 GB on 2 cores (docs/audit.md); past it the work and memory were never measured,
+# so a larger file is refused before any record is rendered or audited.
+MAX_RECORDS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -30,6 +41,17 @@ class Item:
     strata: tuple[str, ...] = ()  # the spec's `strata` values, in its order (the leak split's adjusted gap)
     group: str | None = None  # the spec's `group` value: items sharing it stay in one fold
     shuffle_by: str | None = None  # the spec's `shuffle_key` value (None: the id)
+    golds: tuple[int, ...] = ()  # every correct option when there are several (then `gold` is the first); () : one
+    option_letters: tuple[str, ...] = ()  # options_from_text: the letters as written before the options
+
+    @property
+    def answers(self) -> frozenset[int]:
+        """The set of correct options: an answer is right when it names all of them and no other."""
+        return frozenset(self.golds or (self.gold,))
+
+    @property
+    def multiple_answers(self) -> bool:
+        return len(self.golds) > 1
 
     @property
     def stratum(self) -> str:
@@ -43,11 +65,21 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A record the spec's `filter` skipped: where it is (the audit counts and lists them)."""
+
+    id: str
+    number: int
+    line: int | None
+
+
+@dataclass(frozen=True)
 class SpecData:
     spec: Spec
-    data: DataFile
+    data: DataFile  # the files' facts (path, sha256); its records are dropped once they are items
     items: tuple[Item, ...]
     content_sha256: str  # of the parsed items: a re-encoded copy of the same data matches
+    filtered: tuple[Skipped, ...] = ()  # the records the spec's `filter` skipped, in file order
 
 
 def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Path | None = None) -> SpecData:
@@ -55,14 +87,27 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
     (`--data`), which wins over the spec's variable."""
     spec = load_spec(spec_path, root=root, given=given)
     data = read_records(spec)
+    if len(data.records) > MAX_RECORDS:
+        raise InputError.single(spec.path, f"the data holds {len(data.records):,} records; buzzprobe audits at most "
+                                f"{MAX_RECORDS:,} (docs/audit.md): split the benchmark, or audit a sample of it",
+                                line=line_of(load_mapping(spec.path)[1], ("dataset_path",)), field="dataset_path")
     problems: list[Problem] = []
-    items = []
-    for record in data.records:
-        try:
-            items.append(_item(spec, record))
-        except _Located as exc:
-            problems.append(Problem(str(record.file or data.path), str(exc.__cause__), record.line,
-                                    f"record {record.number}, {exc.key}"))
+    items, filtered = [], []
+    failed: list[tuple[Record, _Located]] = []
+    with fields.spec_budget(len(data.records), data_size(data)):
+        for record in data.records:
+            try:
+                if spec.filter is not None and not _kept(spec, record):
+                    filtered.append(Skipped(_skipped_id(spec, record), record.number, record.line))
+                    continue
+                items.append(_item(spec, record))
+            except _Located as exc:
+                if isinstance(exc.__cause__, BudgetSpent):
+                    raise _spent(spec, data, record, exc.key, exc.__cause__) from None
+                failed.append((record, exc))
+    problems += _spec_level(spec, data, failed) or [
+        Problem(str(record.file or data.path), str(exc.__cause__), record.line, f"record {record.number}, {exc.key}")
+        for record, exc in failed]
     seen: dict[str, Item] = {}
     for item in items:
         if item.id in seen:
@@ -71,9 +116,48 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
                                     f"id {excerpt(item.id)} repeats record {first.number}'s", item.line,
                                     f"record {item.number}, id"))
         seen.setdefault(item.id, item)
+    if not items and filtered and not problems:
+        problems.append(Problem(str(spec.path), f"the filter skipped all {len(filtered):,} records", None, "filter"))
     if problems:
         raise InputError(problems)
-    return SpecData(spec, data, tuple(items), _content_hash(items))
+    # The items are what is kept: the records (a dict and a context each) would be held twice
+    # over, and a million of them cost gigabytes under the audit (docs/audit.md).
+    return SpecData(spec, replace(data, records=()), tuple(items), _content_hash(items), tuple(filtered))
+
+
+def _spec_level(spec: Spec, data: DataFile, failed: list[tuple[Record, "_Located"]]) -> list[Problem]:
+    """One problem at the spec's line, not one per record, when every record fails one rule the
+    same way (a field no record has, a template that fails on all): the fix is in the spec. A
+    missing field gets the closest fields the records do have."""
+    records = data.records
+    if len(records) < 2 or len(failed) != len(records):
+        return []
+    first = failed[0][1]
+    message = str(first.__cause__)
+    if any(exc.key != first.key or str(exc.__cause__) != message for _, exc in failed):
+        return []
+    from builder.core.names import did_you_mean
+    from builder.core.yamlfile import line_of, load_mapping
+    missing = message.removeprefix("field ").removesuffix(" is missing")
+    if missing != message and missing[:1] in "'\"":
+        known = sorted({str(k) for record in records[:100] for k in record.data})
+        message += did_you_mean(missing[1:-1], known, "Fields of the records")
+    _, lines = load_mapping(spec.path)
+    return [Problem(str(spec.path), f"every one of the {len(records)} records fails it: {message}",
+                    line_of(lines, (first.key,)), first.key)]
+
+
+def data_size(data: DataFile) -> int:
+    """Bytes of the data files as stored (a zip's compressed size)."""
+    return sum(p.stat().st_size for p in data.paths or (data.path,))
+
+
+def _spent(spec: Spec, data: DataFile, record: Record, key: str, exc: BudgetSpent) -> InputError:
+    """The spec's templates spent their one budget: located at the template (spec file, line,
+    key), naming the record it ran out on; the rest are not tried (each would fail the same)."""
+    where = f"{(record.file or data.path).name}" + (f":{record.line}" if record.line else "")
+    return InputError.single(spec.path, f"{exc}; ran out at record {record.number} ({where}) of {len(data.records):,}",
+                             line=line_of(load_mapping(spec.path)[1], (key,)), field=key)
 
 
 class _Located(Exception):
@@ -82,38 +166,64 @@ class _Located(Exception):
         self.key = key
 
 
-def _item(spec: Spec, record: Record) -> Item:
-    def run(key: str, fn, *args):  # type: ignore[no-untyped-def]
-        try:
-            return fn(*args)
-        except fields.RecordProblem as exc:
-            raise _Located(key) from exc
+def _run(key: str, fn, *args):  # type: ignore[no-untyped-def]
+    """fn(*args), a record's problem raised as located under `key`."""
+    try:
+        return fn(*args)
+    except (fields.RecordProblem, BudgetSpent) as exc:  # BudgetSpent: the spec's, named by the loader
+        raise _Located(key) from exc
 
+
+def _kept(spec: Spec, record: Record) -> bool:
+    assert spec.filter is not None
+    return keeps(_run("filter", spec.filter.raw, record.data, record.context))
+
+
+def _skipped_id(spec: Spec, record: Record) -> str:
+    """The skipped record's id when its id rule reads (a filtered record may lack fields), else its number."""
+    try:
+        return fields.text_value(spec.id.raw(record.data, record.context), "the id") if spec.id else str(record.number)
+    except fields.RecordProblem:
+        return str(record.number)
+
+
+def _item(spec: Spec, record: Record) -> Item:
     doc, context = record.data, record.context
-    stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc, context), "the text"))
-    choices, keys = run("doc_to_choice", fields.labelled_choices, spec.doc_to_choice, doc, context)
-    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, keys, context, spec.target_kind)
+    stem, choices, keys, letters = _question(spec, record)
+    golds = _run("doc_to_target", gold_set, spec.doc_to_target, doc, choices, keys, context, spec.target_kind)
     extra: dict[str, str | None] = {}
-    for key, rule in (("id", spec.id), ("category", spec.category), ("group", spec.group),
+    for key, rule in (("id", spec.id), ("category", spec.category), ("split", spec.split_rule), ("group", spec.group),
                       ("shuffle_key", spec.shuffle_key)):
-        extra[key] = None if rule is None else run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
-                                                                                               f"the {k}"))
-    extra["split"] = None if spec.split is None else run("split", _field, doc, spec.split, "split")
-    strata = tuple(run("strata", lambda r=rule, n=name: fields.text_value(r.raw(doc, context), f"stratum {n}"))
+        extra[key] = None if rule is None else _run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
+                                                                                                f"the {k}"))
+    strata = tuple(_run("strata", lambda r=rule, n=name: fields.text_value(r.raw(doc, context), f"stratum {n}"))
                    for name, rule in spec.strata)
     item_id = extra["id"] if extra["id"] is not None else str(record.number)
     return Item(id=item_id, number=record.number, line=record.line, split=extra["split"], category=extra["category"],
-                stem=stem, choices=choices, gold=gold, file=record.file, strata=strata, group=extra["group"],
-                shuffle_by=extra["shuffle_key"])
+                stem=stem, choices=choices, gold=golds[0], file=record.file, strata=strata, group=extra["group"],
+                shuffle_by=extra["shuffle_key"], golds=golds if len(golds) > 1 else (), option_letters=letters)
 
 
-def _field(doc: dict, name: str, key: str) -> str:
-    if name not in doc:
-        raise fields.RecordProblem(f"field {name!r} is missing")
-    return fields.text_value(doc[name], f"the {key}")
+def _question(spec: Spec, record: Record) -> tuple[str, tuple[str, ...], tuple[str, ...] | None, tuple[str, ...]]:
+    """The stem, the choices, their keys (letters a target may name) and, with options_from_text,
+    the letters as written; an omitted doc_to_text/doc_to_choice takes options_from_text's split."""
+    doc, context = record.data, record.context
+    split = None
+    if spec.options_from_text is not None:
+        split = _run("options_from_text", spec.options_from_text.split, doc, context)
+    if spec.doc_to_text.kind == KIND and split is not None:
+        stem = split.stem
+    else:
+        stem = _run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc, context), "the text"))
+    if spec.doc_to_choice.kind == KIND and split is not None:
+        choices = _run("options_from_text", fields.labelled_choices, _VALUE, {"value": list(split.options)})[0]
+        return stem, choices, split.letters, split.letters
+    choices, keys = _run("doc_to_choice", fields.labelled_choices, spec.doc_to_choice, doc, context)
+    return stem, choices, keys, split.letters if split is not None else ()
 
 
 def _content_hash(items: list[Item]) -> str:
-    rows = [[i.id, i.split, i.category, i.stem, list(i.choices), i.gold] for i in items]
+    rows = [[i.id, i.split, i.category, i.stem, list(i.choices), i.gold, *([list(i.golds)] if i.golds else [])]
+            for i in items]
     blob = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()

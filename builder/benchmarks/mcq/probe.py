@@ -10,22 +10,24 @@ items. The answer is parsed to a letter (`parse_letter`); the raw text is always
 from __future__ import annotations
 
 import argparse
-import difflib
 import hashlib
 import json
 import re
 from pathlib import Path
 
 from builder.benchmarks.mcq import shuffle
-from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.fields import LETTERS, new_spec_budget
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
-from builder.benchmarks.mcq.load import load_benchmark
+from builder.benchmarks.mcq.load import data_size, load_benchmark
+from builder.benchmarks.mcq.probe_report import spec_probe_report
 from builder.benchmarks.mcq.prompts import render_prompt
 from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
 from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
 from builder.core.build_date import utc_now
 from builder.core.errors import InputError
-from builder.core.names import check_name, fill_template, slug
+from builder.core.names import check_name, did_you_mean, fill_template, slug
+from builder.core.yamlfile import line_of, load_mapping
+from builder.site.render_budget import TemplateLimit, spending
 from builder.probing.jobs import ANSWER, Job, Reply
 from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
 from builder.runs.selection import Selection
@@ -54,9 +56,7 @@ def _did_you_mean(name: str, content_dir: Path) -> str:
     from builder.benchmarks import registered
     own = {b.name for b in registered() if b.probes and not (b.run_format_module and b.run_format().any_name)}
     known = sorted(own | {p.stem for p in (content_dir / "benchmarks").glob("*.yaml")})
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
-    return f"{hint} Benchmarks that can be probed: {', '.join(known)}" if known else hint
+    return did_you_mean(name, known, "Benchmarks that can be probed")
 
 
 _LEADING = re.compile(r"^\s*[(\[]?([A-Z])(?:[)\].:：、\s-]|$)")
@@ -123,7 +123,19 @@ def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed
                         dataset={"name": spec.title, "content_sha256": data.benchmark.content_sha256},
                         created=utc_now())
     path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
-    return RunPlan(header, path, row_ids, lambda row_id: item_job(data, row_id, seed, condition), settings)
+    # a prompt is its item's text plus the instructions (a few hundred characters; 2,000 allowed)
+    budget = new_spec_budget(len(row_ids), data_size(data.benchmark.data) + 2_000 * len(row_ids),
+                             "the spec's prompt templates")
+
+    def job(row_id: int) -> Job:
+        """One item's job, its prompt rendered under the run's one budget (not one per item)."""
+        try:
+            with spending(budget):
+                return item_job(data, row_id, seed, condition)
+        except TemplateLimit as exc:
+            raise InputError.single(spec.path, f"{condition} prompt of item {data.items[row_id].id}: {exc}",
+                                    line=line_of(load_mapping(spec.path)[1], (condition,)), field=condition) from None
+    return RunPlan(header, path, row_ids, job, settings, score=lambda done: spec_probe_report(done, data))
 
 
 def spec_plans(args: argparse.Namespace) -> list[RunPlan]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.core.textfiles import csv_records, decode_utf8, jsonl_lines, read_input
+from builder.core.textfiles import csv_records, decode_utf8, numbered_lines, read_input
 from builder.runs.lines import LineError, load_line
 
 MAX_PROBLEMS = 200
@@ -76,9 +76,7 @@ def _jsonl_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
     problems: list[Problem] = []
     rows: list[Row] = []
     columns: dict[str, None] = {}
-    for number, line in enumerate(jsonl_lines(text), start=1):
-        if not line.strip():
-            continue
+    for number, line in numbered_lines(path, text):
         cells = _json_cells(str(path), number, line, problems)
         if cells is not None:
             columns.update(dict.fromkeys(cells))

@@ -167,6 +167,23 @@ def pair_category_summary_table(f: FactCells, summaries: list[PairSummary]) -> T
                  "pair-categories.csv on the downloads page.")
 
 
+def sighted_at_chance(f: FactCells, s: PairSummary) -> bool:
+    """A negative control: the sighted arm's 95% interval reaches down to a random letter (the
+    article's rule, content/templates/blocks/paired_summary.html), so its gaps locate nothing."""
+    low, chance = K.MODEL_INTERVAL.low(id=s.sighted.id, metric="accuracy"), K.PAIRED_CHANCE.key(id=s.id)
+    return low in f.facts and chance in f.facts and f.facts[low] <= f.facts[chance]
+
+
+def largest_gap(f: FactCells, s: PairSummary) -> str:
+    """The category where seeing the term adds most accuracy; none for a model at chance, whose
+    category gaps are noise (issue 32: shown with intervals or not at all)."""
+    if sighted_at_chance(f, s):
+        return "none (at chance sighted)"
+    gaps = {c: f.facts[k] for c in CATEGORIES
+            if (k := K.PAIRED_CATEGORY_GAP.key(id=s.id, stat="mean", category=c)) in f.facts}
+    return max(gaps, key=lambda c: (gaps[c], -CATEGORIES.index(c))) if gaps else "–"
+
+
 def pair_brief_table(f: FactCells, summaries: list[PairSummary]) -> Table | None:
     """The article's view of several models: accuracy and macro F1 side by side, one row each."""
     if len(summaries) < 2:
@@ -174,19 +191,16 @@ def pair_brief_table(f: FactCells, summaries: list[PairSummary]) -> Table | None
     rows = []
     for s in summaries:
         on, mean = {"id": s.id}, {"id": s.id, "stat": "mean"}
-        gaps = {c: f.facts[k] for c in CATEGORIES
-                if (k := K.PAIRED_CATEGORY_GAP.key(**mean, category=c)) in f.facts}
-        top = max(gaps, key=lambda c: (gaps[c], -CATEGORIES.index(c))) if gaps else "–"
         rows.append((Cell(s.model), *map(Cell, _pair_setting(s)), f(K.PAIRED_SEEDS.key(**on), "count"),
                      f(K.PAIRED_ARM.key(**mean, arm="b", metric="accuracy"), "pct"),
                      f(K.PAIRED_ARM.key(**mean, arm="b", metric="macro_f1")),
                      f(K.PAIRED_ARM.key(**mean, arm="a", metric="accuracy"), "pct"),
                      f(K.PAIRED_ARM.key(**mean, arm="a", metric="macro_f1")),
                      f(K.PAIRED_GAP.key(**mean, metric="macro_f1")),
-                     f.optional(K.PAIRED_ABOVE_CHANCE.key(**mean), "pct"), Cell(top)))
+                     f.optional(K.PAIRED_ABOVE_CHANCE.key(**mean), "pct"), Cell(largest_gap(f, s))))
     return Table("model-pairs-brief", "Sighted and blind, per model (means over option seeds)",
                  ("Model", "Option set", "Prompt", "Items asked", "Seeds", "Sighted accuracy", "Sighted F1", "Blind accuracy", "Blind F1", "Gap (F1)",
                   "Above chance kept", "Largest gap on"), tuple(rows),
                  note="Gap: sighted minus blind macro F1. Above chance kept: of the sighted arm's accuracy points "
                  "above a random letter, the share the blind arm also reaches. Largest gap on: the category where "
-                 "seeing the term adds the most accuracy. Intervals, SDs and McNemar tests: the models page.")
+                 "seeing the term adds the most accuracy (none for a model no better than a random letter sighted). Intervals, SDs and McNemar tests: the models page.")

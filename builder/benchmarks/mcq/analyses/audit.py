@@ -11,7 +11,7 @@ score, `sd` is None and the interval is that order's bootstrap.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from builder.benchmarks.mcq.analyses.learned import LearnedScores, learned_score
 from builder.benchmarks.mcq.load import SpecData, Item
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
 from builder.core.errors import InputError
+from builder.ranker.chunked import centroid_scores
 from builder.ranker.evaluate import FOLDS, Options
 from builder.ranker.leak import CSV_COLUMNS, GroupAblation, LeakScores
 from builder.stats import bootstrap_intervals, metric_on_resamples, summarise_seeds
@@ -32,6 +33,12 @@ PROBES: tuple[str, ...] = ("random", "position_prior", "longest_chars", "shortes
 METRICS: tuple[str, ...] = ("accuracy", "macro_f1")
 INTERVAL_SEED = shuffle.SEEDS[0]  # 1111, the official default seed
 PUBLISHED = "published"
+# Above this many audited items the learned probe (its evaluation, leak scores and ablation)
+# reads a seeded sample of this many, and the centroid is scored a chunk of items at a time:
+# its feature matrices grow with the items and a million did not fit in 4 GB (docs/audit.md).
+# The shipped benchmarks are far smaller, so nothing of theirs is sampled.
+LEARNED_ITEMS = 50_000
+SAMPLE_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,7 @@ class Audit:
     learned_choice: tuple[str, ...] = ()  # per fit, the model inner CV chose (builder.ranker.choice)
     learned_model: str = ""  # the one most fits chose
     shuffle_recipe: str = shuffle.recipe()  # the seeded shuffles' recipe as code (the spec's shuffle_key, else the id)
+    learned_sample: int = 0  # items of the learned probe's seeded sample (0: it read every audited item)
 
     @property
     def fixed_k(self) -> bool:
@@ -105,7 +113,9 @@ class Audit:
                          f"of the seed-{INTERVAL_SEED} shuffle (as_published: of the published order)",
                          "learned_options": self.learned_evaluation,
                          "learned_options_items": self.probes["learned_options"].items,
-                         "content_sha256": self.content_sha256},
+                         "content_sha256": self.content_sha256}
+                        | ({"learned_sample": self.learned_sample, "learned_sample_seed": SAMPLE_SEED}
+                           if self.learned_sample else {}),
             "learned": self._learned_json(),
         }
 
@@ -134,7 +144,8 @@ class _Inputs:
     k: int  # the widest item's number of options (the width of every matrix)
     counts: np.ndarray  # (n,) each item's own number of options
     option_scores: dict[str, np.ndarray]  # probe -> (n, k), higher = chosen; -inf past an item's options
-    learned: LearnedScores
+    learned: LearnedScores  # its items index all of `ids`
+    sample: int = 0  # the learned probe's sample size (0: every item)
 
     @property
     def fixed_k(self) -> bool:
@@ -166,7 +177,7 @@ def run_audit(benchmark: SpecData) -> Audit:
                  options_range=(int(inputs.counts.min()), int(inputs.counts.max())),
                  learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
                  solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
-                 learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe,
+                 learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe, learned_sample=inputs.sample,
                  learned_choice=learned.chosen, learned_model=learned.chosen_majority)
 
 
@@ -178,18 +189,45 @@ def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
     counts = np.array([len(t) for t in texts], dtype=np.intp)
     chars, words = char_lengths(texts), word_lengths(texts)
     missing = np.isnan(chars)
-    options = Options.build(texts, gold, [i.group for i in kept] if spec.group is not None else None)
+    ids = [i.id for i in kept]
+    ties = [i.group for i in kept] if spec.group is not None else None
+    sample = _learned_sample(len(kept))
+    if sample is None:
+        options = Options.build(texts, gold, ties)
+    else:
+        options = Options.build([texts[j] for j in sample], gold[sample],
+                                None if ties is None else [ties[j] for j in sample])
     groups = len(set(options.item_groups().tolist()))
     if groups < FOLDS:
         raise InputError.single(spec.path, f"the learned probe folds by group (items sharing a set of options, or the "
                                 f"spec's group, stay in one fold) and needs at least {FOLDS} groups; the audited "
                                 f"items form {groups}", field="group" if spec.group is not None else None)
-    ids = [i.id for i in kept]
-    learned = learned_scores(options, ids, [i.split for i in kept], spec.train_split, spec.test_split)
-    scores = {"longest_chars": chars, "shortest_chars": -chars, "longest_words": words,
-              "centroid": options.feature("centroid")}
+    if sample is None:
+        learned = learned_scores(options, ids, [i.split for i in kept], spec.train_split, spec.test_split)
+        centre = options.feature("centroid")
+    else:
+        learned = _on_every_item(learned_scores(options, [ids[j] for j in sample], [kept[j].split for j in sample],
+                                                spec.train_split, spec.test_split), sample, int(counts.max()))
+        centre = centroid_scores(texts, int(counts.max()))
+    del options  # the feature matrices: the largest thing the audit holds
+    scores = {"longest_chars": chars, "shortest_chars": -chars, "longest_words": words, "centroid": centre}
     return _Inputs(ids=ids, keys=[i.shuffle_key for i in kept], gold=gold, k=int(counts.max()), counts=counts,
-                   option_scores={p: np.where(missing, -np.inf, v) for p, v in scores.items()}, learned=learned)
+                   option_scores={p: np.where(missing, -np.inf, v) for p, v in scores.items()}, learned=learned,
+                   sample=0 if sample is None else len(sample))
+
+
+def _learned_sample(n: int) -> np.ndarray | None:
+    """LEARNED_ITEMS items drawn with SAMPLE_SEED, in order; None when there are no more than that."""
+    if n <= LEARNED_ITEMS:
+        return None
+    return np.sort(np.random.default_rng(SAMPLE_SEED).choice(n, LEARNED_ITEMS, replace=False))
+
+
+def _on_every_item(learned: LearnedScores, sample: np.ndarray, k: int) -> LearnedScores:
+    """A sample's learned scores indexed over every item, padded to the widest item's k."""
+    scores = np.full((len(learned.items), k), -np.inf)
+    scores[:, :learned.scores.shape[1]] = learned.scores
+    return replace(learned, items=sample[learned.items], scores=scores)
 
 
 def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:

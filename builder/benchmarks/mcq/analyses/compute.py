@@ -3,7 +3,7 @@
 (run_summary.py, cached per run), the imported runs' tie groups, the leak split, and the pairs:
 a sighted and a blind run of one model with the same option seed, items and sampling settings,
 compared item by item (paired bootstrap interval of the gap, exact McNemar), as CIBuzzBench's
-pairs are (docs/paired.md).
+pairs are (docs/audit.md, Probing).
 """
 
 from __future__ import annotations
@@ -180,10 +180,11 @@ def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
 
 
 def _pair_key(run: Run) -> tuple[Any, ...]:
-    """What must agree for two arms to differ in the condition alone."""
+    """What must agree for two arms to differ in the condition alone (the tool that made them too:
+    a probe run never pairs with an import)."""
     h = run.header
     p = h.subject.get("parameters") or {}
-    return (h.subject_name, h.option_seed, repr(sorted(h.items.items())),
+    return (h.subject_name, h.option_seed, repr(sorted(h.items.items())), h.made_by,
             *(repr(p.get(k)) for k in ("temperature", "top_p", "max_tokens", "endpoint_host")))
 
 

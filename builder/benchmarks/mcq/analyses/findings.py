@@ -18,6 +18,14 @@ Rules (docs/audit.md), applied in this order to the loaded items:
   normalised: builder.ranker.groups) is another item's too are KEPT, counted, and kept on one
   side of every fold of the learned probe, so a twin cannot hand over its answer; the finding
   also gives the number of such sets and a few as short excerpts.
+
+Listed only where the spec's data can produce them (the spec language, docs/audit.md):
+- filtered_records (with a `filter`): records the filter skipped are EXCLUDED, counted, listed;
+- multiple_answers (when a target is a list of several options): EXCLUDED from the option-only
+  probes, which rank one gold; the items keep their set of answers (Item.answers);
+- option_letters (with `options_from_text`): items whose options are not lettered A, B, C, ...
+  in order (out of order, missing or repeated letters) are KEPT and counted: a letter target
+  still names the option written after that letter.
 """
 
 from __future__ import annotations
@@ -25,9 +33,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import SpecData, Item
+from builder.benchmarks.mcq.text_options import in_order
 from builder.ranker.groups import option_key
 
 EXAMPLES = 10  # locations listed per finding (the count is always complete)
@@ -107,11 +117,31 @@ def examine(benchmark: SpecData) -> tuple[tuple[Item, ...], Findings]:
             excluded.update(i.number for i in hits)
         found.append(Finding(name, rule, len(hits), _locations(hits)))
     found.append(shared_option_sets(items))
+    found += _spec_language(benchmark, excluded)
     kept = tuple(i for i in items if i.number not in excluded)
     return kept, Findings(tuple(found), dict(sorted(counts.items())), options)
 
 
-def _locations(hits: list[Item]) -> tuple[Location, ...]:
+def _spec_language(benchmark: SpecData, excluded: set[int]) -> list[Finding]:
+    """The findings of the spec keys for files as released, each where it can occur (adds the
+    multi-answer items to `excluded`)."""
+    spec, items = benchmark.spec, benchmark.items
+    found = []
+    if spec.filter is not None:
+        skipped = benchmark.filtered
+        found.append(Finding("filtered_records", EXCLUDED, len(skipped), _locations(list(skipped))))
+    multi = [i for i in items if i.multiple_answers]
+    if multi:
+        excluded.update(i.number for i in multi)
+        found.append(Finding("multiple_answers", EXCLUDED, len(multi), _locations(multi)))
+    if spec.options_from_text is not None:
+        odd = [i for i in items if i.option_letters and not in_order(i.option_letters)]
+        found.append(Finding("option_letters", KEPT, len(odd), _locations(odd)))
+    return found
+
+
+def _locations(hits: list[Any]) -> tuple[Location, ...]:
+    """The first EXAMPLES of the items (or skipped records) hit, as locations."""
     return tuple(Location(i.id, i.number, i.line) for i in hits[:EXAMPLES])
 
 

@@ -232,8 +232,9 @@ def _leak_split(c: Computed, cells: FactCells) -> Table | None:
                  LEAK_COLUMNS, tuple(rows), compact=True, note=
                  "Option-solvable: the cross-fitted choices-only probe ranks the gold strictly first (the audit's "
                  "leak score). Accuracy is strict; coverage is the % of audited items the run answered; gap = "
-                 "accuracy_solvable minus accuracy_rest (points, crude: over the strata as they are mixed), 95% "
-                 f"bootstrap interval resampling items within each stratum ({strata}); gap_adjusted compares the two "
+                 "accuracy on the option-solvable items minus accuracy on the rest (points, crude: over the strata "
+                 f"as they are mixed), 95% bootstrap interval resampling items within each stratum ({strata}); the "
+                 "adjusted gap compares the two "
                  f"kinds within each stratum and pools those gaps with Mantel–Haenszel weights n1·n0/(n1+n0), so "
                  f"which {strata} the solvable items come from drops out (same bootstrap). The per-stratum rows are "
                  f"the download {LEAK_DIR}/{c.name}-strata.csv. A leak score says what a reader could exploit, not "
