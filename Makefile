@@ -12,7 +12,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # so that `make runs` rewrites them byte for byte. It is the start of the day the probe definitions
 # last changed (bump it when they change), never later than the commit that adds the runs: a run is
 # never dated after the build that shows it.
-PROBE_EPOCH ?= 1795996800
+PROBE_EPOCH ?= 1796169600
 
 .PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc spec-doc mmlu-pro-runs eee-venv
 

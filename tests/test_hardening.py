@@ -392,7 +392,7 @@ def test_csv_downloads_neutralise_formulas(small: Path) -> None:
 
 @pytest.mark.parametrize("file, old, new, fragment", [
     ("reported.yaml", "url: https://arxiv.org/abs/2609.21722", 'url: "javascript:alert(1)"', "sources.cibuzzbench.url"),
-    ("site.yaml", "{page: faq, label: FAQ}", '{page: "javascript:alert(1)//", label: FAQ}', "nav[9].page"),
+    ("site.yaml", "{page: faq, label: FAQ}", '{page: "javascript:alert(1)//", label: FAQ}', "nav[10].page"),
     ("site.yaml", 'url: ""', 'url: "data:text/html,x"', "absolute http(s)"),
     ("mouse/reported.yaml", "url: https://arxiv.org/abs/2604.15841", "url: javascript:alert(1)", "source.url"),
 ])
