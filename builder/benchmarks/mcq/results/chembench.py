@@ -1,9 +1,11 @@
 """ChemBench's published per-question reports (lamalab-org/chembench-paper, `src/data/chem-bench-main/`),
 read from a clone or from the zip archives as shipped, and scored as the upstream scores them.
 
-Questions: `data/<topic>/<stem>.json`, one each; the key a report names is `<topic>-<stem>-<name>`.
+Questions: `data/<topic>/[<folder>/]<stem>.json`, one each; the key a report names is
+`<parent folder>-<stem>-<name>`; the topic (the leak split's stratum) is the folder under `data/`.
 A multiple-choice question's options are the keys of `examples[0].target_scores` (data order), its
-golds those scored 1 — several on some items, so correctness is an exact set: the letters parsed
+golds those scored 1 (one item, `pictograms_271`, also scores two options 0.5: not golds; the
+reports' verdicts agree) — several on 394 items, so correctness is an exact set: the letters parsed
 from the completion, mapped to options, must be the golds, no more, no fewer (the upstream's
 `all_correct`, hamming distance 0). The prompt shows the options in the order the model saw (for
 some items not the data's) with LaTeX and SMILES tags stripped, so letters map to options BY TEXT
@@ -50,6 +52,7 @@ class Report:
     letters: tuple[str, ...] | None  # parsed_output as letters; None when not a list of letters
     shown: tuple[tuple[str, str], ...]  # (letter, option text) as the prompt shows them
     all_correct: int | None  # the report's own per-question verdict (from the system's summary)
+    targets: tuple[tuple[str, int], ...] = ()  # the report's own `targets_` (the revision it was scored on)
 
 
 def option_key(text: str) -> str:
@@ -99,7 +102,8 @@ def read_questions(path: Path) -> dict[str, Question]:
         scores = example.get("target_scores") if isinstance(example, dict) else None
         options = tuple(scores) if isinstance(scores, dict) else ()
         golds = frozenset(i for i, o in enumerate(options) if scores[o] == 1)
-        out[key] = Question(key, parts[-2], options, golds)
+        topic = parts[parts.index("data") + 1] if "data" in parts[:-2] else parts[-2]
+        out[key] = Question(key, topic, options, golds)
     if not out:
         raise InputError.single(path, f"no ChemBench questions ({ROOT}/data/<topic>/<name>.json)")
     return out
@@ -123,7 +127,7 @@ def read_reports(path: Path, system: str) -> tuple[dict[str, Report], float]:
                 reports[record["name"]] = _report(shown, record)
     if fraction is None:
         raise InputError.single(path, f"no summary {system}.json (fraction_correct, model_scores) for {system!r}")
-    return {k: Report(k, r.where, r.letters, r.shown, verdicts.get(k)) for k, r in reports.items()}, float(fraction)
+    return {k: _with(r, verdicts.get(k)) for k, r in reports.items()}, float(fraction)
 
 
 def _report(shown: str, record: Mapping[str, Any]) -> Report:
@@ -132,7 +136,13 @@ def _report(shown: str, record: Mapping[str, Any]) -> Report:
     prompt = record.get("prompt") if isinstance(record.get("prompt"), str) else ""
     block = re.search(r"\nOptions:\n(.*?)(?:\n\n|$)", prompt, re.S)
     shown_options = tuple(_OPTION.findall(block.group(1))) if block else ()
-    return Report(record["name"], shown, letters, shown_options, None)
+    targets = record.get("targets_")
+    pairs = tuple((str(k), int(v == 1)) for k, v in targets.items()) if isinstance(targets, dict) else ()
+    return Report(record["name"], shown, letters, shown_options, None, pairs)
+
+
+def _with(report: Report, verdict: int | None) -> Report:
+    return Report(report.key, report.where, report.letters, report.shown, verdict, report.targets)
 
 
 # ------------------------------------------------------------------ scoring
@@ -163,8 +173,77 @@ def chosen(question: Question, report: Report) -> frozenset[int] | None:
     return frozenset(mapping[letter] for letter in report.letters)
 
 
+def as_scored(question: Question, report: Report) -> Question:
+    """The question as the report was scored on it: its own `targets_` when it carries them (the
+    chemists saw an earlier revision of some items), else the data's."""
+    if not question.options or not report.targets:
+        return question
+    return Question(question.key, question.topic, tuple(t for t, _ in report.targets),
+                    frozenset(i for i, (_, s) in enumerate(report.targets) if s))
+
+
+def revised(question: Question, report: Report) -> bool:
+    """Whether the report was scored on other options or golds than the data's."""
+    scored = as_scored(question, report)
+    return {option_key(question.options[i]) for i in question.golds} != \
+        {option_key(scored.options[i]) for i in scored.golds} or \
+        sorted(map(option_key, scored.options)) != sorted(map(option_key, question.options))
+
+
 def correct(question: Question, report: Report) -> int:
-    """1 when the answer is exactly the golds (multiple choice), else the report's own verdict (numeric)."""
+    """1 when the answer is exactly the golds (multiple choice; the golds of the revision the
+    report was scored on), else the report's own verdict (numeric)."""
     if not question.options:
         return int(report.all_correct or 0)
-    return int(chosen(question, report) == question.golds)
+    scored = as_scored(question, report)
+    return int(chosen(scored, report) == scored.golds)
+
+
+# ------------------------------------------------------------------ the chemists of the human study
+
+SETTINGS = {"tool-allowed": "tool", "tool-disallowed": "notool"}  # report folder -> summary suffix
+
+
+@dataclass(frozen=True)
+class HumanAnswer:
+    chemist: str
+    setting: str  # tool-allowed / tool-disallowed
+    report: Report
+
+
+def read_human_reports(path: Path) -> tuple[list[HumanAnswer], dict[tuple[str, str], float]]:
+    """Every chemist's per-question reports (`humans/reports/<setting>/<chemist>/<key>.json`), each
+    with that chemist's own verdict from their summary (`<chemist>_h_<tool|notool>.json`), and the
+    summaries' `fraction_correct` by (chemist, setting)."""
+    answers: list[HumanAnswer] = []
+    verdicts: dict[tuple[str, str, str], int] = {}
+    fractions: dict[tuple[str, str], float] = {}
+    by_suffix = {v: k for k, v in SETTINGS.items()}
+    for shown, raw in _members(path, "reports/humans"):
+        parts = PurePosixPath(shown.split("!")[-1]).parts
+        document = _load(shown, raw)
+        if len(parts) >= 3 and parts[-3] in SETTINGS:
+            record = document[0] if isinstance(document, list) and document else document
+            if isinstance(record, dict) and isinstance(record.get("name"), str):
+                answers.append(HumanAnswer(parts[-2], parts[-3], _report(shown, record)))
+        elif "_h_" in parts[-1] and isinstance(document, dict):
+            chemist, suffix = PurePosixPath(parts[-1]).stem.rsplit("_h_", 1)
+            setting = by_suffix.get(suffix, suffix)
+            fractions[(chemist, setting)] = float(document.get("fraction_correct", 0.0))
+            for m in document.get("model_scores", []):
+                verdicts[(chemist, setting, m["question_name"])] = int(m["all_correct"])
+    if not answers:
+        raise InputError.single(path, "no chemists' reports (humans/reports/<setting>/<chemist>/<key>.json)")
+    return [HumanAnswer(a.chemist, a.setting, _with(a.report, verdicts.get((a.chemist, a.setting, a.report.key))))
+            for a in answers], fractions
+
+
+def pooled(questions: Mapping[str, Question], answers: list[HumanAnswer]) -> dict[str, tuple[int, int]]:
+    """Per question the chemists answered: (correct answers, answers), every chemist and setting
+    pooled — the humans' run covers these questions only (partial)."""
+    out: dict[str, tuple[int, int]] = {}
+    for a in answers:
+        if a.report.key in questions:
+            right, total = out.get(a.report.key, (0, 0))
+            out[a.report.key] = (right + correct(questions[a.report.key], a.report), total + 1)
+    return out
