@@ -102,7 +102,8 @@ def read_questions(path: Path) -> dict[str, Question]:
         scores = example.get("target_scores") if isinstance(example, dict) else None
         options = tuple(scores) if isinstance(scores, dict) else ()
         golds = frozenset(i for i, o in enumerate(options) if scores[o] == 1)
-        topic = parts[parts.index("data") + 1] if "data" in parts[:-2] else parts[-2]
+        below = [i for i, part in enumerate(parts[:-2]) if part == "data"]
+        topic = parts[below[-1] + 1] if below else parts[-2]
         out[key] = Question(key, topic, options, golds)
     if not out:
         raise InputError.single(path, f"no ChemBench questions ({ROOT}/data/<topic>/<name>.json)")
