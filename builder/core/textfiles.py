@@ -50,13 +50,13 @@ def decode_utf8(path: Path, raw: bytes) -> str:
     return text.removeprefix("\ufeff")
 
 
-def csv_records(path: Path, text: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+def csv_records(path: Path, text: str, *, delimiter: str = ",") -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and (first line number, cells) for every non-blank record.
 
     Line numbers are where a record starts, so a quoted cell spanning lines does not shift
     the numbers of the records after it.
     """
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:

@@ -15,7 +15,8 @@ BENCH = Part("bench", _SLUG, "a spec's `name` (content/benchmarks/<name>.yaml)")
 K = Part("k", r"\d+", "a number of choices")
 LABEL = Part("label", _SLUG, "the slug of a split or category value of the data")
 FINDING = choice("finding", ("varying_choice_counts", "gold_duplicated", "duplicate_choices", "empty_choices",
-                             "lettered_choices"), "an audit finding (docs/audit.md, *Findings*)")
+                             "lettered_choices", "filtered_records", "multiple_answers", "option_letters"),
+                 "an audit finding (docs/audit.md, *Findings*)")
 ROLE = choice("role", ("gold", "distractor"), "")
 UNIT = choice("unit", ("chars", "words"), "")
 EXTREME = choice("extreme", ("longest", "shortest"), "")

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.benchmarks.mcq import fields
+from builder.benchmarks.mcq.answers import VALUE as _VALUE, gold_set
+from builder.benchmarks.mcq.spec_extras import keeps
+from builder.benchmarks.mcq.text_options import KIND
 from builder.benchmarks.mcq.records import DataFile, Record, read_records
 from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.errors import InputError, Problem
@@ -27,6 +30,17 @@ class Item:
     gold: int  # 0-based index into `choices`
     file: Path | None = field(default=None, compare=False)  # the data file it came from
     strata: tuple[str, ...] = ()  # the spec's `strata` values, in its order (the leak split's adjusted gap)
+    golds: tuple[int, ...] = ()  # every correct option when there are several (then `gold` is the first); () : one
+    option_letters: tuple[str, ...] = ()  # options_from_text: the letters as written before the options
+
+    @property
+    def answers(self) -> frozenset[int]:
+        """The set of correct options: an answer is right when it names all of them and no other."""
+        return frozenset(self.golds or (self.gold,))
+
+    @property
+    def multiple_answers(self) -> bool:
+        return len(self.golds) > 1
 
     @property
     def stratum(self) -> str:
@@ -35,20 +49,33 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A record the spec's `filter` skipped: where it is (the audit counts and lists them)."""
+
+    id: str
+    number: int
+    line: int | None
+
+
+@dataclass(frozen=True)
 class SpecData:
     spec: Spec
     data: DataFile
     items: tuple[Item, ...]
     content_sha256: str  # of the parsed items: a re-encoded copy of the same data matches
+    filtered: tuple[Skipped, ...] = ()  # the records the spec's `filter` skipped, in file order
 
 
 def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecData:
     spec = load_spec(spec_path, root=root)
     data = read_records(spec)
     problems: list[Problem] = []
-    items = []
+    items, filtered = [], []
     for record in data.records:
         try:
+            if spec.filter is not None and not _kept(spec, record):
+                filtered.append(Skipped(_skipped_id(spec, record), record.number, record.line))
+                continue
             items.append(_item(spec, record))
         except _Located as exc:
             problems.append(Problem(str(record.file or data.path), str(exc.__cause__), record.line,
@@ -60,9 +87,11 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
             problems.append(Problem(str(item.file or data.path), f"id {item.id!r} repeats record {first.number}'s", item.line,
                                     f"record {item.number}, id"))
         seen.setdefault(item.id, item)
+    if not items and filtered and not problems:
+        problems.append(Problem(str(spec.path), f"the filter skipped all {len(filtered):,} records", None, "filter"))
     if problems:
         raise InputError(problems)
-    return SpecData(spec, data, tuple(items), _content_hash(items))
+    return SpecData(spec, data, tuple(items), _content_hash(items), tuple(filtered))
 
 
 class _Located(Exception):
@@ -71,36 +100,63 @@ class _Located(Exception):
         self.key = key
 
 
-def _item(spec: Spec, record: Record) -> Item:
-    def run(key: str, fn, *args):  # type: ignore[no-untyped-def]
-        try:
-            return fn(*args)
-        except fields.RecordProblem as exc:
-            raise _Located(key) from exc
+def _run(key: str, fn, *args):  # type: ignore[no-untyped-def]
+    """fn(*args), a record's problem raised as located under `key`."""
+    try:
+        return fn(*args)
+    except fields.RecordProblem as exc:
+        raise _Located(key) from exc
 
+
+def _kept(spec: Spec, record: Record) -> bool:
+    assert spec.filter is not None
+    return keeps(_run("filter", spec.filter.raw, record.data, record.context))
+
+
+def _skipped_id(spec: Spec, record: Record) -> str:
+    """The skipped record's id when its id rule reads (a filtered record may lack fields), else its number."""
+    try:
+        return fields.text_value(spec.id.raw(record.data, record.context), "the id") if spec.id else str(record.number)
+    except fields.RecordProblem:
+        return str(record.number)
+
+
+def _item(spec: Spec, record: Record) -> Item:
     doc, context = record.data, record.context
-    stem = run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc, context), "the text"))
-    choices, keys = run("doc_to_choice", fields.labelled_choices, spec.doc_to_choice, doc, context)
-    gold = run("doc_to_target", fields.target, spec.doc_to_target, doc, choices, keys, context)
+    stem, choices, keys, letters = _question(spec, record)
+    golds = _run("doc_to_target", gold_set, spec.doc_to_target, doc, choices, keys, context)
     extra: dict[str, str | None] = {}
-    for key, rule in (("id", spec.id), ("category", spec.category)):
-        extra[key] = None if rule is None else run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
-                                                                                               f"the {k}"))
-    extra["split"] = None if spec.split is None else run("split", _field, doc, spec.split, "split")
-    strata = tuple(run("strata", lambda r=rule, n=name: fields.text_value(r.raw(doc, context), f"stratum {n}"))
+    for key, rule in (("id", spec.id), ("category", spec.category), ("split", spec.split_rule)):
+        extra[key] = None if rule is None else _run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
+                                                                                                f"the {k}"))
+    strata = tuple(_run("strata", lambda r=rule, n=name: fields.text_value(r.raw(doc, context), f"stratum {n}"))
                    for name, rule in spec.strata)
     return Item(id=extra["id"] if extra["id"] is not None else str(record.number), number=record.number,
                 line=record.line, split=extra["split"], category=extra["category"], stem=stem,
-                choices=choices, gold=gold, file=record.file, strata=strata)
+                choices=choices, gold=golds[0], file=record.file, strata=strata,
+                golds=golds if len(golds) > 1 else (), option_letters=letters)
 
 
-def _field(doc: dict, name: str, key: str) -> str:
-    if name not in doc:
-        raise fields.RecordProblem(f"field {name!r} is missing")
-    return fields.text_value(doc[name], f"the {key}")
+def _question(spec: Spec, record: Record) -> tuple[str, tuple[str, ...], tuple[str, ...] | None, tuple[str, ...]]:
+    """The stem, the choices, their keys (letters a target may name) and, with options_from_text,
+    the letters as written; an omitted doc_to_text/doc_to_choice takes options_from_text's split."""
+    doc, context = record.data, record.context
+    split = None
+    if spec.options_from_text is not None:
+        split = _run("options_from_text", spec.options_from_text.split, doc, context)
+    if spec.doc_to_text.kind == KIND and split is not None:
+        stem = split.stem
+    else:
+        stem = _run("doc_to_text", lambda: fields.text_value(spec.doc_to_text.raw(doc, context), "the text"))
+    if spec.doc_to_choice.kind == KIND and split is not None:
+        choices = _run("options_from_text", fields.labelled_choices, _VALUE, {"value": list(split.options)})[0]
+        return stem, choices, split.letters, split.letters
+    choices, keys = _run("doc_to_choice", fields.labelled_choices, spec.doc_to_choice, doc, context)
+    return stem, choices, keys, split.letters if split is not None else ()
 
 
 def _content_hash(items: list[Item]) -> str:
-    rows = [[i.id, i.split, i.category, i.stem, list(i.choices), i.gold] for i in items]
+    rows = [[i.id, i.split, i.category, i.stem, list(i.choices), i.gold, *([list(i.golds)] if i.golds else [])]
+            for i in items]
     blob = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()

@@ -1,4 +1,4 @@
-"""Reading a benchmark's data file (JSON, JSONL or CSV) into records that know where they are.
+"""Reading a benchmark's data file (JSON, JSONL, CSV or TSV) into records that know where they are.
 
 A record is a mapping of field names to values plus its position: 1-based record number and,
 for JSONL and CSV, the line it starts on (JSON has no cheap line numbers: the record number
@@ -11,7 +11,7 @@ import hashlib
 import io
 import json
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ def read_records(spec: Spec) -> DataFile:
         digests.append((path.name, hashlib.sha256(raw).hexdigest()))
         member, raw = _unzipped(path, raw)
         text = decode_utf8(path, raw)
-        reader = {"json": _json, "jsonl": _jsonl, "csv": _csv}[spec.dataset_format]
+        reader = {"json": _json, "jsonl": _jsonl, "csv": _csv, "tsv": _csv}[spec.dataset_format]
         found = reader(member, text, spec)
         if not found:
             raise InputError.single(path, "no records: the file holds no items")
@@ -59,7 +59,37 @@ def read_records(spec: Spec) -> DataFile:
         base = len(records)
         records.extend(Record(base + i + 1, r.line, r.data, path, {**context, "file_record": i + 1, **r.context})
                        for i, r in enumerate(found))
+    if spec.labels is not None:
+        records, digest = _labelled(spec, records)
+        digests.append(digest)
     return DataFile(files[0], data_sha256(digests), tuple(records), tuple(files))
+
+
+def _labelled(spec: Spec, records: list[Record]) -> tuple[list[Record], tuple[str, str]]:
+    """Each record with its line of the `labels` file as a field (the file's name and sha256 for
+    the data's hash); as many non-blank lines as records, or a located error."""
+    assert spec.labels is not None
+    path, name = spec.labels.path, spec.labels.field
+    raw = _read(spec, path)
+    lines = jsonl_lines(decode_utf8(path, raw))
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) != len(records):
+        raise InputError.single(path, f"the labels file has {len(lines):,} lines for {len(records):,} records: "
+                                "one label per record, in order", line=min(len(lines), len(records)) + 1,
+                                field="labels")
+    for number, label in enumerate(lines, start=1):
+        if name in records[number - 1].data:
+            raise InputError.single(path, f"record {number} already has a field {name!r}; name the labels "
+                                    "another field", line=number, field="labels")
+    labelled = [replace(r, data={**r.data, name: label.strip()}) for r, label in zip(records, lines)]
+    return labelled, (path.name, hashlib.sha256(raw).hexdigest())
+
+
+def input_files(spec: Spec) -> list[Path]:
+    """The files the items are read from, in the order their hashes enter the data's: the data
+    files, then the labels file."""
+    return [*spec.location.files(), *([spec.labels.path] if spec.labels is not None else [])]
 
 
 def data_sha256(digests: list[tuple[str, str]]) -> str:
@@ -105,7 +135,7 @@ def _unzipped(path: Path, raw: bytes) -> tuple[Path, bytes]:
 
 def _json(path: Path, text: str, spec: Spec) -> list[Record]:
     data = json_list(path, text, spec.records)
-    return _nested([_record(path, i + 1, None, item) for i, item in enumerate(data)], path, spec.nested)
+    return _nested([_record(path, i + 1, None, item) for i, item in enumerate(data)], path, spec)
 
 
 def json_list(path: Path | str, text: str, key: str | None) -> list[Any]:
@@ -127,11 +157,11 @@ def _jsonl(path: Path, text: str, spec: Spec) -> list[Record]:
     for line, content in enumerate(jsonl_lines(text), start=1):
         if content.strip():
             records.append(_record(path, len(records) + 1, line, load_document(path, content, line)))
-    return _nested(records, path, spec.nested)
+    return _nested(records, path, spec)
 
 
 def _csv(path: Path, text: str, spec: Spec) -> list[Record]:
-    header, rows = csv_records(path, text)
+    header, rows = csv_records(path, text, delimiter=spec.delimiter or ",")
     if spec.csv_columns is not None:  # no header row: the first row is a record
         rows, header = [(1, header), *rows], list(spec.csv_columns)
     names = [h.strip() for h in header]
@@ -153,9 +183,12 @@ def _record(path: Path, number: int, line: int | None, item: object) -> Record:
     return Record(number, line, item)
 
 
-def _nested(documents: list[Record], path: Path, key: str | None) -> list[Record]:
-    """Each document's list under `key` as records of their own, the document as `parent`
+def _nested(documents: list[Record], path: Path, spec: Spec) -> list[Record]:
+    """Each document's list under `nested` as records of their own, the document as `parent`
     (a passage with its questions): every element must be an object."""
+    key = spec.nested
+    if spec.nested_lists:
+        return _parallel(documents, path, spec.nested_lists)
     if key is None:
         return documents
     records: list[Record] = []
@@ -170,4 +203,27 @@ def _nested(documents: list[Record], path: Path, key: str | None) -> list[Record
                 raise InputError.single(path, f"element {j + 1} under {key!r} must be an object, found "
                                         f"{type(item).__name__}", line=doc.line, field=f"record {doc.number}")
             records.append(Record(len(records) + 1, doc.line, item, context={"parent": parent}))
+    return records
+
+
+def _parallel(documents: list[Record], path: Path, keys: tuple[str, ...]) -> list[Record]:
+    """`nested: [questions, answers]`: one record per position of the parallel lists, holding each
+    list's element under its key, the rest of the document as `parent` (a passage with its
+    questions and their answers side by side); the lists must be equally long."""
+    records: list[Record] = []
+    for doc in documents:
+        lists = {key: doc.data.get(key) for key in keys}
+        wrong = [key for key, value in lists.items() if not isinstance(value, list)]
+        if wrong:
+            raise InputError.single(path, f"expected a list under {wrong[0]!r} (the spec's nested), found "
+                                    f"{type(lists[wrong[0]]).__name__}", line=doc.line, field=f"record {doc.number}")
+        lengths = {key: len(value) for key, value in lists.items()}
+        if len(set(lengths.values())) != 1:
+            sizes = ", ".join(f"{key}: {n}" for key, n in lengths.items())
+            raise InputError.single(path, f"the nested lists differ in length ({sizes}): one element per question "
+                                    "in each", line=doc.line, field=f"record {doc.number}")
+        parent = {k: v for k, v in doc.data.items() if k not in keys}
+        for j in range(next(iter(lengths.values()))):
+            records.append(Record(len(records) + 1, doc.line, {key: lists[key][j] for key in keys},
+                                  context={"parent": parent}))
     return records

@@ -18,19 +18,25 @@ from jinja2.exceptions import TemplateError
 
 from builder.benchmarks.mcq.datafiles import DataLocation, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
 from builder.benchmarks.mcq.fields import Rule, compile_rule, environment
+from builder.benchmarks.mcq.spec_extras import (LabelFile, filter_rule, label_file, nested_lists, split_rule,
+                                                table_delimiter)
+from builder.benchmarks.mcq.text_options import TextOptions, text_options
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
 
-FORMATS: tuple[str, ...] = ("json", "jsonl", "csv")
-EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+FORMATS: tuple[str, ...] = ("json", "jsonl", "csv", "tsv")
+EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+TABLES = ("csv", "tsv")  # formats read as rows of cells (csv_columns, delimiter)
 TEXT_KEYS = ("name", "title", "citation", "url", "license", "language", "revision")
 FIELD_KEYS = ("id", "split", "category")
 LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
                          "doc_to_text", "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
-                         "sighted", "blind", "results", "strata")
+                         "sighted", "blind", "results", "strata", "filter", "options_from_text", "delimiter",
+                         "labels")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
+FROM_TEXT = ("doc_to_text", "doc_to_choice")  # optional with options_from_text: its stem and options
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
 
 DEFAULT_SIGHTED = ("Answer the following multiple-choice question.\n\n{{ question }}\n\n"
@@ -71,6 +77,12 @@ class Spec:
     # (name, rule) per stratum field of the leak split's adjusted gap; () means the category alone
     strata: tuple[tuple[str, Rule], ...] = ()
     results: Any = None  # results.mapping.ResultsMapping: the fields of `--format mapped` result files
+    filter: Rule | None = None  # records it renders false or empty for are skipped (counted: filtered_records)
+    options_from_text: TextOptions | None = None  # a text field holding the stem and its lettered options
+    split_rule: Rule | None = None  # `split` as a field name or a template (`split` keeps its text)
+    delimiter: str | None = None  # a CSV/TSV file's one-character separator (None: the format's own)
+    labels: LabelFile | None = None  # a plain-text file of one value per record, exposed as a field
+    nested_lists: tuple[str, ...] = ()  # `nested` as parallel lists: one record per position
 
     @property
     def env_var(self) -> str:
@@ -113,9 +125,12 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     for key in sorted(set(map(str, data)) - set(KEYS)):
         problem(key, f"unknown key (allowed: {', '.join(KEYS)})")
     for key in REQUIRED:
-        if data.get(key) in (None, ""):
-            problem(key, "required")
-    for key in (*TEXT_KEYS, "records", "nested", *FIELD_KEYS, "test_split", "train_split", "sighted", "blind"):
+        if data.get(key) in (None, "") and not (key in FROM_TEXT and key not in data and "options_from_text" in data):
+            problem(key, "required" + (" (or options_from_text: the field holding the stem and its lettered "
+                                       "options)" if key in FROM_TEXT else ""))
+    if isinstance(data.get("nested"), list):
+        nested_lists(data["nested"], problem)
+    for key in (*TEXT_KEYS, "records", *(("nested",) if not isinstance(data.get("nested"), list) else ()), *FIELD_KEYS, "test_split", "train_split", "sighted", "blind"):
         if key in data and not (isinstance(data[key], str) and data[key].strip()):
             problem(key, "must be non-empty text")
     if problems:
@@ -137,17 +152,27 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         for key, message in mapping_problems(data["results"]):
             problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
     strata = _strata(data.get("strata"), problem)
+    from_text = text_options(data["options_from_text"], problem) if "options_from_text" in data else None
+    extras = {"filter": filter_rule(data["filter"], problem) if "filter" in data else None,
+              "split_rule": split_rule(data["split"], problem) if "split" in data else None,
+              "delimiter": table_delimiter(data, fmt, TABLES, problem),
+              "labels": label_file(data["labels"], location, problem) if "labels" in data else None}
     if problems or location is None or fmt is None:
         raise InputError(problems)
+    if from_text is not None:
+        rules = {**{key: from_text.rule(key) for key in FROM_TEXT}, **rules}
+    nested = data.get("nested")
     return Spec(path=path, name=name, title=data.get("title", name), language=data.get("language"),
                 citation=data.get("citation"), url=data.get("url"), license=data.get("license"),
-                location=location, dataset_format=fmt, records=data.get("records"), nested=data.get("nested"),
+                location=location, dataset_format=fmt, records=data.get("records"),
+                nested=nested if isinstance(nested, str) else None,
                 csv_columns=columns, doc_to_text=rules["doc_to_text"], doc_to_choice=rules["doc_to_choice"],
                 doc_to_target=rules["doc_to_target"], id=rules.get("id"), split=data.get("split"),
                 test_split=data.get("test_split"), train_split=data.get("train_split"),
                 category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
                 revision=data.get("revision"), results=_results(data.get("results")),
-                strata=strata)
+                strata=strata, options_from_text=from_text,
+                nested_lists=tuple(nested) if isinstance(nested, list) else (), **extras)
 
 
 MAX_STRATA = 4
@@ -192,8 +217,6 @@ def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:
             rules[key] = compile_rule(key, data[key], allow_fields=key == "doc_to_choice")
         except ValueError as exc:
             problem(key, str(exc))
-    if "split" in data and "{" in data["split"]:
-        problem("split", "must be a field name (templates are allowed in doc_to_*, id and category)")
     has_split = [k for k in ("split", "test_split", "train_split") if k in data]
     if has_split and len(has_split) != 3:
         problem(has_split[0], "split, test_split and train_split go together: give all three or none")
@@ -224,12 +247,12 @@ def _format(data: Mapping[str, Any], location: DataLocation, problem: Any) -> st
 
 
 def _columns(data: Mapping[str, Any], fmt: str | None, problem: Any) -> tuple[str, ...] | None:
-    """`csv_columns`: the names of a header-less CSV's columns (distinct, non-empty)."""
+    """`csv_columns`: the names of a header-less CSV's (or TSV's) columns (distinct, non-empty)."""
     if "csv_columns" not in data:
         return None
     value = data["csv_columns"]
-    if fmt != "csv":
-        problem("csv_columns", "only a CSV file has columns")
+    if fmt not in TABLES:
+        problem("csv_columns", "only a CSV or TSV file has columns")
     elif not (isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value)) \
             or len(set(value)) != len(value):
         problem("csv_columns", "must be a list of distinct column names")

@@ -22,7 +22,7 @@ from pathlib import Path
 from builder.benchmarks.mcq.analyses.audit import Audit, run_audit
 from builder.benchmarks.mcq.load import SpecData, load_benchmark
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
-from builder.benchmarks.mcq.records import DataFile, data_sha256
+from builder.benchmarks.mcq.records import DataFile, data_sha256, input_files
 from builder.benchmarks.mcq.spec import load_spec
 from builder.core.cachefile import environment_key, read_sealed_pickle, write_sealed_pickle
 from builder.core.fileio import file_sha256
@@ -102,12 +102,12 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     file and the code are unchanged (a bad record is reported as load_benchmark reports it)."""
     spec = load_spec(spec_path)
     files = spec.location.files()
-    data_sha = data_sha256([(f.name, file_sha256(f)) for f in files])
+    data_sha = data_sha256([(f.name, file_sha256(f)) for f in input_files(spec)])
     path = cache_dir / "mcq-items" / f"{spec.name}-{_key(spec_path.read_bytes(), data_sha, cache_dir)}.pickle"
     stored = read_sealed_pickle(path, "mcq-items", tuple)
-    if stored is not None and len(stored) == 2 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
-        items, content = stored
-        return SpecData(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content)
+    if stored is not None and len(stored) == 3 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
+        items, content, filtered = stored
+        return SpecData(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content, filtered)
     benchmark = load_benchmark(spec_path)
-    _write(path, "mcq-items", spec.name, (benchmark.items, benchmark.content_sha256))
+    _write(path, "mcq-items", spec.name, (benchmark.items, benchmark.content_sha256, benchmark.filtered))
     return benchmark

@@ -14,6 +14,14 @@ Rules (docs/audit.md), applied in this order to the loaded items:
 - lettered_choices: items whose every choice starts with its own letter ("A. ...", "(B) ...")
   are KEPT and counted: shuffling moves the text but not the label written into it, so the
   spec should strip it (docs/audit.md shows how).
+
+Listed only where the spec's data can produce them (the spec language, docs/audit.md):
+- filtered_records (with a `filter`): records the filter skipped are EXCLUDED, counted, listed;
+- multiple_answers (when a target is a list of several options): EXCLUDED from the option-only
+  probes, which rank one gold; the items keep their set of answers (Item.answers);
+- option_letters (with `options_from_text`): items whose options are not lettered A, B, C, ...
+  in order (out of order, missing or repeated letters) are KEPT and counted: a letter target
+  still names the option written after that letter.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from dataclasses import dataclass
 
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import SpecData, Item
+from builder.benchmarks.mcq.text_options import in_order
 
 EXAMPLES = 10  # locations listed per finding (the count is always complete)
 KEPT, EXCLUDED = "kept", "excluded"
@@ -99,5 +108,27 @@ def examine(benchmark: SpecData) -> tuple[tuple[Item, ...], Findings]:
             excluded.update(i.number for i in hits)
         examples = tuple(Location(i.id, i.number, i.line) for i in hits[:EXAMPLES])
         found.append(Finding(name, rule, len(hits), examples))
+    found += _spec_language(benchmark, excluded)
     kept = tuple(i for i in items if i.number not in excluded)
     return kept, Findings(tuple(found), dict(sorted(counts.items())), options)
+
+
+def _spec_language(benchmark: SpecData, excluded: set[int]) -> list[Finding]:
+    """The findings of the spec keys for files as released, each where it can occur (adds the
+    multi-answer items to `excluded`)."""
+    spec, items = benchmark.spec, benchmark.items
+    found = []
+    if spec.filter is not None:
+        skipped = benchmark.filtered
+        found.append(Finding("filtered_records", EXCLUDED, len(skipped),
+                             tuple(Location(s.id, s.number, s.line) for s in skipped[:EXAMPLES])))
+    multi = [i for i in items if i.multiple_answers]
+    if multi:
+        excluded.update(i.number for i in multi)
+        found.append(Finding("multiple_answers", EXCLUDED, len(multi),
+                             tuple(Location(i.id, i.number, i.line) for i in multi[:EXAMPLES])))
+    if spec.options_from_text is not None:
+        odd = [i for i in items if i.option_letters and not in_order(i.option_letters)]
+        found.append(Finding("option_letters", KEPT, len(odd),
+                             tuple(Location(i.id, i.number, i.line) for i in odd[:EXAMPLES])))
+    return found
