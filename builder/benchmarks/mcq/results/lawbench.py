@@ -154,3 +154,30 @@ def scores_by_task(predictions: Sequence[Prediction]) -> dict[str, tuple[float, 
     """Per task, the upstream's (score, abstention_rate) — the rows of its results.csv."""
     return {t: upstream_score([p for p in predictions if p.task == t]) for t in TASKS
             if any(p.task == t for p in predictions)}
+
+
+# ------------------------------------------------------------------ `buzzprobe import results --format lawbench`
+
+def results_source(path: Path, model: str) -> Any:
+    """The model's task files as one results Source: each record an element
+    `{id, prediction, gold}` located in its file (`key N`); the sha256 is the archive's, or for a
+    folder that of its task files' names and hashes."""
+    import hashlib
+    from builder.benchmarks.mcq.records import data_sha256
+    from builder.benchmarks.mcq.results.sources import Element, Source
+    files = model_files(path, model)
+    predictions = read_predictions(path, model)
+    digest = hashlib.sha256(_read(path)).hexdigest() if path.is_file() else \
+        data_sha256([(Path(shown).name, hashlib.sha256(raw).hexdigest()) for shown, _, raw in files])
+    members = ", ".join(shown.split("!", 1)[1] for shown, _, _ in files) if path.is_file() else None
+    elements = tuple(Element(p.where, None, p.key + 1, {"id": p.id, "prediction": p.prediction, "gold": p.gold})
+                     for p in predictions)
+    return Source(path, digest, members, elements)
+
+
+def answer(element: Any, record: Mapping[str, Any]) -> Any:
+    """One element of `results_source` as an Answer: the raw prediction is the response, the
+    letter the upstream reads from it the prediction, `refr`'s letter the file's gold."""
+    from builder.benchmarks.mcq.results.sources import Answer
+    return Answer(element, record["id"], record["prediction"], upstream_letter(record["prediction"]),
+                  None, None, OPTIONS.index(record["gold"]))
