@@ -79,3 +79,34 @@ def test_the_published_predictions_reproduce_the_upstream_table():
         scores = L.scores_by_task(L.read_predictions(archive, model))
         assert [round(100 * scores[t][0], 2) for t in L.TASKS] == list(published), model
     assert len(L.read_predictions(archive, "llama-7b")) == 1000
+
+
+def _lawbench(monkeypatch):
+    from tests.test_shelf import shipped
+    return shipped("lawbench", monkeypatch)
+
+
+def test_the_spec_reads_both_tasks_with_the_options_from_the_question_text(monkeypatch):
+    bench = _lawbench(monkeypatch)
+    assert len(bench.items) == 1000
+    assert [i.id for i in bench.items[:1] + bench.items[500:501]] == ["1-2-0", "3-6-0"]
+    assert all(len(i.choices) == 4 and i.option_letters == tuple("ABCD") for i in bench.items)
+    assert {i.strata for i in bench.items} == {("1-2",), ("3-6",)}
+
+
+def test_import_results_makes_a_run_scored_as_the_upstream(monkeypatch, tmp_path, capsys):
+    """`buzzprobe import results --format lawbench` on the zip as shipped: one run of both
+    tasks whose letters, scored against the spec's golds, give the README's figures."""
+    from builder.cli import main
+    from builder.runs.reader import read_run
+    bench = _lawbench(monkeypatch)
+    archive = shared_copy("lawbench", "BUZZPROBE_DATA_LAWBENCH") / "predictions-zero_shot.zip"
+    assert main(["import", "results", str(archive), "--benchmark", "lawbench", "--format", "lawbench",
+                 "--model", "GPT4", "--out", str(tmp_path)]) == 0
+    assert "1,000 of 1,000 items" in capsys.readouterr().out
+    run = read_run(tmp_path / "gpt4-lawbench-pub.jsonl.gz")
+    assert run.header.source["scoring"] == "upstream-lawbench" and run.footer is not None
+    gold = {i.id: "ABCD"[i.gold] for i in bench.items}
+    for task, published in zip(L.TASKS, README["GPT4"]):
+        items = [i for i in run.items if i.id.startswith(task + "-")]
+        assert round(100 * sum(i.prediction == gold[i.id] for i in items) / len(items), 2) == published
