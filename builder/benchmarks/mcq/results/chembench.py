@@ -53,6 +53,7 @@ class Report:
     shown: tuple[tuple[str, str], ...]  # (letter, option text) as the prompt shows them
     all_correct: int | None  # the report's own per-question verdict (from the system's summary)
     targets: tuple[tuple[str, int], ...] = ()  # the report's own `targets_` (the revision it was scored on)
+    completion: str | None = None  # the raw completion (runs keep its sha256 and length only)
 
 
 def option_key(text: str) -> str:
@@ -139,11 +140,13 @@ def _report(shown: str, record: Mapping[str, Any]) -> Report:
     shown_options = tuple(_OPTION.findall(block.group(1))) if block else ()
     targets = record.get("targets_")
     pairs = tuple((str(k), int(v == 1)) for k, v in targets.items()) if isinstance(targets, dict) else ()
-    return Report(record["name"], shown, letters, shown_options, None, pairs)
+    output = record.get("output") if isinstance(record.get("output"), dict) else {}
+    text = output.get("text") if isinstance(output.get("text"), str) else None
+    return Report(record["name"], shown, letters, shown_options, None, pairs, text)
 
 
 def _with(report: Report, verdict: int | None) -> Report:
-    return Report(report.key, report.where, report.letters, report.shown, verdict, report.targets)
+    return Report(report.key, report.where, report.letters, report.shown, verdict, report.targets, report.completion)
 
 
 # ------------------------------------------------------------------ scoring

@@ -24,7 +24,8 @@ def add_results_options(p: Any) -> None:
     group.add_argument("--format", choices=FORMATS, default=FORMATS[0], dest="results_format",
                        help="mmlu-pro: MMLU-Pro's model_outputs_*.json(.zip); eee: Every Eval Ever instance JSONL; "
                             "mapped: fields named by the spec's `results`; lawbench: LawBench's predictions zip or folder, "
-                            "the --model's task files (default %(default)s)")
+                            "the --model's task files; chembench: a ChemBench system's reports zip or folder "
+                            "(--model: the system, or humans) (default %(default)s)")
     group.add_argument("--source-repo", help="where the file is published (recorded in the run header)")
     group.add_argument("--source-commit", help="the commit of that repository the file is from")
     group.add_argument("--source-file", help="the file's path in that repository (default: its name)")
@@ -49,6 +50,11 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     if args.results_format == "lawbench":  # a predictions zip or folder: the --model's task files
         from builder.benchmarks.mcq.results.lawbench import results_source
         source = results_source(args.path, args.model)
+    elif args.results_format == "chembench":  # a system's reports zip or folder (--model: the system, or humans)
+        from builder.benchmarks.mcq.results.chembench_import import results_source as chembench_source
+        source, notes = chembench_source(args.path, args.model, benchmark)
+        for note in notes:
+            print(f"{args.path}: note: {note}", file=sys.stderr)
     else:
         source = read_source(args.path, args.results_format, mapping.records if mapping else None)
     origin = Origin(args.results_format, args.source_repo, args.source_commit, args.source_file, args.prompt_setting)

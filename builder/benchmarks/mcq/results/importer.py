@@ -58,6 +58,9 @@ def reader_for(fmt: str, data: ChoiceSet) -> Callable[[Element, Mapping[str, Any
     if fmt == "lawbench":
         from builder.benchmarks.mcq.results.lawbench import answer
         return answer
+    if fmt == "chembench":
+        from builder.benchmarks.mcq.results.chembench_import import answer as chembench_answer
+        return chembench_answer
     mapping = data.benchmark.spec.results
     if mapping is None:
         raise InputError.single(data.benchmark.spec.path, "--format mapped needs a `results` mapping in the spec "
@@ -109,8 +112,8 @@ def strict_letters(answers: list[Answer], fmt: str, ks: list[int]) -> tuple[list
     """The strict letter per answer ("" when unparsed) and how it was read."""
     if fmt == "mmlu-pro":
         return [upstream.extract(a.response or "") or "" for a in answers], "upstream"
-    if fmt == "lawbench":  # the upstream's multi_choice_judge: the one letter of A-D present, else none
-        return [a.prediction or "" for a in answers], "upstream-lawbench"
+    if fmt in ("lawbench", "chembench"):  # read as the upstream reads them (lawbench.py, chembench.py)
+        return [a.prediction or "" for a in answers], f"upstream-{fmt}"
     if all(a.prediction is not None for a in answers):
         return [a.prediction or "" for a in answers], "given"
     return [a.prediction if a.prediction is not None else parse_letter(a.response, k)
@@ -121,8 +124,8 @@ def answered(answers: list[Answer], fmt: str) -> tuple[list[Answer], list[Answer
     """(records with an answer, records without one): no response and no letter (absent or
     blank, as a CSV's empty cell) is no answer. MMLU-Pro's scorer gives every record a letter
     (its seeded draw for an empty response, which moves every later draw), and LawBench's counts
-    an empty prediction as an abstention in its accuracy, so each is an answer."""
-    if fmt in ("mmlu-pro", "lawbench"):
+    an empty prediction as an abstention in its accuracy (ChemBench's as wrong), so each is an answer."""
+    if fmt in ("mmlu-pro", "lawbench", "chembench"):
         return answers, []
     none = [a for a in answers if not (a.response or "").strip() and not (a.prediction or "").strip()]
     given = [a for a in answers if (a.response or "").strip() or (a.prediction or "").strip()]

@@ -19,7 +19,7 @@ from typing import Any
 from builder.core.errors import InputError, Problem
 from builder.core.textfiles import csv_records, decode_utf8
 
-FORMATS = ("mmlu-pro", "eee", "mapped", "lawbench")
+FORMATS = ("mmlu-pro", "eee", "mapped", "lawbench", "chembench")
 MMLU_PRO_RESPONSE = ("model_outputs", "generated_text")  # the README names the first; most files use the second
 
 
