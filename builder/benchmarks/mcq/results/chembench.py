@@ -68,6 +68,8 @@ def option_key(text: str) -> str:
 def _members(path: Path, below: str) -> Iterator[tuple[str, bytes]]:
     """(shown path, bytes) of each .json under `below` (a ROOT-relative folder), from a zip or a clone."""
     from builder.core.textfiles import read_input
+    if not path.exists():
+        raise InputError.single(path, "no such file or folder (a zip as shipped, or a clone of the upstream)")
     if path.is_file():
         try:
             with zipfile.ZipFile(io.BytesIO(read_input(path))) as archive:

@@ -59,6 +59,8 @@ def upstream_score(predictions: Sequence[Prediction]) -> tuple[float, float]:
 def model_files(path: Path, model: str) -> list[tuple[str, str, bytes]]:
     """(shown path, task, bytes) of the model's task files, from a zip as shipped, a clone (its
     `predictions/<setting>/` folder or the repository root) or the model's own folder."""
+    if not path.exists():
+        raise InputError.single(path, "no such file or folder (the predictions zip, or a clone of the upstream)")
     if path.is_file():
         return _from_zip(path, model)
     folders = [path / model, path, *sorted(path.glob(f"predictions/*/{_glob_safe(model)}"))]
