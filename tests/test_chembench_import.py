@@ -131,3 +131,70 @@ def test_the_chemists_answers_are_scored_the_same_way():
     differ = [a for a in listed if C.correct(questions[a.report.key], a.report) != a.report.all_correct]
     assert len(differ) == 15
     assert len(C.pooled(questions, answers)) == 236
+
+
+# ------------------------------------------------------------------ the spec and `import results --format chembench`
+
+@pytest.fixture(scope="module")
+def unpacked(tmp_path_factory) -> Path:
+    """The shared data.zip unpacked (it keeps the upstream's paths: a clone's layout)."""
+    shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
+    folder = tmp_path_factory.mktemp("chembench")
+    with zipfile.ZipFile(shared / "data.zip") as archive:
+        archive.extractall(folder)
+    return folder
+
+
+def _spec(monkeypatch, unpacked: Path):
+    from builder.benchmarks.mcq.load import load_benchmark
+    from tests.test_shelf import SPECS, REPO
+    monkeypatch.setenv("BUZZPROBE_DATA_CHEMBENCH", str(unpacked))
+    return load_benchmark(SPECS / "chembench.yaml", root=REPO)
+
+
+def test_the_spec_reads_every_question_and_keeps_several_golds_as_sets(monkeypatch, unpacked):
+    shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
+    bench = _spec(monkeypatch, unpacked)
+    assert len(bench.items) == 2544 and len(bench.filtered) == 244  # the numeric ones, as a finding
+    assert sum(i.multiple_answers for i in bench.items) == 394
+    assert {len(i.choices) for i in bench.items} >= {2, 16}
+    questions = C.read_questions(shared / "data.zip")
+    by_id = {i.id: i for i in bench.items}
+    from builder.benchmarks.mcq.results.chembench_import import spec_ids
+    for key, q in questions.items():
+        (found,) = spec_ids(key, set(by_id) | {s.id for s in bench.filtered})
+        if q.options:
+            assert by_id[found].choices == q.options and by_id[found].answers == q.golds
+
+
+def _imported(tmp_path, shared: Path, system: str):
+    from builder.cli import main
+    from builder.runs.reader import read_run
+    assert main(["import", "results", str(shared / "reports" / f"{system}.zip"), "--benchmark", "chembench",
+                 "--format", "chembench", "--model", system, "--out", str(tmp_path)]) == 0
+    return read_run(next(tmp_path.glob("*.jsonl.gz")))
+
+
+def test_a_system_run_holds_the_single_gold_items_scored_as_the_upstream(monkeypatch, unpacked, tmp_path, capsys):
+    """The run's letters (data order) agree with the report's own verdict on every item it holds;
+    the numeric and several-gold questions are left out and said so."""
+    shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
+    bench = _spec(monkeypatch, unpacked)
+    run = _imported(tmp_path, shared, "gpt-4o")
+    err = capsys.readouterr().err
+    assert "244 report(s) of questions the spec's filter skips" in err and "394 item(s) the audit leaves out" in err
+    assert len(run.items) == 2150 and run.footer is not None and run.header.source["scoring"] == "upstream-chembench"
+    reports, _ = C.read_reports(shared / "reports" / "gpt-4o.zip", "gpt-4o")
+    by_id = {i.id: i for i in bench.items}
+    for item in run.items:
+        right = item.prediction != "" and item.letter_map[item.prediction] == by_id[item.id].gold
+        key = next(k for k in reports if k.startswith(item.id + "-"))
+        assert int(right) == reports[key].all_correct, item.id
+
+
+def test_the_chemists_are_a_partial_run_of_their_own(monkeypatch, unpacked, tmp_path, capsys):
+    shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
+    _spec(monkeypatch, unpacked)
+    run = _imported(tmp_path, shared, "humans")
+    assert run.header.subject["name"] == "humans" and run.footer is None  # partial: no footer
+    assert len(run.items) == 167 and "167 of 2,150 items (partial)" in capsys.readouterr().out
