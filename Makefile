@@ -14,7 +14,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # never dated after the build that shows it.
 PROBE_EPOCH ?= 1795996800
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs chembench-runs lawbench-runs eee-venv
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs chembench-data chembench-runs lawbench-runs eee-venv
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -60,8 +60,9 @@ CHEMBENCH_SHARED ?= ../shared/data/chembench
 CHEMBENCH_COMMIT := 8fe22914b81978d180e6182ea982eb58e2e0e8dc
 CHEMBENCH_SYSTEMS := o1 claude3.5 claude3 gpt-4o gpt-4 gpt-3.5-turbo llama3.1-405b-instruct llama3.1-70b-instruct \
   llama3.1-8b-instruct mistral-large-2-123b gemini-pro galactica_120b humans
-chembench-runs: $(INSTALLED)
-	test -d data/chembench/src || { mkdir -p data/chembench && unzip -q $(CHEMBENCH_SHARED)/data.zip -d data/chembench; }
+chembench-data:
+	test -d data/chembench/src || { mkdir -p data/chembench && $(PYTHON) -m zipfile -e $(CHEMBENCH_SHARED)/data.zip data/chembench; }
+chembench-runs: $(INSTALLED) chembench-data
 	for system in $(CHEMBENCH_SYSTEMS); do \
 	  $(BIN)/python -m builder.cli import results $(CHEMBENCH_SHARED)/reports/$$system.zip \
 	    --benchmark chembench --format chembench --model "$$system" --source-repo https://github.com/lamalab-org/chembench-paper \
