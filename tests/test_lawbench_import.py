@@ -110,3 +110,15 @@ def test_import_results_makes_a_run_scored_as_the_upstream(monkeypatch, tmp_path
     for task, published in zip(L.TASKS, README["GPT4"]):
         items = [i for i in run.items if i.id.startswith(task + "-")]
         assert round(100 * sum(i.prediction == gold[i.id] for i in items) / len(items), 2) == published
+
+
+def test_the_reconciliation_names_the_readme_rows_and_the_runs():
+    """content/reconciliation/lawbench.yaml: one statement per README cell, each on a run's task accuracy."""
+    from builder.benchmarks.mcq.analyses.reconcile import load_reconciliation
+    from tests.test_shelf import REPO
+    found = load_reconciliation(REPO / "content", "lawbench")
+    assert found is not None and len(found.statements) == 2 * len(README)
+    runs = {p.name.removesuffix("-lawbench-pub.jsonl.gz") for p in (REPO / "runs" / "lawbench").glob("*.jsonl.gz")}
+    for statement in found.statements:
+        run = statement.fact.split(".")[3].removesuffix("-lawbench-pub")
+        assert run in runs and statement.fact.endswith(("category.1-2.accuracy", "category.3-6.accuracy"))
