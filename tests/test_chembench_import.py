@@ -184,7 +184,9 @@ def test_a_system_run_holds_the_single_gold_items_scored_as_the_upstream(monkeyp
     err = capsys.readouterr().err
     assert "244 report(s) of questions the spec's filter skips" in err and "394 item(s) the audit leaves out" in err
     assert len(run.items) == 2150 and run.footer is not None and run.header.source["scoring"] == "upstream-chembench"
-    reports, _ = C.read_reports(shared / "reports" / "gpt-4o.zip", "gpt-4o")
+    reports, fraction = C.read_reports(shared / "reports" / "gpt-4o.zip", "gpt-4o")
+    every = run.header.source["upstream_all"]  # over all 2,788 questions: the paper's overall accuracy
+    assert every["questions"] == 2788 and every["correct"] / every["questions"] == pytest.approx(fraction)
     by_id = {i.id: i for i in bench.items}
     for item in run.items:
         right = item.prediction != "" and item.letter_map[item.prediction] == by_id[item.id].gold
@@ -197,4 +199,5 @@ def test_the_chemists_are_a_partial_run_of_their_own(monkeypatch, unpacked, tmp_
     _spec(monkeypatch, unpacked)
     run = _imported(tmp_path, shared, "humans")
     assert run.header.subject["name"] == "humans" and run.footer is None  # partial: no footer
+    assert "upstream_all" not in run.header.source
     assert len(run.items) == 167 and "167 of 2,150 items (partial)" in capsys.readouterr().out

@@ -76,6 +76,11 @@ RUN_OFFICIAL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_official", "0–10
                            "an imported run's accuracy as its upstream scores it (results/upstream.py: an unparsed "
                            "answer replaced by the upstream's seeded random letter); interval: bootstrap over items",
                            {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+RUN_UPSTREAM_ALL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_upstream_all", "0–100",
+                               "an imported run's accuracy over every question of the upstream's benchmark, the ones "
+                               "the run leaves out too (ChemBench: numeric and several-gold), as the upstream scores "
+                               "it; recomputed at import from the published reports (source.upstream_all)",
+                               {"bench": BENCH, "run_id": RUN_ID})
 RUN_COVERAGE = FactPattern("mcq.{bench}.run.{run_id}.coverage", "0–100", "% of the items a run's header declares "
                            "(its selection) that it answered", {"bench": BENCH, "run_id": RUN_ID})
 RUN_TIE_GROUP = FactPattern("mcq.{bench}.run.{run_id}.tie_group", "group number", "an imported run's paired tie group "
@@ -174,7 +179,7 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_COVERAGE, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_ADJUSTED,
+             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_UPSTREAM_ALL, RUN_COVERAGE, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_ADJUSTED,
              LEAK_MODAL_SPLIT, LEAK_MODAL_GAP, LEAK_MODAL_ADJUSTED, LEAK_ADJUSTED_COUNT, LEAK_TAU, LEAK_WIDER,
              LEAK_RANK, LEAK_MODELS, LEAK_POSITIVE, LEAK_BELOW, LEAK_MOVED,
              RECONCILE_SITE,

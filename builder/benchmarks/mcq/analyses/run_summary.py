@@ -111,6 +111,10 @@ def _import_facts(loaded: "Loaded", run: Run, gold: list[str], facts: FactTable,
     runs = (run.header.run_id,)
     facts.add(K.RUN_COUNT.key(count="differs", **values), sum(1 for i in run.items if i.revision is not None),
               "items whose question, options or gold in the run's file differ from the reference revision", runs)
+    every = source.get("upstream_all")
+    if isinstance(every, dict) and isinstance(every.get("questions"), int) and every["questions"] > 0:
+        facts.add(K.RUN_UPSTREAM_ALL.key(**values), 100.0 * every["correct"] / every["questions"],
+                  "accuracy over every question of the upstream's benchmark, as it scores them", runs)
     if source.get("scoring") != "upstream":
         return
     labels = _labels(loaded)

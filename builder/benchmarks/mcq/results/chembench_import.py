@@ -40,8 +40,10 @@ def data_letter(item: Any, report: C.Report) -> str:
     return LETTERS[next(iter(chosen))] if chosen and len(chosen) == 1 else ""
 
 
-def results_source(path: Path, model: str, benchmark: Any) -> tuple[Any, list[str]]:
-    """The Source (one element per question answered) and notes on what was left out."""
+def results_source(path: Path, model: str, benchmark: Any) -> tuple[Any, list[str], dict[str, Any] | None]:
+    """The Source (one element per question answered), notes on what was left out, and for a
+    system (not the chemists) `upstream_all`: its verdicts over every question it answered, the
+    left-out ones too, as the upstream scores them (the paper's overall accuracy)."""
     import hashlib
     from builder.benchmarks.mcq.results.sources import Element, Source
     from builder.core.textfiles import read_input
@@ -67,7 +69,22 @@ def results_source(path: Path, model: str, benchmark: Any) -> tuple[Any, list[st
         "\n".join(sorted(r.where for r in reports)).encode()).hexdigest()
     notes = [f"{numeric} report(s) of questions the spec's filter skips (numeric answers) were not imported"] \
         if numeric else []
-    return Source(path, digest, None, elements), notes
+    every = None if model == HUMANS else upstream_all(reports, items, set(items) | skipped)
+    return Source(path, digest, None, elements), notes, every
+
+
+def upstream_all(reports: list[C.Report], items: Mapping[str, Any], known: set[str]) -> dict[str, Any]:
+    """Correct answers over every report: multiple choice as an exact set of the spec's golds,
+    numeric by the report's own verdict (`all_correct`), as the upstream counts them."""
+    correct = 0
+    for report in reports:
+        key = spec_ids(report.key, known)[0]
+        if key in items:
+            correct += int(C.chosen(_question(items[key]), report) == frozenset(items[key].answers))
+        else:
+            correct += int(report.all_correct or 0)
+    return {"upstream_all": {"questions": len(reports), "correct": correct,
+                             "rule": "multiple choice: the exact set of golds; numeric: the report's all_correct"}}
 
 
 def _human_reports(path: Path) -> list[C.Report]:

@@ -47,18 +47,19 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec))
     data = choice_set(benchmark)
     mapping = benchmark.spec.results
+    extra = None
     if args.results_format == "lawbench":  # a predictions zip or folder: the --model's task files
         from builder.benchmarks.mcq.results.lawbench import results_source
         source = results_source(args.path, args.model)
     elif args.results_format == "chembench":  # a system's reports zip or folder (--model: the system, or humans)
         from builder.benchmarks.mcq.results.chembench_import import results_source as chembench_source
-        source, notes = chembench_source(args.path, args.model, benchmark)
+        source, notes, extra = chembench_source(args.path, args.model, benchmark)
         for note in notes:
             print(f"{args.path}: note: {note}", file=sys.stderr)
     else:
         source = read_source(args.path, args.results_format, mapping.records if mapping else None)
     origin = Origin(args.results_format, args.source_repo, args.source_commit, args.source_file, args.prompt_setting)
-    imported = convert(source, data, args.model, origin, created)
+    imported = convert(source, data, args.model, origin, created, extra)
     for note in imported.notes:
         print(f"{args.path}: note: {note}", file=sys.stderr)
     path, what = save(imported.run, Path(args.out or f"runs/{benchmark.spec.name}"), args.force)

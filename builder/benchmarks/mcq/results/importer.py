@@ -135,7 +135,9 @@ def answered(answers: list[Answer], fmt: str) -> tuple[list[Answer], list[Answer
     return given, none
 
 
-def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created: str) -> Imported:
+def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created: str,
+            extra: dict[str, Any] | None = None) -> Imported:
+    """`extra`: header source fields a format adds (ChemBench's `upstream_all`)."""
     answers, notes = read_answers(source, origin.format, data)
     answers, unanswered = answered(answers, origin.format)
     if unanswered:
@@ -156,7 +158,7 @@ def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created
     items.sort(key=lambda i: i.row_id)
     differing = [(i.id, i.revision) for i in items if i.revision]
     header = _header(data, model, origin, source, created, scoring, differing, len(answers) + len(unanswered),
-                     len(unanswered))
+                     len(unanswered), extra or {})
     complete = len(items) == len(data.items)
     footer = Footer(len(items), created, {}) if complete else None
     run = Run(str(source.path), header, tuple(items), footer, {i.row_id: n + 2 for n, i in enumerate(items)})
@@ -178,7 +180,8 @@ def run_id(model: str, bench: str) -> str:
 
 
 def _header(data: ChoiceSet, model: str, origin: Origin, source: Source, created: str, scoring: str,
-            differing: list[tuple[str, dict[str, Any]]], records: int, unanswered: int) -> Header:
+            differing: list[tuple[str, dict[str, Any]]], records: int, unanswered: int,
+            extra: dict[str, Any]) -> Header:
     spec = data.benchmark.spec
     described = {"repo": origin.repo, "commit": origin.commit, "file": origin.file or source.path.name,
                  "member": source.member, "sha256": source.sha256}
@@ -186,7 +189,7 @@ def _header(data: ChoiceSet, model: str, origin: Origin, source: Source, created
               **{k: v for k, v in described.items() if v is not None},
               "records": records, "elements": len(source.elements), "scoring": scoring,
               "revision": {"items_differ": len(differing), "delta_sha256": delta_sha256(differing)},
-              **({"unanswered": unanswered} if unanswered else {})}
+              **({"unanswered": unanswered} if unanswered else {}), **extra}
     parameters = {"protocol": f"import-{origin.format}", "prompt_setting": origin.prompt_setting or "as published"}
     return new_header(run_id=run_id(model, spec.name), benchmark=spec.name, task=TASK, condition="sighted",
                       subject={"kind": "model", "name": model, "parameters": parameters}, option_seed=None,
