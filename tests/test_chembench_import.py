@@ -201,3 +201,13 @@ def test_the_chemists_are_a_partial_run_of_their_own(monkeypatch, unpacked, tmp_
     assert run.header.subject["name"] == "humans" and run.footer is None  # partial: no footer
     assert "upstream_all" not in run.header.source
     assert len(run.items) == 167 and "167 of 2,150 items (partial)" in capsys.readouterr().out
+
+
+def test_a_malformed_summary_row_is_located(tmp_path):
+    root = _clone(tmp_path)
+    summary = root / C.ROOT / "reports" / "m" / "m.json"
+    summary.write_text(json.dumps({"fraction_correct": 0.5, "model_scores": [
+        {"question_name": "topic-q1-one", "all_correct": 1}, {"question_name": "topic-q2-two"}]}), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        C.read_reports(root, "m")
+    assert "m.json" in str(caught.value) and "model_scores[2]" in str(caught.value)

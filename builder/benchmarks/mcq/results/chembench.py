@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import difflib
 import io
-import json
 import re
 import zipfile
 from collections.abc import Iterator, Mapping
@@ -67,15 +66,17 @@ def option_key(text: str) -> str:
 
 def _members(path: Path, below: str) -> Iterator[tuple[str, bytes]]:
     """(shown path, bytes) of each .json under `below` (a ROOT-relative folder), from a zip or a clone."""
-    from builder.core.textfiles import read_input
+    from builder.core.textfiles import MAX_INPUT_BYTES, read_input
     if not path.exists():
         raise InputError.single(path, "no such file or folder (a zip as shipped, or a clone of the upstream)")
     if path.is_file():
         try:
             with zipfile.ZipFile(io.BytesIO(read_input(path))) as archive:
-                for name in sorted(archive.namelist()):
-                    if name.endswith(".json") and f"{ROOT}/{below}/" in f"{name}":
-                        yield f"{path}!{name}", archive.read(name)
+                for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                    if info.filename.endswith(".json") and f"{ROOT}/{below}/" in info.filename:
+                        if info.file_size > MAX_INPUT_BYTES:  # a zip bomb is refused, not inflated
+                            raise InputError.single(f"{path}!{info.filename}", "member too large to read")
+                        yield f"{path}!{info.filename}", archive.read(info)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
             raise InputError.single(path, f"not a readable zip archive: {exc}") from None
         return
@@ -85,10 +86,23 @@ def _members(path: Path, below: str) -> Iterator[tuple[str, bytes]]:
 
 
 def _load(shown: str, raw: bytes) -> Any:
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise InputError.single(shown, f"not valid JSON: {exc}") from None
+    """One JSON file, by the project's bounded JSON reader (the summaries write NaN for "not scored")."""
+    from builder.core.textfiles import decode_utf8
+    from builder.runs.lines import load_document
+    return load_document(shown, decode_utf8(Path(shown), raw))
+
+
+def _verdicts(shown: str, document: Mapping[str, Any]) -> dict[str, int]:
+    """A summary's per-question `all_correct` by `question_name`; a malformed row is a located error."""
+    rows = document.get("model_scores")
+    out: dict[str, int] = {}
+    for n, row in enumerate(rows if isinstance(rows, list) else [], start=1):
+        name, verdict = (row.get("question_name"), row.get("all_correct")) if isinstance(row, dict) else (None, None)
+        if not isinstance(name, str) or verdict not in (0, 1, True, False):
+            raise InputError.single(shown, "expected question_name (text) and all_correct (0 or 1)",
+                                    field=f"model_scores[{n}]")
+        out[name] = int(verdict)
+    return out
 
 
 def read_questions(path: Path) -> dict[str, Question]:
@@ -124,7 +138,7 @@ def read_reports(path: Path, system: str) -> tuple[dict[str, Report], float]:
         document = _load(shown, raw)
         if PurePosixPath(inner).name == f"{system}.json" and isinstance(document, dict):
             fraction = document.get("fraction_correct")
-            verdicts = {m["question_name"]: int(m["all_correct"]) for m in document.get("model_scores", [])}
+            verdicts = _verdicts(shown, document)
         elif "/reports/" in inner.split(f"reports/{system}/", 1)[-1] or inner.count("/reports/") >= 2:
             record = document[0] if isinstance(document, list) and document else document
             if isinstance(record, dict) and isinstance(record.get("name"), str):
@@ -236,8 +250,7 @@ def read_human_reports(path: Path) -> tuple[list[HumanAnswer], dict[tuple[str, s
             chemist, suffix = PurePosixPath(parts[-1]).stem.rsplit("_h_", 1)
             setting = by_suffix.get(suffix, suffix)
             fractions[(chemist, setting)] = float(document.get("fraction_correct", 0.0))
-            for m in document.get("model_scores", []):
-                verdicts[(chemist, setting, m["question_name"])] = int(m["all_correct"])
+            verdicts.update({(chemist, setting, k): v for k, v in _verdicts(shown, document).items()})
     if not answers:
         raise InputError.single(path, "no chemists' reports (humans/reports/<setting>/<chemist>/<key>.json)")
     return [HumanAnswer(a.chemist, a.setting, _with(a.report, verdicts.get((a.chemist, a.setting, a.report.key))))
