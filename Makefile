@@ -14,7 +14,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # never dated after the build that shows it.
 PROBE_EPOCH ?= 1795996800
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc mmlu-pro-runs chembench-data chembench-runs lawbench-runs eee-venv
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc spec-doc mmlu-pro-runs chembench-data chembench-runs lawbench-runs eee-venv
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -105,6 +105,10 @@ bench: data
 # docs/facts.md is generated from the registered fact patterns (builder/benchmarks/*/fact_keys.py).
 facts-doc: $(INSTALLED)
 	$(BIN)/python -m builder.benchmarks.facts_reference
+
+# The table of spec keys in docs/audit.md is generated from the code (builder/benchmarks/mcq/spec_keys.py).
+spec-doc: $(INSTALLED)
+	$(BIN)/python -m builder.benchmarks.mcq.spec_keys
 
 # Ask a model: make probe ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME --sample 400" (docs/probing.md)
 probe: data

@@ -1,4 +1,5 @@
-"""Command line: `buzzprobe build` and `buzzprobe probe` (any benchmark a plug-in probes), plus
+"""Command line: `buzzprobe build`, `buzzprobe probe` (any benchmark a plug-in probes) and
+`buzzprobe list`, plus
 each benchmark's subcommands (its plug-in adds them: CIBuzzBench `data | runs | import | export`,
 Mouse `mouse …`, the spec'd benchmarks `audit`).
 
@@ -9,6 +10,8 @@ Heavy libraries are imported inside commands so that `build` can answer
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -20,32 +23,52 @@ EXIT_INPUT = 2
 EXIT_FETCH = 3
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         return int(args.handler(args) or 0)
     except InputError as exc:
         print(f"buzzprobe: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except DownloadError as exc:
-        print(f"buzzprobe: {exc}", file=sys.stderr)
+        from builder.core.redact import safe_message
+        print(f"buzzprobe: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_FETCH
+    except KeyboardInterrupt:  # one line, not a traceback: whatever was written stays consistent
+        print("buzzprobe: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `buzzprobe list runs | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 def _parser() -> argparse.ArgumentParser:
+    from builder import __version__
     parser = argparse.ArgumentParser(prog="buzzprobe", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"buzzprobe {__version__}")
     sub = parser.add_subparsers(required=True, metavar="command")
 
     build = sub.add_parser("build", help="build the static site into site/")
-    build.add_argument("--out", type=Path, default=Path("site"))
-    build.add_argument("--runs", type=Path, default=Path("runs"))
-    build.add_argument("--content", type=Path, default=Path("content"))
+    build.add_argument("--out", type=Path, default=Path("site"),
+                       help="folder the site is written to, replaced whole on success (default %(default)s)")
+    build.add_argument("--runs", type=Path, default=None,
+                       help="folder of run files, searched recursively (default runs)")
+    build.add_argument("--content", type=Path, default=None,
+                       help="folder of pages, templates, specs and claims (default content)")
     build.add_argument("--force", action="store_true", help="rebuild even if no input changed")
+    build.add_argument("--json", action="store_true",
+                       help="print the result as one JSON object (the stages still go to stderr)")
     build.set_defaults(handler=_cmd_build)
 
     from builder.benchmarks import registered
+    from builder.listing import add_list_parser
     from builder.probing.command import add_probe_parser
     add_probe_parser(sub)
+    add_list_parser(sub)
     for benchmark in registered():
         benchmark.add_commands(sub)
     return parser
@@ -53,14 +76,31 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from builder.pipeline import BuildConfig, build
+    runs, content = (_given_folder(args.runs, "--runs"), _given_folder(args.content, "--content"))
     start = time.perf_counter()
-    result = build(BuildConfig(runs_dir=args.runs, content_dir=args.content, out=args.out, force=args.force))
+
+    def stage(text: str) -> None:  # one line per stage, on stderr: stdout keeps the one-line result
+        print(f"build: {text} [{time.perf_counter() - start:.1f}s]", file=sys.stderr, flush=True)
+
+    result = build(BuildConfig(runs_dir=runs or Path("runs"), content_dir=content or Path("content"), out=args.out,
+                               force=args.force, progress=stage))
     took = time.perf_counter() - start
-    if result.skipped:
+    if args.json:
+        print(json.dumps({"out": str(args.out), "skipped": result.skipped, "files": result.files,
+                          "facts": result.facts, "runs": result.runs, "seconds": round(took, 2)}))
+    elif result.skipped:
         print(f"site is up to date ({args.out}/), nothing to do [{took:.2f}s]")
     else:
         print(f"built {args.out}/: {result.files} files, {result.facts} facts from {result.runs} runs [{took:.2f}s]")
     return 0
+
+
+def _given_folder(path: Path | None, flag: str) -> Path | None:
+    """A folder named on the command line must exist: a typo would otherwise build a site from
+    nothing (0 runs) and exit 0. The defaults keep their quiet meaning (no runs yet)."""
+    if path is not None and not path.is_dir():
+        raise InputError.single(flag, f"{path} is not a folder" if path.exists() else f"no such folder: {path}")
+    return path
 
 
 if __name__ == "__main__":

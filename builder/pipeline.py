@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from builder.benchmarks.base import BuildSettings
@@ -33,6 +33,7 @@ class BuildConfig:
     # Chart bundle and SVGs by content hash (safe to delete); BUZZPROBE_CACHE moves it.
     cache_dir: Path = field(default_factory=lambda: Path(os.environ.get("BUZZPROBE_CACHE") or ".cache"))
     run_cache: bool = True  # keep per-run results (runs, scores, pairs, run pages) in cache_dir/runs between builds
+    progress: Callable[[str], None] | None = None  # told each stage with its counts (the CLI prints them)
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,12 @@ def build(config: BuildConfig) -> BuildResult:
     settings = _settings(config)
     extra = [path for b in registered() for path in b.inputs(settings)]
     check_out_folder(config, extra)
-    fingerprint = build_fingerprint(config.runs_dir, run_files(config.runs_dir), config.content_dir, extra)
+    say = config.progress or (lambda _: None)
+    found = run_files(config.runs_dir)
+    fingerprint = build_fingerprint(config.runs_dir, found, config.content_dir, extra)
     if not config.force and is_current(config.out, fingerprint):
         return BuildResult(skipped=True, files=0, facts=0, runs=0)
+    say(f"reading {len(found)} run file(s) from {config.runs_dir}")
     # Heavy imports only once we know there is work to do.
     from builder.core.facts import FactTable
     from builder.runs.cache import RunCache
@@ -63,10 +67,15 @@ def build(config: BuildConfig) -> BuildResult:
     content = load_site_content(config.content_dir, os.environ.get("BUZZPROBE_SITE_URL", ""))  # fails fast
     cache = RunCache(config.cache_dir if config.run_cache else None)
     settings = replace(settings, run_cache=cache, reported=content.reported)
-    loaded, set_aside = _load(settings, config.runs_dir)
+    loaded, set_aside = _load(settings, config.runs_dir, say)
     facts = FactTable()
-    computed = {b.name: b.compute(loaded[b.name], facts, settings) for b in registered()}
+    computed = {}
+    for benchmark in registered():
+        say(f"computing {benchmark.title}")
+        computed[benchmark.name] = benchmark.compute(loaded[benchmark.name], facts, settings)
+    say(f"rendering the site from {len(facts.values)} facts")
     files, runs = _render(settings, content, facts, computed, set_aside)
+    say(f"writing {len(files)} files to {config.out}")
     write_site(files, config.out, fingerprint)
     cache.save()
     return BuildResult(skipped=False, files=len(files), facts=len(facts.values), runs=runs)
@@ -77,7 +86,8 @@ def _settings(config: BuildConfig) -> BuildSettings:
                          options=config.options)
 
 
-def _load(settings: BuildSettings, runs_dir: Path) -> tuple[dict[str, Any], list[Any]]:
+def _load(settings: BuildSettings, runs_dir: Path,
+          say: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Any], list[Any]]:
     """Every run through the one reader, then each benchmark's data and runs; all problems at
     once. Also the runs set aside unscored (runs.load.SetAside)."""
     from builder.benchmarks import registered
@@ -95,6 +105,7 @@ def _load(settings: BuildSettings, runs_dir: Path) -> tuple[dict[str, Any], list
     loaded: dict[str, Any] = {}
     for benchmark in registered():
         mine = [run for name, runs in sorted(store.runs.items()) if owners.get(name) == benchmark.name for run in runs]
+        say(f"loading {benchmark.title}: its data and {len(mine)} run(s)")
         try:
             loaded[benchmark.name] = benchmark.load(settings, mine)
         except InputError as exc:
@@ -158,6 +169,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
     from builder.core.build_date import build_date, latest_moment
+    from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
     from builder.site.charts import SvgRenderer
     from builder.site.render import SiteInputs, prepare_site, render_site
 
@@ -176,7 +188,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
         facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today, set_aside=tuple(set_aside),
         cache_dir=settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
-                "assets/item-browser.js": (folder / "static" / "item-browser.js").read_bytes()}))
+                "assets/item-browser.js": read_input(folder / "static" / "item-browser.js", MAX_DOCUMENT_BYTES)}))
     generated: dict[str, bytes] = {}
     with stage.located():
         for benchmark in registered():

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 import zipfile
 import zlib
@@ -45,6 +46,7 @@ RUNTIME = "llama-cpp-python[server]==0.3.36"
 PORTABLE_CMAKE_ARGS = ("-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON "
                        "-DGGML_F16C=ON -DGGML_AVX512=OFF")
 CHUNK = 1 << 20
+DEADLINE_SECONDS = 4 * 3600  # one fetch (1.1 GB at 80 KB/s); a server dripping bytes is stopped there
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,6 +179,24 @@ def _download(url: str, target: Path, sha256: str) -> None:
         _write_verified(target, sha256, _blocks(response))
 
 
+def pinned_size(sha256: str) -> int | None:
+    """The size of the file `sha256` names, when it is the known model's (else unknown)."""
+    return MODEL["size"] if sha256 == MODEL["sha256"] else None
+
+
+def _bounded(blocks, limit: int | None, until: float):
+    """`blocks` while they stay within `limit` bytes (the pinned size) and the deadline: a
+    longer body is cut off, not written to the disk in full before the sha256 refuses it."""
+    size = 0
+    for block in blocks:
+        size += len(block)
+        if limit is not None and size > limit:
+            raise LocalModelError(f"the body is longer than the pinned {limit:,} bytes; stopped, nothing kept")
+        if time.monotonic() > until:
+            raise LocalModelError(f"the fetch took more than {DEADLINE_SECONDS:,} s; stopped, nothing kept")
+        yield block
+
+
 def _blocks(stream) -> "iter[bytes]":
     while block := stream.read(CHUNK):
         yield block
@@ -188,7 +208,7 @@ def _write_verified(target: Path, sha256: str, blocks) -> None:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=_part_prefix(target), suffix=".part")
     try:
         with os.fdopen(fd, "wb") as out:
-            for block in blocks:
+            for block in _bounded(blocks, pinned_size(sha256), time.monotonic() + DEADLINE_SECONDS):
                 digest.update(block)
                 out.write(block)
         if digest.hexdigest() != sha256:

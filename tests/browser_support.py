@@ -314,9 +314,15 @@ def watch(page: Any, visit: Visit) -> None:
     page.on("websocket", lambda ws: visit.external.append(ws.url))
 
 
+# Charts stay static until a reader interacts with one (assets/chart-loader.js); a chart that was
+# woken is settled once the bundle has drawn it ("live") or given up ("static").
 CHARTS_SETTLED = """() => Array.from(document.querySelectorAll('script.vl-spec[data-target]')).every(s => {
   const t = document.getElementById(s.getAttribute('data-target'));
-  return !t || t.hasAttribute('data-chart');
+  return !t || t.getAttribute('data-chart') !== 'loading';
+})"""
+WAKE_CHARTS = """() => Array.from(document.querySelectorAll('script.vl-spec[data-target]')).forEach(s => {
+  const t = document.getElementById(s.getAttribute('data-target'));
+  if (t) t.dispatchEvent(new PointerEvent('pointerenter'));
 })"""
 
 
@@ -328,8 +334,9 @@ def new_context(browser: Any, *, js: bool = True, **kwargs: Any) -> Any:
 
 @contextmanager
 def open_page(context: Any, url: str, name: str, *, chart_wait_ms: int = 8000,
-              settle: bool = False) -> Iterator[tuple[Any, Visit]]:
-    """Load a page with everything recorded; wait for the chart bundle to finish its work."""
+              settle: bool = False, wake: bool = False) -> Iterator[tuple[Any, Visit]]:
+    """Load a page with everything recorded; with `wake`, interact with every chart (as a reader
+    pointing at it) and wait for the chart bundle to finish its work."""
     visit = Visit(name)
     page = context.new_page()
     watch(page, visit)
@@ -337,6 +344,8 @@ def open_page(context: Any, url: str, name: str, *, chart_wait_ms: int = 8000,
     try:
         page.goto(url, wait_until="load")
         if getattr(context, "buzz_js", True) and page.locator("script.vl-spec").count():
+            if wake:
+                page.evaluate(WAKE_CHARTS)
             try:
                 page.wait_for_function(CHARTS_SETTLED, timeout=chart_wait_ms)
             except Exception:  # noqa: BLE001 - a chart that never settles is reported by the tests

@@ -15,6 +15,10 @@ REPO = Path(__file__).resolve().parents[1]
 # The build date is an input of every build; pin it so golden files do not follow the
 # date of the latest commit (tests of the date logic set their own value).
 os.environ["SOURCE_DATE_EPOCH"] = "1767225600"  # 2026-01-01
+# GitHub Actions sets these in every workflow; the site then names the workflow's repository
+# (builder/site/reuse.py). Golden files are built without them, on CI as anywhere else.
+for _name in ("GITHUB_REPOSITORY", "GITHUB_SERVER_URL"):
+    os.environ.pop(_name, None)
 # Every test build (in-process or through the CLI) shares one chart cache: generating the
 # Vega bundle takes seconds and is keyed by its content, so sharing cannot mix results.
 os.environ["BUZZPROBE_CACHE"] = str(REPO / ".cache")

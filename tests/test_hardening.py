@@ -354,8 +354,10 @@ def test_probe_records_surrogates_and_caps_huge_answers(project: Path) -> None:
 def test_probe_treats_an_unreadable_answer_as_a_failed_item(project: Path) -> None:
     with LoopbackServer(lambda req: _huge_usage) as server:
         result = probe(project, server)
-    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-    assert all("malformed response" in (i.error or "") for i in read_run(_only_run(project)).items)
+    # No item was answered, so the run is set aside and the command fails (issue 33), without a traceback.
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    (aside,) = (project / "out").glob("*.jsonl.failed")
+    assert all("malformed response" in (i.error or "") for i in read_run(aside).items)
 
 
 def test_retry_errors_repairs_a_line_that_failed_to_decode(project: Path) -> None:
@@ -483,7 +485,8 @@ def test_max_retry_after_cap_applies(project: Path) -> None:
     """The cap that nan used to disable: a huge Retry-After waits at most --max-retry-after."""
     with LoopbackServer(lambda req: status(429, retry_after=100000)) as server:
         result = probe(project, server, "--retries", "1", "--max-retry-after", "0.01")
-    assert result.returncode == 0 and "failed after retries" in result.stdout
+    # Every item failed, so the run is set aside and the command fails (issue 33).
+    assert result.returncode == 1 and "failed after retries" in result.stderr
 
 
 # ------------------------------------------------------------------ 7. messages a person can act on

@@ -246,11 +246,11 @@ def test_cibuzzbench_as_a_spec_agrees_with_the_site_heuristics(real_csv: Path, t
     from builder.benchmarks.cibuzzbench.tasks import OFFICIAL_SEEDS
     from builder.benchmarks.cibuzzbench.probes.heuristics import longest_chars
     spec = tmp_path / "cibuzzbench.yaml"
-    spec.write_text(f"name: cibuzzbench\ndataset_path: {real_csv}\nid: row_id\ndoc_to_text: term_zh\n"
+    spec.write_text(f"name: cibuzzbench\ndataset_path: cibuzzbench.csv\nid: row_id\ndoc_to_text: term_zh\n"
                     "doc_to_choice: [distractor_literal_en, distractor_cultural_mismatch_en, "
                     "distractor_pragmatic_neighbor_en, equivalent_en]\ndoc_to_target: equivalent_en\n"
                     "split: split\ntrain_split: train\ntest_split: test\ncategory: category_label\n", encoding="utf-8")
-    audit = run_audit(load_benchmark(spec))
+    audit = run_audit(load_benchmark(spec, given=real_csv))  # outside the repository: named as --data would
     assert (audit.items, audit.options, audit.learned_evaluation) == (3001, 4, "train→test")
     assert audit.as_published["position_prior"].accuracy.mean == 100.0  # the spec lists the gold last
     dataset = load_dataset(real_csv)

@@ -12,6 +12,7 @@ import json
 import os
 import random
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -32,8 +33,9 @@ def content_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "content" / "benchmarks"
     folder.mkdir(parents=True, exist_ok=True)
     text = (FIXTURES / "results_reference.yaml").read_text(encoding="utf-8")
-    (folder / "synthetic-results.yaml").write_text(text.replace("dataset_path: tests/", f"dataset_path: {REPO}/tests/"),
-                                                   encoding="utf-8")
+    shutil.copy(FIXTURES / "results_reference.json", folder)  # beside the spec: a folder it may read
+    (folder / "synthetic-results.yaml").write_text(
+        text.replace("dataset_path: tests/fixtures/mcq/", f"dataset_path: {folder}/"), encoding="utf-8")
     return tmp_path / "content"
 
 

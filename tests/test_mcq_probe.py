@@ -191,7 +191,9 @@ def test_a_tampered_letter_map_is_a_located_build_error(project: Path, monkeypat
     assert f"{path}:3 [letter_map]: not the seed-1111 shuffle of item" in str(caught.value)
 
 
-def test_a_missing_data_file_names_the_spec_the_path_and_the_variable(project: Path) -> None:
+def test_a_missing_data_file_names_the_spec_the_path_and_the_variable(project: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)  # the repository: where buzzprobe runs, and where a spec's data may lie
     (project / "data" / "probe.jsonl").unlink()
     with pytest.raises(InputError) as caught:
         build_site(project)

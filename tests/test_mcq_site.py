@@ -62,9 +62,9 @@ def test_the_loaded_items_are_cached_by_spec_data_and_code(tmp_path: Path, monke
     file is parsed anew."""
     import shutil
     from builder.benchmarks.mcq import load as load_module
-    data = tmp_path / "columns.csv"
-    shutil.copy(FIXTURES / "columns.csv", data)
     content = content_with(tmp_path, "columns.yaml")
+    data = content / "benchmarks" / "columns.csv"  # beside the spec: a folder it may read
+    shutil.copy(FIXTURES / "columns.csv", data)
     spec = content / "benchmarks" / "synthetic-columns.yaml"
     spec.write_text(spec.read_text(encoding="utf-8").replace(f"{REPO}/tests/fixtures/mcq/columns.csv", str(data)),
                     encoding="utf-8")

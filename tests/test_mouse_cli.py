@@ -125,7 +125,7 @@ def test_a_bad_key_stops_with_exit_4(server: LoopbackServer, tmp_path: Path,
     server.set_responder(lambda request: status(401, body=f"invalid key {request.headers['Authorization']}"))
     assert probe(server, "rc", DATA["main"]) == 4
     err = capsys.readouterr().err
-    assert "HTTP 401" in err and "re-run the same command to resume" in err and KEY not in err
+    assert "HTTP 401" in err and "re-run the same command" in err and KEY not in err
     assert KEY not in files_text(tmp_path)
 
 

@@ -141,7 +141,7 @@ def test_specs_without_the_new_keys_list_no_new_findings(tmp_path: Path) -> None
     bench = load_benchmark(spec_file(tmp_path, f"dataset_path: {data}\ndoc_to_text: q\ndoc_to_choice: choices\n"
                                                "doc_to_target: answer\n"))
     assert list(findings(bench)) == ["varying_choice_counts", "gold_duplicated", "duplicate_choices",
-                                     "empty_choices", "lettered_choices"]
+                                     "empty_choices", "lettered_choices", "shared_option_sets"]
 
 
 # ------------------------------------------------------------------ options inside the question
@@ -157,7 +157,7 @@ def _one(tmp_path: Path, question: str, answer: str = "B", extra: str = "", from
 
 @pytest.mark.parametrize("question, stem, options", [
     # LawBench: A:…;B:…;C:…;D:… after the question, no space
-    ("根据虚构的条例，下列说法正确的是？A:甲应赔偿;B:乙应赔偿;C:双方均不赔偿;D:由法院裁量",
+    ("根据虚构的条例，下列说法正确的是？A:甲应赔偿;B:乙应赔偿;C:双方均不赔偿;D:由法院裁量。",  # the closing 。 is not D's
      "根据虚构的条例，下列说法正确的是？", ("甲应赔偿", "乙应赔偿", "双方均不赔偿", "由法院裁量")),
     # GAOKAO: full-width dots, one option a line
     ("关于虚构的实验，正确的是（　　）\nA．甲组较快\nB．乙组较快\nC．一样快\nD．无法判断",
@@ -165,6 +165,9 @@ def _one(tmp_path: Path, question: str, answer: str = "B", extra: str = "", from
     # AGIEval / English: (A) prefixes
     ("Which made-up planet is largest? (A) Zorb (B) Quill (C) Mennet (D) Ystra",
      "Which made-up planet is largest?", ("Zorb", "Quill", "Mennet", "Ystra")),
+    # a full stop every option has is theirs
+    ("Pick one. A. one. B. two. C. three.", "Pick one.", ("one.", "two.", "three.")),
+    ("选哪个？A:甲。;B:乙。;C:丙。;D:丁。。", "选哪个？", ("甲。", "乙。", "丙。", "丁。")),
     # A. B. C. on one line, a stray "A." in the stem and initials inside an option
     ("In part A. of the made-up survey, who wrote it? A. J. K. Smith B. R. Jones C. the panel D. nobody",
      "In part A. of the made-up survey, who wrote it?", ("J. K. Smith", "R. Jones", "the panel", "nobody")),
@@ -172,7 +175,8 @@ def _one(tmp_path: Path, question: str, answer: str = "B", extra: str = "", from
 def test_common_layouts_split_into_a_stem_and_lettered_options(tmp_path: Path, question: str, stem: str,
                                                                 options: tuple[str, ...]) -> None:
     item = _one(tmp_path, question)
-    assert (item.stem, item.choices, item.gold, item.option_letters) == (stem, options, 1, ("A", "B", "C", "D"))
+    assert (item.stem, item.choices, item.gold) == (stem, options, 1)
+    assert item.option_letters == ("A", "B", "C", "D")[:len(options)]
 
 
 def test_out_of_order_and_missing_letters_are_kept_and_counted(tmp_path: Path) -> None:
@@ -312,3 +316,49 @@ def test_nested_parallel_lists_give_one_item_per_position(tmp_path: Path) -> Non
         ("A made-up passage about a lighthouse. When?", ("e", "f"), 1)]
     bad = spec_problems(spec_file(tmp_path, body.replace("[questions, options, answer]", "[questions, questions]")))
     assert any("[nested]" in p and "distinct keys" in p for p in bad)
+
+
+# ------------------------------------------------------------------ every key documented, from the code
+
+
+def test_the_spec_key_table_in_docs_is_generated_from_the_code() -> None:
+    from builder.benchmarks.mcq import spec_keys
+    from builder.benchmarks.mcq.spec import KEYS
+    current = spec_keys.DOC.read_text(encoding="utf-8")
+    assert current == spec_keys.document(current), "docs/audit.md's key table is stale: run `make spec-doc`"
+    table = spec_keys.keys_table()
+    assert all(f"| `{key}` |" in table for key in KEYS) and "| `results` |" in table
+
+
+def test_a_key_without_a_meaning_fails_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    from builder.benchmarks.mcq import spec_keys
+    monkeypatch.setattr(spec_keys, "KEYS", (*spec_keys.KEYS, "brand_new_key"))
+    with pytest.raises(KeyError, match="brand_new_key"):
+        spec_keys.keys_table()
+    current = spec_keys.DOC.read_text(encoding="utf-8")
+    monkeypatch.setattr(spec_keys, "MEANINGS", {**spec_keys.MEANINGS, "brand_new_key": "new"})
+    assert spec_keys.document(current) != current  # a new key makes the committed page stale
+
+
+def test_a_labels_file_outside_the_readable_folders_is_refused(tmp_path: Path) -> None:
+    inside = tmp_path / "spec"
+    inside.mkdir()
+    (inside / "dev.jsonl").write_text(jsonl({"goal": "g", "sol1": "a", "sol2": "b"}), encoding="utf-8")
+    (tmp_path / "secret.lst").write_text("0\n", encoding="utf-8")
+    spec = spec_file(inside, f"dataset_path: {inside}/dev.jsonl\ndoc_to_text: goal\ndoc_to_choice: [sol1, sol2]\n"
+                             "doc_to_target: label\nlabels: {path: ../secret.lst, field: label}\n")
+    found = spec_problems(spec)
+    assert any("[labels]" in p and "outside the folders data may be read from" in p for p in found)
+
+
+def test_a_catastrophic_pattern_is_a_located_error_not_a_hang(tmp_path: Path) -> None:
+    """A spec's own pattern is untrusted: nested repetition on a long record would run for hours
+    under Python's `re`; under the `regex` engine's timeout it is refused on its first record."""
+    import time
+    data = tmp_path / "d.jsonl"
+    data.write_text(jsonl({"id": "1", "question": "a" * 40 + "!", "answer": "A"}), encoding="utf-8")
+    started = time.monotonic()
+    found = problems(spec_file(tmp_path, f"dataset_path: {data}\ndoc_to_target: answer\n"
+                                         "options_from_text: {field: question, pattern: '(a|aa)+([A-D])$'}\n"))
+    assert time.monotonic() - started < 10
+    assert any("d.jsonl:1 [record 1, options_from_text]" in p and "took over" in p for p in found)

@@ -261,10 +261,13 @@ def test_an_items_entry_copied_over_the_kept_entry_is_rebuilt(tmp_path: Path) ->
 # ------------------------------------------------------------ 5. a run with no answered item
 
 def test_a_probe_whose_every_request_failed_is_set_aside_not_scored(project: Path) -> None:
-    """Before: the build published the model at 0.0 [0.0, 0.0]."""
+    """Before: the build published the model at 0.0 [0.0, 0.0]. The probe now exits 1 and moves
+    such a run aside (`.failed`); a user who copies it back into runs/ gets it set aside by the build."""
     with LoopbackServer(lambda req: status(500)) as server:
-        assert probe(project, server, "--out", "runs/{run_id}.jsonl").returncode == 0
-    (path,) = [p for p in (project / "runs").glob("*.jsonl") if p.name.startswith("m-")]
+        assert probe(project, server, "--out", "runs/{run_id}.jsonl").returncode == 1
+    (failed,) = [p for p in (project / "runs").glob("*.jsonl.failed") if p.name.startswith("m-")]
+    path = failed.with_name(failed.name.removesuffix(".failed"))
+    failed.rename(path)
     run = read_run(path)
     assert run.items and all(i.error for i in run.items)
     result = build(project)

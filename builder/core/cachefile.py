@@ -23,13 +23,16 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from builder.core.errors import InputError
 from builder.core.fileio import atomic_write
 from builder.core.paths import REPO_DIR
+from builder.core.textfiles import read_input
 
 SECRET_ENV = "BUZZPROBE_CACHE_SECRET"  # path of the secret file, instead of ~/.config/buzzprobe/cache-secret
 MAGIC = b"buzzprobe-sealed/1\n"
 _TAG = 32
 _SECRET_BYTES = 32
+_SECRET_LIMIT = 2**20  # ours are 32 bytes; a bigger file (or a FIFO, a device) is not a secret
 
 
 def secret_path() -> Path | None:
@@ -51,7 +54,7 @@ def _secret(path: Path | None) -> bytes | None:
     try:
         if path.resolve().is_relative_to(REPO_DIR):
             return None
-        data = path.read_bytes()
+        data = read_input(path, _SECRET_LIMIT)
     except FileNotFoundError:
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -63,15 +66,15 @@ def _secret(path: Path | None) -> bytes | None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(secrets.token_bytes(_SECRET_BYTES))
         return _reread(path)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, InputError):
         return None
     return data if len(data) >= _SECRET_BYTES else None
 
 
 def _reread(path: Path) -> bytes | None:
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = read_input(path, _SECRET_LIMIT)
+    except (OSError, InputError):
         return None
     return data if len(data) >= _SECRET_BYTES else None
 
@@ -112,8 +115,8 @@ def read_sealed(path: Path, kind: str) -> bytes | None:
     if key is None:
         return None
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_input(path)  # a FIFO or a link to /dev/zero planted as an entry is not waited on
+    except (OSError, InputError):
         return None
     head = len(MAGIC) + _TAG
     if not raw.startswith(MAGIC) or len(raw) < head or tracked(path):

@@ -5,6 +5,11 @@ through `download`, so each gets the same guarantees: transient failures are ret
 backoff, a permanent one stops at once, and the body is checked (not empty, the expected first
 bytes, the pinned sha256 when required) in a temporary file beside the destination before it
 replaces anything, so nothing half-written or wrong is ever left where builds look.
+
+A body is bounded while it streams: by the pinned size when the caller knows it, else by
+MAX_INPUT_BYTES (no reader would take more: builder.core.textfiles), so a server cannot fill the
+disk before the sha256 check; and the whole download, retries and waits included, by an overall
+deadline, so a server dripping a byte at a time cannot hold it open for ever (docs/input-limits.md).
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from typing import TYPE_CHECKING
 
 from builder.core.errors import DownloadError
 from builder.core.fileio import atomic_file
+from builder.core.textfiles import MAX_INPUT_BYTES
 
 if TYPE_CHECKING:
     import httpx
 
 UTF8_BOM = b"\xef\xbb\xbf"
+DEADLINE_SECONDS = 600.0  # one download, every attempt and wait included (a real one takes seconds)
 
 # Statuses worth another try: server-side trouble plus the two "slow down" 4xx.
 _RETRY_STATUSES = frozenset({408, 429})
@@ -65,30 +72,37 @@ class _Check:
     header: bytes | None  # the bytes the body must start with, after an optional UTF-8 BOM (None: any)
     sha256: str | None  # required digest, or None (then a mismatch only warns)
     hint: str | None
+    max_bytes: int  # the pinned size, or the readers' cap: a longer body is cut off and refused
+    until: float  # time.monotonic() by which the whole download must be done
 
 
 def download(dest: Path, url: str, *, expected_sha256: str, header: bytes | None = None,
              require_pin: bool = False, hint: str | None = None, timeout: float = 60.0, retries: int = 3,
              backoff: float = 1.0, sleep: Callable[[float], None] = time.sleep,
-             log: Callable[[str], None] = print) -> FetchResult:
+             log: Callable[[str], None] = print, expected_bytes: int | None = None,
+             deadline: float | None = None) -> FetchResult:
     """Download `url` to `dest` atomically, retrying transient failures.
 
     `retries` is the number of extra attempts after the first; waits grow as backoff,
     2*backoff, 4*backoff... A sha256 other than `expected_sha256` is only a warning (a
     re-download may differ in line endings but not in data: the loader validates the content);
     with `require_pin` it is an error and dest is left as it was. `hint` ends every error.
+    `expected_bytes` (the pinned size, when known) bounds the body, else MAX_INPUT_BYTES does;
+    `deadline` (DEADLINE_SECONDS) bounds the whole download.
     """
     dest = Path(dest)
     log(f"downloading {url} -> {dest}")
-    check = _Check(header, expected_sha256 if require_pin else None, hint)
+    until = time.monotonic() + (DEADLINE_SECONDS if deadline is None else deadline)
+    check = _Check(header, expected_sha256 if require_pin else None, hint,
+                   MAX_INPUT_BYTES if expected_bytes is None else expected_bytes, until)
     for attempt in range(retries + 1):
         try:
             digest, size = _download_once(url, dest, timeout, check)
             break
         except _Retryable as exc:
-            if attempt == retries:
-                raise FetchError(f"{exc} (gave up after {attempt + 1} attempts)", url=url, hint=hint) from exc
             delay = backoff * 2**attempt
+            if attempt == retries or time.monotonic() + delay >= until:
+                raise FetchError(f"{exc} (gave up after {attempt + 1} attempts)", url=url, hint=hint) from exc
             log(f"attempt {attempt + 1} failed: {exc}; retrying in {delay:g}s")
             sleep(delay)
     matched = digest == expected_sha256
@@ -122,7 +136,7 @@ def _stream_to(url: str, out, timeout: float, check: _Check) -> tuple[str, int, 
     size = 0
     head = b""
     wanted = len(UTF8_BOM) + len(check.header or b"")
-    headers = {"User-Agent": "buzzprobe-data-fetch"}
+    headers = {"User-Agent": "buzzprobe-data-fetch", "Accept-Encoding": "identity"}  # the bytes counted are the bytes sent
     import httpx
     # Network trouble that a later attempt may not hit; other transport errors (e.g. an
     # unsupported URL scheme) are permanent and fail at once.
@@ -131,12 +145,14 @@ def _stream_to(url: str, out, timeout: float, check: _Check) -> tuple[str, int, 
         with httpx.Client(follow_redirects=True, timeout=timeout, headers=headers) as client:
             with client.stream("GET", url) as response:
                 _check_status(response, url, check.hint)
+                _check_length(response, url, check)
                 for chunk in response.iter_bytes():
                     if len(head) < wanted:
                         head += chunk[:wanted - len(head)]
+                    size += len(chunk)
+                    _check_bounds(size, url, check)
                     out.write(chunk)
                     sha.update(chunk)
-                    size += len(chunk)
     except retry as exc:
         raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -153,6 +169,25 @@ def _check_status(response: "httpx.Response", url: str, hint: str | None) -> Non
     if status >= 500 or status in _RETRY_STATUSES:
         raise _Retryable(message)
     raise FetchError(message, url=url, hint=hint)
+
+
+def _check_length(response: "httpx.Response", url: str, check: _Check) -> None:
+    """A body whose stated length is over the bound is refused before any of it is read."""
+    stated = response.headers.get("Content-Length", "")
+    if stated.isascii() and stated.isdigit() and int(stated) > check.max_bytes:
+        raise FetchError(f"the server announces {int(stated):,} bytes, more than the {check.max_bytes:,} expected; "
+                         "not downloaded", url=url, hint=check.hint)
+
+
+def _check_bounds(size: int, url: str, check: _Check) -> None:
+    """Stop as soon as the body passes its bound or the download its deadline (not retried:
+    a server that does it once will do it again)."""
+    if size > check.max_bytes:
+        raise FetchError(f"the body is longer than the {check.max_bytes:,} bytes expected; stopped and not stored",
+                         url=url, hint=check.hint)
+    if time.monotonic() > check.until:
+        raise FetchError("the download did not finish within its deadline; stopped and not stored",
+                         url=url, hint=check.hint)
 
 
 def _check_body(head: bytes, size: int, url: str, check: _Check) -> None:

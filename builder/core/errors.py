@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from builder.core.redact import safe_message
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -26,7 +28,7 @@ class Problem:
             where += f":{self.line}"
         if self.field is not None:
             where += f" [{self.field}]"
-        return f"{where}: {self.message}"
+        return safe_message(f"{where}: {self.message}")  # never a secret variable's value, never a whole file
 
 
 class InputError(Exception):

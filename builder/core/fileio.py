@@ -26,7 +26,7 @@ from builder.core.errors import InputError
 def umask_mode(base: int = 0o666) -> int:
     """`base` less the process umask: the mode `open()` would give a new file."""
     try:  # Linux reports it without changing it (no window where another thread sees umask 0)
-        for line in Path("/proc/self/status").read_text().splitlines():
+        for line in Path("/proc/self/status").read_text().splitlines():  # not JSON Lines: the kernel's text
             if line.startswith("Umask:"):
                 return base & ~int(line.split()[1], 8)
     except OSError:
@@ -129,10 +129,12 @@ def _still_at(fd: int, path: Path) -> bool:
 
 
 def file_sha256(path: str | Path) -> str:
-    """The sha256 of a file's bytes, read in 1 MiB chunks (data files can be large)."""
+    """The sha256 of a regular file's bytes, read in 1 MiB chunks (data files can be large); a
+    FIFO or device is an InputError (builder.core.textfiles.open_regular), never waited on."""
     import hashlib
+    from builder.core.textfiles import open_regular
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()

@@ -7,9 +7,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
 
-ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL")
+ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL", "GITHUB_REPOSITORY", "GITHUB_SERVER_URL")
 
 
 def _files(root: Path, patterns: Iterable[str]) -> list[Path]:
@@ -34,7 +35,7 @@ def build_fingerprint(runs_dir: Path, runs: Iterable[Path], content_dir: Path, i
         for i, path in enumerate(paths):
             name = f"input{i}" if root is None else path.relative_to(root).as_posix()
             digest.update(f"{group}\0{name}\0".encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(bytes.fromhex(file_sha256(path)))  # streamed: a huge file costs no memory
     from builder.core.cachefile import environment_key  # a changed dependency is a changed input
     digest.update(f"deps\0{environment_key()}\0".encode())
     for name in ENV_INPUTS:

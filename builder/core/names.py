@@ -11,6 +11,7 @@ never collide with another on a case-insensitive file system.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import string
@@ -150,3 +151,11 @@ def fill_template(template: str, where: str, **values: str) -> Path:
 def confined(folder: Path, name: str, suffix: str, where: str) -> Path:
     """`folder/<name><suffix>` for a checked name: the file stays inside `folder`."""
     return folder / f"{check_name(name, where)}{suffix}"
+
+
+def did_you_mean(name: str, known: list[str], what: str) -> str:
+    """The tail of an unknown-name message: the closest known names (difflib), then all of them,
+    so a typo gets its fix and a newcomer the list. One wording for every command that takes a name."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
+    return f"{hint} {what}: {', '.join(known)}" if known else hint

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from builder.core.errors import InputError
+from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
 
 KeyPath = tuple[str | int, ...]
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed: the same rules, faster
@@ -31,7 +32,7 @@ def load_yaml_node(path: str | Path) -> tuple[Any, dict[KeyPath, int], yaml.Node
     """load_yaml, and the checked node tree (for a reader that needs a scalar as written)."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_input(path, MAX_DOCUMENT_BYTES).decode("utf-8")  # a FIFO, device or huge file is refused
     except OSError as exc:
         raise InputError.single(path, f"cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:

@@ -13,6 +13,7 @@ stack loads when a probe actually runs.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -69,6 +70,8 @@ def add_probe_parser(sub: Any) -> None:
         out_help="output file; {run_id} and {model_slug} are filled in (default runs/{model_slug}/{run_id}.jsonl)",
         run_id_help="override the derived run id (single seed only)",
         retry_errors_help="re-ask the items whose line records an error (the file is rewritten without them)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per run (score, intervals, paired gaps, usage) instead of text")
     p.set_defaults(handler=guarded(lambda args, key: _run(args, key, own), "probe"))
 
 
@@ -227,7 +230,9 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
     import asyncio
 
     from builder.probing.client import FatalError, Redactor, url_secrets
-    from builder.probing.runner import check_prompts, drop_errored_items, execute, is_complete, preview
+    from builder.probing.runner import (
+        check_prompts, drop_errored_items, execute, is_complete, preview, set_aside_if_failed,
+    )
 
     for plan in plans:
         check_prompts(plan)
@@ -243,22 +248,63 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
             dropped, prior = drop_errored_items(plan)
             print(f"{plan.path}: re-asking {dropped} errored item(s)", file=sys.stderr)
         elif is_complete(plan):
-            print(f"{plan.path}: already complete, nothing to ask")
+            if getattr(args, "json", False):
+                print(json.dumps(_result(plan, None)))
+            else:
+                print(f"{plan.path}: already complete, nothing to ask")
+                _say_score(plan)
             continue
         try:
             outcome = asyncio.run(execute(plan, key, prior=prior))
         except FatalError as exc:
-            print(f"{command}: stopped: {redact(str(exc))}\n  the run so far is kept in "
-                  f"{plan.path}; fix the cause and re-run the same command to resume", file=sys.stderr)
+            kept = (f"the run so far is kept in {plan.path}; fix the cause and re-run the same command to resume"
+                    if plan.path.exists() else "nothing was written (no item was answered); fix the cause and "
+                    "re-run the same command")
+            print(f"{command}: stopped: {redact(str(exc))}\n  {kept}", file=sys.stderr)
             return EXIT_FATAL
-        (report or _report)(plan, outcome)
+        failed = set_aside_if_failed(plan)
+        if failed is not None:
+            print(f"{command}: failed: no item of {plan.header.run_id} was answered ({outcome.errors} of "
+                  f"{outcome.asked} asked failed after retries; first error: {redact(failed[1])[:300]}); the run "
+                  f"is not published: moved to {failed[0]}. Check the endpoint, model name and key, then re-run "
+                  "the same command to ask every item again", file=sys.stderr)
+            return EXIT_FAILED
+        if getattr(args, "json", False):
+            print(json.dumps(_result(plan, outcome)))
+        else:
+            (report or _report)(plan, outcome)
     return 0
 
 
+def _result(plan: Any, outcome: Any) -> dict[str, Any]:
+    """`probe --json`: one object per run, one line each (outcome None: it was already complete)."""
+    out: dict[str, Any] = {"run_id": plan.header.run_id, "path": str(plan.path),
+                           "complete": True if outcome is None else outcome.complete,
+                           "asked": 0 if outcome is None else outcome.asked,
+                           "failed": 0 if outcome is None else outcome.errors}
+    if (outcome is None or outcome.complete) and plan.score is not None:
+        out["score"], out["gaps"] = plan.score(plan.path)
+    if outcome is not None:
+        out["usage"] = outcome.usage_totals
+    return out
+
+
+def _say_score(plan: Any) -> None:
+    from builder.probing.summary import describe
+    if plan.score is not None:
+        for line in describe(*plan.score(plan.path)):
+            print(f"  {line}")
+
+
 def _report(plan: Any, outcome: Any) -> None:
+    """What was asked, then (a finished run) its score and any paired gap, then the tokens spent."""
     state = "complete" if outcome.complete else "incomplete"
-    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries; "
-          f"usage {outcome.usage_totals}")
+    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries")
+    if outcome.complete:
+        _say_score(plan)
+    usage = outcome.usage_totals
+    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
+        print(f"  tokens: {usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} completion")
     if outcome.errors:
         print("  failed items are recorded with `error` and count as wrong; "
               "re-ask them with --retry-errors", file=sys.stderr)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,13 +21,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tqdm import tqdm
-
 from builder.core.build_date import utc_now
 from builder.core.errors import InputError
 from builder.core.fileio import exclusive
+from builder.core.textfiles import lines_with_ends, read_input
 from builder.probing.client import ChatClient, FatalError, RequestError, RetryPolicy
 from builder.probing.jobs import Job, Messages, Reply
+from builder.probing.progress import progress_bar
 from builder.runs.selection import Selection
 from builder.runs.reader import read_run
 from builder.runs.schema import Footer, Header, usage_totals
@@ -64,6 +63,8 @@ class RunPlan:
     settings: ProbeSettings
     # For --retry-errors: the parts of an errored item that were answered (re-used, not re-asked).
     answered: Callable[[Any], dict[str, str]] | None = None
+    # What `probe` ends with for the finished file: its score and any paired gaps (probing.summary).
+    score: Callable[[Path], tuple[dict[str, Any], list[dict[str, Any]]]] | None = None
 
     def body(self, messages: Messages) -> dict[str, Any]:
         """The exact JSON body posted for one request."""
@@ -126,7 +127,7 @@ def drop_errored_items(plan: RunPlan) -> tuple[int, Prior]:
     if not plan.path.is_file():
         return 0, {}
     with exclusive(plan.path, "this run"):
-        lines = plan.path.read_bytes().splitlines(keepends=True)
+        lines = lines_with_ends(read_input(plan.path))
         check_same_header(plan.path, complete_record(lines[0]) if lines else None, plan.header)
         records = [(line, complete_record(line)) for line in lines[1:]]
         readable = [line for line, record in records if record is not None and record.get("type") != "footer"]
@@ -183,7 +184,7 @@ class _Recorder:
     writer: RunWriter
     disk: ThreadPoolExecutor
     outcome: RunOutcome
-    bar: tqdm
+    bar: Any  # tqdm, or LineProgress off a terminal
     client: ChatClient
 
     async def record(self, item: Any) -> None:
@@ -194,10 +195,8 @@ class _Recorder:
         self.bar.update()
 
 
-def _progress(plan: RunPlan, done: int) -> tqdm:
-    return tqdm(total=len(plan.row_ids), initial=done, unit="item", desc=plan.header.run_id,
-                file=sys.stderr, disable=not plan.settings.progress, mininterval=0.25, smoothing=0.1,
-                dynamic_ncols=True)
+def _progress(plan: RunPlan, done: int) -> Any:
+    return progress_bar(len(plan.row_ids), done, plan.header.run_id, plan.settings.progress)
 
 
 async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, recorder: _Recorder,
@@ -259,6 +258,25 @@ def finish(plan: RunPlan, outcome: RunOutcome) -> None:
     items = sorted(run.items, key=lambda item: item.row_id)
     write_run(plan.path, run.header, items, Footer(len(items), utc_now(), outcome.usage_totals))
     outcome.complete = True
+
+
+FAILED_SUFFIX = ".failed"  # a run whose every item failed is kept under this name: builds never read it
+
+
+def set_aside_if_failed(plan: RunPlan) -> tuple[Path, str] | None:
+    """A run in which no item was answered (every line records an error: a dead endpoint, a
+    wrong model name) measures nothing, yet would publish a score of 0. Move it out of the
+    build's reach (RUN.jsonl -> RUN.jsonl.failed, replacing an older one) so a re-run asks
+    every item afresh; returns (where it went, the first error), or None when any item was answered."""
+    if not plan.path.is_file():
+        return None
+    with exclusive(plan.path, "this run"):
+        run = read_run(plan.path)
+        if not run.items or any(getattr(item, "error", None) is None for item in run.items):
+            return None
+        aside = plan.path.with_name(plan.path.name + FAILED_SUFFIX)
+        plan.path.replace(aside)
+    return aside, str(run.items[0].error)
 
 
 def check_prompts(plan: RunPlan, shown: int = 5) -> None:

@@ -1,6 +1,6 @@
-"""Held-out scores of the ranker: train -> test, or K-fold cross-fitting over whole items, with the
-L2 penalty chosen by inner cross-validation on the
-training items only.
+"""Held-out scores of the ranker: train -> test, or K-fold cross-fitting over whole groups of items
+(builder.ranker.groups: items sharing an option set, or a tie the spec names, never straddle a
+fold), with the L2 penalty chosen by inner cross-validation on the training items only.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from threadpoolctl import threadpool_limits
 from builder.ranker import model
 from builder.ranker.cues import GROUPS, NGRAMS, Dense, Texts, dense_features, read_texts
 from builder.ranker.grid import OptionGrid, option_grid
+from builder.ranker.groups import group_folds, item_groups
 from builder.ranker.ngrams import GramSets, priors
 
 FOLDS = 5
@@ -30,18 +31,25 @@ CROSS_VALIDATION = "5-fold CV"
 @dataclass(frozen=True)
 class Options:
     """Everything computed from the option texts once: the grid, every dense cue family, and the
-    character and token n-gram sets the n-gram priors count."""
+    character and token n-gram sets the n-gram priors count, and the groups every fold keeps whole."""
 
     grid: OptionGrid
     dense: Dense
     char: GramSets
     word: GramSets
+    groups: np.ndarray | None = None  # (n,) fold groups; None: the items' option-set groups
 
     @classmethod
-    def build(cls, texts: Sequence[Sequence[str]], gold: Sequence[int]) -> "Options":
+    def build(cls, texts: Sequence[Sequence[str]], gold: Sequence[int],
+              ties: Sequence[str | None] | None = None) -> "Options":
+        """`ties`: per item, a value the spec's `group` gives (None: no tie beyond its option set)."""
         grid = option_grid(texts, gold)
         t: Texts = read_texts(grid)
-        return cls(grid, dense_features(t), GramSets.of(t.char), GramSets.of(t.word))
+        return cls(grid, dense_features(t), GramSets.of(t.char), GramSets.of(t.word), item_groups(grid.texts, ties))
+
+    def item_groups(self) -> np.ndarray:
+        """(n,) group per item: what build found, else the option-set groups of the grid."""
+        return item_groups(self.grid.texts) if self.groups is None else self.groups
 
     def feature(self, name: str) -> np.ndarray:
         """(n, K) one dense cue (a rule's score: `chars`, `centroid`, ...); 0 in padded slots."""
@@ -52,7 +60,7 @@ class Options:
         x = self.dense.values[:, self.dense.columns(tuple(groups))]
         if NGRAMS in groups:
             g = self.grid
-            inner = folds(len(train), INNER_FOLDS, FOLD_SEED + 1)
+            inner = folds(self.item_groups()[train], INNER_FOLDS, FOLD_SEED + 1)
             x = np.column_stack([x] + [priors(s, g.mask, g.gold, train, inner) for s in (self.char, self.word)])
         return model.Design(x, self.grid.mask, self.grid.gold)
 
@@ -79,23 +87,23 @@ class Evaluation:
         return self.scores.argmax(axis=1)
 
 
-def folds(n: int, k: int = FOLDS, seed: int = FOLD_SEED) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Whole-item folds (train, held out), seeded; every item is held out exactly once."""
-    order = np.random.default_rng(seed).permutation(n)
-    parts = np.array_split(order, k)
-    return [(np.sort(np.concatenate(parts[:i] + parts[i + 1:])), np.sort(parts[i])) for i in range(k)]
+def folds(groups: np.ndarray | int, k: int = FOLDS, seed: int = FOLD_SEED) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Whole-group folds (train, held out) over the items `groups` labels (an int n: n items, each
+    its own group), seeded; every item is held out exactly once."""
+    return group_folds(np.arange(groups) if isinstance(groups, int) else groups, k, seed)
 
 
-def select(d: model.Design) -> float:
+def select(d: model.Design, groups: np.ndarray) -> float:
     """The penalty with the lowest mean held-out log loss over INNER_FOLDS folds of `d`'s items
     (at most INNER_ITEMS of them, a seeded sample: past a few thousand items the choice is stable
-    and the audit of a 12,000-item benchmark must stay within a minute); ties: the stronger."""
+    and the audit of a 12,000-item benchmark must stay within a minute); ties: the stronger.
+    `groups` labels `d`'s items: the inner folds keep them whole too."""
     items = np.arange(len(d.gold))
     if len(items) > INNER_ITEMS:
         items = np.sort(np.random.default_rng(FOLD_SEED + 2).choice(items, INNER_ITEMS, replace=False))
     sample = d.subset(items)
     losses = dict.fromkeys(ALPHAS, 0.0)
-    for train, held in folds(len(items), INNER_FOLDS, FOLD_SEED + 1):
+    for train, held in folds(np.asarray(groups)[items], INNER_FOLDS, FOLD_SEED + 1):
         inner, out = sample.subset(train), sample.subset(held)
         start = None
         for alpha in ALPHAS:
@@ -110,7 +118,7 @@ def fit_ranker(options: Options, train: np.ndarray, groups: Sequence[str],
     """Fit on `train` only (features, priors, standardisation, penalty); return the design too."""
     d = options.design(train, groups)
     sub = d.subset(train)
-    return model.fit(sub, select(sub) if alpha is None else alpha), d
+    return model.fit(sub, select(sub, options.item_groups()[train]) if alpha is None else alpha), d
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -129,7 +137,7 @@ def single_threaded(fn: F) -> F:
 def fit_evaluate(options: Options, train: np.ndarray | None = None, test: np.ndarray | None = None,
                  groups: Sequence[str] = GROUPS, alpha: float | None = None) -> Evaluation:
     """Scores for held-out items: `test` from a model fitted on `train`, else every item once
-    under FOLDS-fold cross-fitting. `alpha` fixes the penalty (else inner CV chooses it)."""
+    under FOLDS-fold cross-fitting by group. `alpha` fixes the penalty (else inner CV chooses it)."""
     return single_threaded(_evaluate)(options, train, test, groups, alpha)
 
 
@@ -142,7 +150,7 @@ def _evaluate(options: Options, train: np.ndarray | None, test: np.ndarray | Non
         s = r.scores(d.subset(test))
         return Evaluation(TRAIN_TEST, test, s, model.softmax(s), (r.alpha,))
     scores, chosen = np.full((n, width), -np.inf), []
-    for tr, held in folds(n):
+    for tr, held in folds(options.item_groups()):
         r, d = fit_ranker(options, tr, groups, alpha)
         scores[held] = r.scores(d.subset(held))
         chosen.append(r.alpha)

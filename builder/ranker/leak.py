@@ -1,8 +1,8 @@
 """Per-item leak scores and the drop-one-family ablation, both from cross-fitted predictions.
 
-leak_score: the probability the ranker gives the gold when the ranker never saw the item (5-fold
-cross-fitting over whole items); solvable: the gold's score is strictly the highest of the item's
-options (a tie is not solved: nothing in the options decides it, and the published order must not).
+leak_score: the probability the ranker gives the gold when the ranker never saw the item nor any
+item of its group (5-fold cross-fitting by group: builder.ranker.groups); solvable: the gold's
+score is strictly the highest of the item's options (a tie is not solved: nothing in the options decides it, and the published order must not).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def ablation(options: Options, alpha: float, train: np.ndarray | None = None,
     full model's inner-CV choice) and each refit started from the full model's weights, so a
     12,000-item audit affords it. Sorted by drop, largest first."""
     if train is None or test is None:
-        train, test = folds(options.grid.n)[0]
+        train, test = folds(options.item_groups())[0]
     full, design = fit_ranker(options, train, GROUPS, alpha)
     names = feature_names(options, GROUPS)
     held = design.subset(test)

@@ -27,6 +27,7 @@ from typing import Any, TypeVar, overload
 
 from builder.core.cachefile import environment_key, read_sealed, unpickle, write_sealed
 from builder.core.paths import PACKAGE_DIR
+from builder.core.textfiles import read_input
 from builder.runs.files import is_compressed
 from builder.runs.schema import Run
 
@@ -125,7 +126,7 @@ class RunCache:
         """The parsed run at `path`: from the cache when its bytes are known, else `read(raw)`
         (which raises located errors; failures are never cached)."""
         try:
-            raw = path.read_bytes()
+            raw = read_input(path)  # a FIFO or device named like a run is refused, not waited on
         except OSError:
             return read(None)  # reports the file as unreadable
         # A run that may be being appended to means more than its bytes; a .jsonl.gz run is only

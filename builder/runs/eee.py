@@ -115,9 +115,13 @@ def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str
     log["detailed_evaluation_results"] = {"format": "jsonl", "file_path": samples_rel, "hash_algorithm": "sha256",
                                           "checksum": hashlib.sha256(samples).hexdigest(), "total_rows": len(lines)}
     target = out / folder
-    target.mkdir(parents=True, exist_ok=True)
-    (target / f"{name}_samples.jsonl").write_bytes(samples)
-    (target / f"{name}.json").write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        (target / f"{name}_samples.jsonl").write_bytes(samples)
+        (target / f"{name}.json").write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:  # --out is a file, read-only, full...: said of the folder, not as a traceback
+        raise InputError.single(out, f"cannot write the export: {exc.strerror or exc} ({exc.filename or target})",
+                                field="--out") from None
     return target / f"{name}.json", target / f"{name}_samples.jsonl"
 
 

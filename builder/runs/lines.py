@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError
+from builder.core.textfiles import check_values
 
 MAX_RESPONSE_CHARS = 20_000  # a Task 2 answer is one letter; this keeps runaway output bounded
 MAX_ERROR_CHARS = 2_000  # an error message; the client's own are a few hundred
@@ -56,7 +57,9 @@ def load_line(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
 def load_document(path: str | Path, text: str | bytes, line: int | None = None,
                   max_depth: int = MAX_DOCUMENT_DEPTH) -> Any:
     """A JSON file (or one line of a JSON Lines file) from any importer or data file, read by
-    load_line's rules; a failure is an InputError naming the file (and line)."""
+    load_line's rules within MAX_VALUES (builder.core.textfiles); a failure is an InputError
+    naming the file (and line)."""
+    check_values(path, text)
     try:
         return load_line(text, max_depth)
     except LineError as exc:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError
+from builder.core.textfiles import lines_with_ends, read_input
 from builder.runs.lines import LineError, load_line
 from builder.runs.schema import Footer, Header, Run
 from builder.runs.writer import write_run
@@ -54,9 +55,8 @@ def _comparable(record: dict[str, Any]) -> dict[str, Any]:
 def _existing(path: Path) -> list[dict[str, Any]] | None:
     """The file's records, or None when it is not a readable run (any such file differs)."""
     try:
-        with open(path, "rb") as handle:
-            records = [load_line(line) for line in handle if line.strip()]
-    except (OSError, LineError):
+        records = [load_line(line) for line in lines_with_ends(read_input(path)) if line.strip()]
+    except (OSError, InputError, LineError):
         return None
     if not all(isinstance(r, dict) for r in records):
         return None

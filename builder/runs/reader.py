@@ -7,6 +7,7 @@ footer) and hands the benchmark's own header values and each item line to its fo
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,10 @@ from builder.runs import schema as s
 from builder.runs.files import is_compressed
 from builder.runs.formats import RunFormat, format_for, known_benchmarks
 from builder.runs.lines import LineError, load_line
-from builder.core.textfiles import read_input
+from builder.core.archives import gunzip
+from builder.core.textfiles import check_values, last_line, numbered_lines, read_input
 
+MAX_PROBLEMS = 200  # problems listed for one run file before it is no longer read
 # The envelope every run shares; a benchmark's RunFormat checks the rest (builder.runs.formats).
 _HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
     "schema": str, "run_id": str, "benchmark": str, "task": str, "condition": str,
@@ -30,25 +33,29 @@ _HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
 def read_run(path: str | Path, raw: bytes | None = None) -> s.Run:
     """Parse one run file (or `raw`, bytes meant for it); raises InputError with every problem found."""
     path = Path(path)
-    lines = _split_lines(path, raw)
+    text = _text(path, raw)
     collector = Collector(str(path))
-    records = _parse_all(collector, lines)
-    first = records[0] if records else None
+    lines = numbered_lines(path, text)  # refuses too many lines before anything is cut
+    last = last_line(text)
+    records = _parsed(collector, lines, last)
+    first = next(records, None)
     header = _read_header(collector, first)
     fmt = _item_format(first)
-    items, footer, item_lines, footer_line = _read_body(collector, records[1:], fmt, first[1] if first else None)
+    items, footer, item_lines, footer_line = _read_body(collector, records, fmt, first[1] if first else None, last)
     collector.raise_if_any()
     assert header is not None
     return s.Run(str(path), header, tuple(items), footer, item_lines, footer_line)
 
 
-def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
+def _text(path: Path, raw: bytes | None) -> str:
+    """The run's text, read and inflated within the input caps (builder.core.textfiles), so a
+    bomb of newlines is refused before it is expanded."""
     try:
         raw = read_input(path) if raw is None else raw  # a FIFO or device named like a run is refused
     except OSError as exc:
         raise InputError.single(path, f"cannot read run: {exc.strerror or exc}") from exc
     if is_compressed(path):
-        raw = _decompressed(path, raw)
+        raw = gunzip(path, raw)  # written whole (never appended), so a damaged stream is an error
     elif not raw.endswith(b"\n") and being_written(path):
         raw = raw[: raw.rfind(b"\n") + 1]  # a probe is appending this line now: read the run without it
     try:
@@ -56,36 +63,7 @@ def _split_lines(path: Path, raw: bytes | None) -> list[tuple[int, str]]:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError.single(path, "not valid UTF-8", line=line) from exc
-    numbered = list(enumerate(text.split("\n"), start=1))
-    if numbered and numbered[-1][1] == "":
-        numbered.pop()  # the newline that ends the last line
-    return [(n, t) for n, t in numbered if t.strip()]
-
-
-def _decompressed(path: Path, raw: bytes) -> bytes:
-    """A `.jsonl.gz` run: written whole (never appended), so a damaged stream is an error."""
-    import gzip
-    import zlib
-    try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as exc:
-        line = _whole_lines(raw) + 1
-        raise InputError.single(path, f"not a readable gzip file: {exc} (it breaks off in this line: the file was cut "
-                                "short or damaged; import or copy it again)", line=line) from None
-
-
-def _whole_lines(raw: bytes) -> int:
-    """How many whole lines a damaged gzip stream yields before it breaks, so its error names
-    the line where the damage starts. Inflated a megabyte at a time, only counted."""
-    import zlib
-    inflater, data, count = zlib.decompressobj(wbits=31), raw, 0
-    try:
-        while data and not inflater.eof:
-            count += inflater.decompress(data, 1 << 20).count(b"\n")
-            data = inflater.unconsumed_tail
-    except zlib.error:
-        pass
-    return count
+    return check_values(path, text)
 
 
 def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat | None:
@@ -97,11 +75,11 @@ def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat |
     return format_for(data["benchmark"], data.get("task") if isinstance(data.get("task"), str) else None)
 
 
-def _parse_all(c: "Collector", lines: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any] | None]]:
+def _parsed(c: "Collector", lines: Iterable[tuple[int, str]], last: int) -> Iterator[tuple[int, dict[str, Any] | None]]:
     """Each line must be a JSON object on its own (no joined fast path: a torn line could
-    otherwise combine with its neighbour into valid JSON)."""
-    last = lines[-1][0] if lines else 0
-    return [(n, c.parse_json(n, text, last=(n == last))) for n, text in lines]
+    otherwise combine with its neighbour into valid JSON); parsed as it is read, so only the
+    items are kept, never every line's object at once."""
+    return ((n, c.parse_json(n, text, last=(n == last))) for n, text in lines)
 
 
 class Collector:
@@ -112,7 +90,12 @@ class Collector:
         self.problems: list[Problem] = []
 
     def add(self, message: str, line: int | None = None, field: str | None = None) -> None:
+        """Record a problem; past MAX_PROBLEMS, stop reading the file (a run of millions of bad
+        lines would otherwise cost a problem each, in memory and time)."""
         self.problems.append(Problem(self.path, message, line, field))
+        if len(self.problems) >= MAX_PROBLEMS:
+            self.problems.append(Problem(self.path, f"stopped reading after {MAX_PROBLEMS} problems", line))
+            raise InputError(self.problems)
 
     def raise_if_any(self) -> None:
         if self.problems:
@@ -204,20 +187,20 @@ def _check_header_values(c: Collector, line: int, data: dict[str, Any], fmt: Run
     return len(c.problems) == before
 
 
-def _read_body(c: Collector, records: list[tuple[int, dict[str, Any] | None]], fmt: RunFormat | None,
-               header: dict[str, Any] | None) -> tuple[list[Any], s.Footer | None, dict[int, int], int | None]:
+def _read_body(c: Collector, records: Iterable[tuple[int, dict[str, Any] | None]], fmt: RunFormat | None,
+               header: dict[str, Any] | None, last: int) -> tuple[list[Any], s.Footer | None, dict[int, int], int | None]:
     """Items are read by the header's benchmark format (none when the benchmark is unknown:
     the header already says so); the envelope checks line types, row_id uniqueness, the footer."""
     items: list[Any] = []
     seen: dict[int, int] = {}
     footer: s.Footer | None = None
     footer_line: int | None = None
-    for index, (line, data) in enumerate(records):
+    for line, data in records:
         if data is None:
             continue
         kind = data.get("type")
         if kind == "footer":
-            footer = _read_footer(c, line, data, is_last=index == len(records) - 1)
+            footer = _read_footer(c, line, data, is_last=line == last)
             footer_line = line
         elif kind == "item":
             if fmt is None or header is None:

@@ -69,6 +69,15 @@ class Header:
         return tuple(str(w) for w in found) if isinstance(found, list) else ()
 
     @property
+    def made_by(self) -> str:
+        """The tool whose answers the run holds: the first word of subject parameter `source`
+        (lm-eval, inspect_ai, official: an import), or "" for a run probed here. Runs made by
+        different tools never pair or pool: their prompts, items and parsing may differ unseen."""
+        parameters = self.subject.get("parameters")
+        found = parameters.get("source") if isinstance(parameters, dict) else None
+        return str(found).split(" ", 1)[0] if isinstance(found, str) else ""
+
+    @property
     def display_name(self) -> str:
         """A short name for chart legends: "Qwen2.5-Coder-1.5B-Instruct, local Q4_K_M" (the
         quantisation moves from the name's tail to the "local" note; remote models keep their name)."""

@@ -18,6 +18,7 @@ from builder.core.names import check_display_name
 from builder.runs.files import is_compressed
 from builder.runs.lines import LineError, load_line
 from builder.core.fileio import atomic_file
+from builder.core.textfiles import lines_with_ends, read_input
 from builder.runs.schema import Footer, Header, ItemLine
 
 # Header fields that may legitimately differ between the first start and a resume.
@@ -120,8 +121,8 @@ def _recover(path: Path, header: Header) -> set[int]:
     Only the last line can be torn by a crash; a bad line anywhere else is damage
     we refuse to paper over, since truncating there would lose finished items.
     """
-    raw = path.read_bytes()
-    lines = raw.splitlines(keepends=True)
+    raw = read_input(path)
+    lines = lines_with_ends(raw)
     keep, done, first = 0, set(), None
     for number, line in enumerate(lines, start=1):
         record = complete_record(line)

@@ -6,13 +6,16 @@ When the bundle runs, it replaces each static SVG with the live (tooltip-enabled
 
     <div class="chart" id="ID"> ...static <svg>... </div>
     <script type="application/json" class="vl-spec" data-target="ID">{...spec...}</script>
-    <script src="charts.js" defer></script>
+    <script src="chart-loader.js" defer></script>   (loads this bundle on demand)
 
-On DOMContentLoaded (or at once, if the document has already been parsed) every
-``script.vl-spec`` is parsed and drawn into the element whose id is its ``data-target``. The
-live chart is drawn into a hidden child first and only swapped in once Vega has finished, so a
-failure (bad spec, old browser) leaves the static SVG exactly as it was. Nothing is logged on
-success; a failure logs one ``console.error`` line naming the chart.
+Pages do not load it up front (it is about 900 KB): assets/chart-loader.js fetches it when a
+reader first interacts with a chart (hover, tap, focus) and then calls
+``buzzprobeRenderAll(figure)``, which parses every ``script.vl-spec`` inside ``figure`` and draws
+it into the element whose id is its ``data-target``. The live chart is drawn into an invisible
+child laid out at the column's width first (the specs ask for ``width: "container"``) and only
+swapped in once Vega has finished, so a failure (bad spec, old browser) leaves the static SVG
+exactly as it was. Nothing is logged on success; a failure logs one ``console.error`` line
+naming the chart.
 
 Offline by construction: the embed options load no Vega-Lite schema (``mode`` is given, so the
 specs carry no ``$schema``), show no actions menu (so no "open in editor" link to an outside
@@ -83,11 +86,27 @@ function accessibleName(el) {
   return title ? title.textContent : "";
 }
 
+// A "container" width leaves the plot the column minus what the static chart spent on axes,
+// labels and legends; below MIN_PLOT px (long labels on a phone) the live chart keeps its
+// drawn width instead and is scaled to the column like the static one.
+const MIN_PLOT = 240;
+
+function fitted(el, spec) {
+  const drawn = spec.usermeta && spec.usermeta.drawnWidth;
+  const svg = el.querySelector(":scope > svg");
+  if (spec.width !== "container" || !drawn || !svg) return spec;
+  const extra = Number(svg.getAttribute("width")) - drawn;
+  if (!(extra >= 0) || el.clientWidth - extra >= MIN_PLOT) return spec;
+  const fixed = Object.assign({}, spec, { width: drawn });
+  delete fixed.autosize;
+  return fixed;
+}
+
 async function buzzprobeEmbed(el, spec) {
+  spec = fitted(el, spec);
   const name = accessibleName(el);
   const host = document.createElement("div");
-  host.className = "chart-live";
-  host.hidden = true;
+  host.className = "chart-live chart-pending";  // invisible but laid out: "container" width needs a size
   el.appendChild(host);
   try {
     const result = await vegaEmbed(host, spec, embedOptions());
@@ -98,7 +117,7 @@ async function buzzprobeEmbed(el, spec) {
       host.setAttribute("role", "img");
       host.setAttribute("aria-label", name);
     }
-    host.hidden = false;
+    host.classList.remove("chart-pending");
     el.setAttribute("data-chart", "live");
     return result;
   } catch (err) {
@@ -130,11 +149,6 @@ function buzzprobeRenderAll(root) {
 
 window.buzzprobeEmbed = buzzprobeEmbed;
 window.buzzprobeRenderAll = buzzprobeRenderAll;
-if (document.readyState === "loading") {
-  document.addEventListener("DOMContentLoaded", () => { buzzprobeRenderAll(); }, { once: true });
-} else {
-  buzzprobeRenderAll();
-}
 """
 
 _SNIPPET_SHA = hashlib.sha256(SNIPPET.encode("utf-8")).hexdigest()[:12]

@@ -62,6 +62,7 @@ from builder.core.cachefile import read_sealed, read_sealed_pickle, write_sealed
 from builder.core.names import xml_safe
 from builder.site.chart_bundle import VL_VERSION
 from builder.site.scriptjson import script_json
+from builder.site.svg_file import SVG_ROOT, SVG_XMLNS
 
 WIDTH = 760  # px of plot area; axis labels, titles and legends come on top of this
 FONT = "Liberation Sans, Arial, Helvetica, sans-serif"  # metric-compatible family, first one embedded in vl-convert
@@ -123,7 +124,7 @@ class Chart:
         (``&#34;`` would reach JSON.parse). It is safe unescaped because ``script_json`` leaves
         no ``<``, ``>`` or ``&`` in it.
         """
-        return script_json(self.spec)
+        return script_json(live_spec(self.spec))
 
     def html(self) -> Markup:
         """The static SVG in a container whose id is the chart id, plus the spec for the live
@@ -135,11 +136,24 @@ class Chart:
         )
 
 
+def live_spec(spec: Mapping[str, Any]) -> dict:
+    """The spec the live chart draws: a single or layered view is laid out at its column's
+    width (``width: "container"``), redrawn with type at full size rather than scaled;
+    concatenated or faceted specs keep their drawn widths. ``usermeta.drawnWidth`` keeps the
+    drawn width for the bundle, which uses it when the column would leave the plot too narrow
+    (long axis labels on a phone; the chart is then scaled like the static one). The static SVG
+    is rendered from ``spec`` unchanged (a file needs a width)."""
+    if not isinstance(spec.get("width"), (int, float)):
+        return dict(spec)
+    return {**spec, "width": "container", "autosize": {"type": "fit-x", "contains": "padding"},
+            "usermeta": {"drawnWidth": spec["width"]}}
+
+
 # --------------------------------------------------------------------------------------- SVG
 
-_ROOT = re.compile(r"^<svg\b([^>]*)>")
+_ROOT = SVG_ROOT
 _TAG = re.compile(r"<[^>]*>")  # text content never holds a raw "<": vega escapes it
-_XMLNS = re.compile(r'\s+xmlns(?::xlink)?="[^"]*"')
+_XMLNS = SVG_XMLNS
 _ID_ATTR = re.compile(r'\bid="([^"]+)"')
 _ID_REF = re.compile(r'(\bid="|url\(#|href="#)([^")]+)([")])')
 # Geometry attributes only (never text, titles or labels): vl-convert writes full float

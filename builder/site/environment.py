@@ -19,7 +19,8 @@ from jinja2.sandbox import SecurityError
 
 from builder.core.errors import InputError
 from builder.core.names import visible
-from builder.core.textfiles import decode_utf8
+from builder.core.textfiles import MAX_DOCUMENT_BYTES, decode_utf8, read_input
+from builder.site.labels import column_label
 from builder.site.limits import LimitedSandbox
 
 PAGE_SOURCE = "<template>"  # the file name Jinja gives a template made from a string (a page body)
@@ -48,13 +49,22 @@ def make_environment(template_dir: Path, cache_dir: Path | None = None) -> Envir
     """The site's sandbox; with `cache_dir`, compiled templates are kept there (template_cache.py)."""
     from builder.site.template_cache import bytecode_cache
     for path in sorted(template_dir.rglob("*")) if template_dir.is_dir() else ():
-        if path.is_file():
-            decode_utf8(path, path.read_bytes())  # Jinja would fail on a bad byte without naming the file
+        if not path.is_dir():  # Jinja would block on a FIFO, read a device forever, fail on a bad byte
+            _check_template(path)
     env = _Sandbox(loader=FileSystemLoader(str(template_dir)), undefined=StrictUndefined, finalize=_shown,
                    bytecode_cache=bytecode_cache(cache_dir, _Sandbox, {**_OPTIONS, "finalize": _shown.__qualname__}),
                    **_OPTIONS)
-    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, cell=fmt_cell, datum=fmt_datum)
+    env.filters.update(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, cell=fmt_cell, datum=fmt_datum,
+                       label=column_label)
     return env
+
+
+def _check_template(path: Path) -> None:
+    """A template file is a regular UTF-8 file within the input caps, or a located error."""
+    try:
+        decode_utf8(path, read_input(path, MAX_DOCUMENT_BYTES))
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read template: {exc.strerror or exc}") from None
 
 
 def _shown(value: object) -> object:

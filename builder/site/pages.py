@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem, gather
-from builder.core.textfiles import decode_utf8
+from builder.core.textfiles import MAX_DOCUMENT_BYTES, decode_utf8, read_input
 from builder.core.yamlfile import parse_yaml
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
@@ -36,7 +36,7 @@ def load_pages(folder: Path) -> list[Page]:
 
 def read_page(path: Path) -> Page:
     try:
-        raw = path.read_bytes()
+        raw = read_input(path, MAX_DOCUMENT_BYTES)  # a FIFO, device or huge file is refused, not read
     except OSError as exc:
         raise InputError.single(path, f"cannot read page: {exc.strerror or exc}") from exc
     text = decode_utf8(path, raw).replace("\r\n", "\n")

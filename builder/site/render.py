@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from urllib.parse import urlsplit
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor, name_problem
 from builder.core.reported import ReportedTable, load_reported
+from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
 from builder.site import paging
 from builder.site import tables as v
 from builder.site.environment import located_template_error, make_environment, plain_datum
@@ -35,6 +37,9 @@ from builder.site.shortcodes import Shortcodes, block_html
 from builder.site.tables import tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 from builder.site.structured import dataset_jsonld, faq_jsonld, sitemap
+from builder.site.svg_file import standalone_svg
+from builder.site.reuse import citation_cff, repository_url
+from builder.site.search_index import search_index
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
 
 Files = dict[str, bytes]
@@ -166,6 +171,7 @@ def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:
             problems.append(Problem(str(path), problem, where, f"nav[{i}].page"))
     if problems:
         raise InputError(problems)
+    config["repository"] = repository_url(config["repository"], os.environ)
     return config
 
 
@@ -220,8 +226,10 @@ def _render_site(stage: SiteStage, generated: Files) -> Files:
         files[name] = data
     files.update(_data_files(inputs, merged))
     files["sitemap.xml"] = sitemap([p.slug for p in pages if p.slug != "404"] + [PROVENANCE], config.get("url", ""))
-    for asset in ("style.css", "table-filter.js"):
-        files[f"assets/{asset}"] = (inputs.content_dir / "static" / asset).read_bytes()
+    for asset in ("style.css", "table-filter.js", "table-sort.js", "site-search.js", "chart-loader.js"):
+        files[f"assets/{asset}"] = read_input(inputs.content_dir / "static" / asset, MAX_DOCUMENT_BYTES)
+    files["assets/search-index.js"] = search_index(files, config.get("title", ""))
+    files["CITATION.cff"] = citation_cff(config, common["version"], common["build_date"])
     files.update(inputs.assets)
     return files
 
@@ -421,6 +429,7 @@ def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
     files.update(tables_as_csv(list(merged.tables.values())))
     for chart in merged.charts.values():
         files[f"tables/chart-{chart.id}.csv"] = table_csv(chart.columns, [[plain_datum(x) for x in row] for row in chart.rows])
+        files[f"tables/chart-{chart.id}.svg"] = standalone_svg(chart.svg)
         files[f"{FULL_PRECISION}chart-{chart.id}.csv"] = table_csv(chart.columns, chart.rows)
     return files
 

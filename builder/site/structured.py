@@ -65,5 +65,12 @@ def dataset_jsonld(common: Mapping[str, Any], description: str) -> str:
 def sitemap(slugs: list[str], base_url: str) -> bytes:
     base = base_url.rstrip("/") + "/" if base_url else ""
     entries = "".join(f"  <url><loc>{escape(base + slug)}.html</loc></url>\n" for slug in sorted(slugs))
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+    # Search engines want absolute <loc>s; without a known address the entries stay relative
+    # and the file says why (nothing else can be absolute without inventing an address).
+    note = "" if base else RELATIVE_SITEMAP_NOTE
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + note +
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + entries + "</urlset>\n").encode("utf-8")
+
+
+RELATIVE_SITEMAP_NOTE = ("<!-- Relative locations: this build does not know the site's published address "
+                         "(set url in content/site.yaml or BUZZPROBE_SITE_URL to make them absolute). -->\n")

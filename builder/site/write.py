@@ -23,7 +23,9 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from builder.core.cachefile import seal_hex, sealed_text_matches
+from builder.core.errors import InputError
 from builder.core.fileio import exclusive
+from builder.core.textfiles import read_input
 
 STAMP = ".buzzprobe-fingerprint"
 MARKER = ".buzzprobe-build-folder"  # written first into every folder a build makes beside the site
@@ -149,9 +151,17 @@ def exchange(a: Path, b: Path) -> bool:
 def read_stamp(out: Path) -> str | None:
     """The fingerprint a build of ours left in `out` (that it is ours, not that it is current)."""
     try:
-        return (out / STAMP).read_text().split("\n", 1)[0].strip()
-    except (OSError, UnicodeDecodeError):
+        return _stamp_text(out).split("\n", 1)[0].strip()
+    except (OSError, UnicodeDecodeError, InputError):
         return None
+
+
+def _stamp_text(out: Path) -> str:
+    """The stamp file's text: a FIFO or device planted as the stamp is refused, not waited on."""
+    return read_input(out / STAMP, _STAMP_LIMIT).decode("utf-8")
+
+
+_STAMP_LIMIT = 4096  # a stamp is a fingerprint and its seal: two lines of hex
 
 
 def _stamp(out: Path, fingerprint: str) -> bytes:
@@ -164,8 +174,8 @@ def _stamp(out: Path, fingerprint: str) -> bytes:
 def is_current(out: Path, fingerprint: str) -> bool:
     """Whether `out` holds the site of exactly these inputs, built here (sealed, not tracked)."""
     try:
-        lines = (out / STAMP).read_text().split("\n")
-    except (OSError, UnicodeDecodeError):
+        lines = _stamp_text(out).split("\n")
+    except (OSError, UnicodeDecodeError, InputError):
         return False
     return (len(lines) >= 2 and lines[0] == fingerprint
             and sealed_text_matches(out.resolve() / STAMP, fingerprint.encode(), lines[1].strip(), "site-stamp"))

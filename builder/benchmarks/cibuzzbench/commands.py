@@ -35,11 +35,12 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
     pool.add_argument("--variant", choices=GOLD_POOL_VARIANTS, default=GOLD_POOL_VARIANTS[0],
                       help="gold_pool: the article's length-matched set; gold_pool_slot: the ablation matched to "
                            "each replaced distractor (docs/gold-pool.md; default %(default)s)")
-    pool.add_argument("--out", type=Path, default=Path("data"))
+    pool.add_argument("--out", type=Path, default=Path("data"), help="folder for the variant (default %(default)s)")
     pool.set_defaults(handler=_cmd_gold_pool)
 
     runs = sub.add_parser("runs", help="regenerate the model-free probe runs in runs/probes/")
-    runs.add_argument("--out", type=Path, default=Path("runs/probes"))
+    runs.add_argument("--out", type=Path, default=Path("runs/probes"),
+                      help="folder for the probe runs (default %(default)s)")
     runs.set_defaults(handler=_cmd_runs)
 
     imports = sub.add_parser("import", help="convert official CIBuzzBench outputs, or lm-eval / Inspect outputs, into runs",

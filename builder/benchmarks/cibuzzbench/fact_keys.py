@@ -216,7 +216,8 @@ MODEL_INTERVAL = _p("model.{id}.{metric}", S, f"bootstrap interval of the seed-{
                     MODEL_ID, METRIC, interval=True, bare=False)
 MODEL_HARMFUL_F1 = _p("model.{id}.f1.harmful.{stat}", S, "Task 3: F1 of the harmful class over seeds",
                       MODEL_ID, STAT)
-PAIRED_MODELS = _p("paired_models.count", COUNT, "paired summaries (models with sighted and blind runs)")
+PAIRED_MODELS = _p("paired_models.count", COUNT,
+                   "models with paired sighted and blind runs (each counted once, however many summaries)")
 PAIRED_SEEDS = _p("paired.{id}.seeds", COUNT, "pairs in the summary (one per option seed)", MODEL_ID)
 PAIRED_N = _p("paired.{id}.n", COUNT, "shared items in each pair (the smallest pair)", MODEL_ID)
 PAIRED_CHANCE = _p("paired.{id}.chance.accuracy", S, "accuracy of a uniformly random label: 100 / number of labels",

@@ -54,7 +54,7 @@ from builder.benchmarks.cibuzzbench.dataset.options import LETTERS, option_sets
 from builder.benchmarks.cibuzzbench.parsing import parse_harmfulness, parse_letter
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, confined, slug
-from builder.core.textfiles import read_input
+from builder.core.textfiles import check_values, read_input, repeated_columns
 from builder.runs.lines import LineError, cap_error, cap_response, load_line, shorten
 from builder.benchmarks.cibuzzbench.run_format import SPLITS, Item
 from builder.runs.schema import Footer, Header, Run, new_header, usage_totals
@@ -213,7 +213,7 @@ def _read_config(results_dir: Path) -> _Config:
 def _read_rows(path: Path, required: tuple[str, ...]) -> list[SourceRow]:
     """Records with the CSV line each starts on (cells may span lines)."""
     try:
-        text = read_input(path).decode("utf-8").removeprefix("\ufeff")
+        text = check_values(path, read_input(path).decode("utf-8").removeprefix("\ufeff"))  # cells a parser makes
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError.single(path, f"cannot read predictions: {exc}") from exc
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -233,8 +233,7 @@ def _read_rows(path: Path, required: tuple[str, ...]) -> list[SourceRow]:
 
 def _check_columns(path: Path, header: list[str], required: tuple[str, ...]) -> None:
     problems = [Problem(str(path), "required column is missing", 1, c) for c in required if c not in header]
-    problems += [Problem(str(path), "column appears more than once", 1, c)
-                 for c in sorted({c for c in header if header.count(c) > 1})]
+    problems += repeated_columns(path, header)
     if problems:
         raise InputError(problems)
 

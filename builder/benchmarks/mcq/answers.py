@@ -19,17 +19,18 @@ VALUE = Rule("value", "field", ("value",))  # reads an already-rendered value ha
 
 
 def gold_set(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...], keys: tuple[str, ...] | None = None,
-             context: Mapping[str, Any] | None = None) -> tuple[int, ...]:
-    """The correct options' 0-based indices, in the target's order, without repeats (one render)."""
+             context: Mapping[str, Any] | None = None, kind: str | None = None) -> tuple[int, ...]:
+    """The correct options' 0-based indices, in the target's order, without repeats (one render);
+    `kind` is the spec's target_kind, applied to each element."""
     value = rule.raw(record, context)
     values = _as_list(value, rule.kind == "template")
     if values is None:
-        return (target(VALUE, {"value": value}, options, keys),)
+        return (target(VALUE, {"value": value}, options, keys, kind=kind),)
     if not values:
         raise RecordProblem("target is an empty list: a record needs at least one correct option")
     found: list[int] = []
     for element in values:
-        index = target(VALUE, {"value": element}, options, keys)
+        index = target(VALUE, {"value": element}, options, keys, kind=kind)
         if index not in found:
             found.append(index)
     return tuple(found)

@@ -1,4 +1,4 @@
-"""`buzzprobe audit SPEC [--json]`: the model-free audit of a spec'd benchmark, as a table or JSON."""
+"""`buzzprobe audit SPEC|NAME [--json]`: the model-free audit of a spec'd benchmark, as a table or JSON."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from builder.core.errors import InputError
+from builder.core.names import did_you_mean
 
 if TYPE_CHECKING:  # the CLI registers this command on every start: no numpy until it runs
     from builder.benchmarks.mcq.analyses.audit import Audit, ProbeScore, Score
@@ -17,17 +20,42 @@ def add_audit_parser(sub: Any) -> None:
     p = sub.add_parser("audit", help="how much of a multiple-choice benchmark its options give away (no model)",
                        description="Load a benchmark spec (content/benchmarks/NAME.yaml), validate its data and "
                                    "print the model-free audit. See docs/audit.md.")
-    p.add_argument("spec", type=Path, help="the benchmark's spec file")
+    p.add_argument("spec", type=Path, help="the benchmark's spec file, or the name of one in content/benchmarks/ "
+                                           "(e.g. mmlu)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    add_data_option(p)
     p.set_defaults(handler=run_audit_command)
+
+
+def add_data_option(parser: Any) -> None:
+    """`--data PATH`: the benchmark's data copy, named by the user (the spec's variable's meaning,
+    and the one way to read data outside the repository and the spec's folder)."""
+    parser.add_argument("--data", type=Path, default=None, metavar="PATH",
+                        help="the data: the folder that replaces the spec's data_dir, or its one data file "
+                             "(as the spec's BUZZPROBE_DATA_<NAME> variable; wins over it). A spec reads data "
+                             "only inside the repository, its own folder and this copy (docs/audit.md)")
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
-    audit = run_audit(load_benchmark(args.spec))
+    audit = run_audit(load_benchmark(find_spec(args.spec), given=args.data))
     print(audit_json(audit) if args.json else audit_table(audit))
     return 0
+
+
+def find_spec(given: Path, content_dir: Path = Path("content")) -> Path:
+    """A spec file as given, or a bare name (no folder, no suffix) looked up among the shipped
+    specs, content/benchmarks/NAME.yaml; an unknown name says which names there are."""
+    if given.is_file() or given.parent != Path(".") or given.suffix:
+        return given
+    found = content_dir / "benchmarks" / f"{given.name}.yaml"
+    if found.is_file():
+        return found
+    where = content_dir / "benchmarks"
+    known = sorted(p.stem for p in where.glob("*.yaml"))
+    raise InputError.single(str(given), "no spec file and no benchmark of that name"
+                            + did_you_mean(given.name, known, f"Specs in {where}"))
 
 
 def audit_json(audit: Audit) -> str:
@@ -61,8 +89,11 @@ def audit_table(audit: Audit) -> str:
         where = "; ".join(f"{e.id} (record {e.record}" + (f", line {e.line})" if e.line else ")") for e in f.examples)
         lines.append(f"  {f.name}: {f.count:,} ({f.rule})" + (f": {where}" + (" ..." if f.count > len(f.examples) else "")
                                                               if f.count else ""))
+        if f.groups:
+            lines.append(f"    {f.groups:,} shared sets, kept whole in every fold; e.g. " + "; ".join(f.excerpts))
     seeds = ", ".join(map(str, audit.seeds))
-    lines += ["", f"shuffled options (seeds {seeds}): mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
+    lines += ["", f"shuffled options (seeds {seeds}, each item's order from {audit.shuffle_recipe}): "
+              f"mean ± sd over seeds [95% interval, seed {audit.seeds[0]}]",
               _rows(audit.probes, sd=True), "",
               "as published (the file's option order): score [95% interval]",
               _rows(audit.as_published, sd=False), "",

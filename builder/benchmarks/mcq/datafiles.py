@@ -4,7 +4,10 @@ with a pinned `download` (URL template, file -> sha256) for `buzzprobe data fetc
 The environment variable (`BUZZPROBE_DATA_<NAME>`, or the spec's `dataset_env`) names a local
 copy: the folder that replaces `data_dir` when the spec has one, else the one data file. Paths
 in `download.files` are checked (relative, no `..`, no glob characters) before they become paths:
-a spec is input.
+a spec is input. For the same reason every path is confined (builder.core.confine): the data is
+read only from the repository, the spec's folder and the copy the user named (the variable, or
+`--data` on the command line); the variable must be one of buzzprobe's own, so a spec cannot
+name `HOME` or `OPENAI_API_KEY` as its copy.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from builder.core.confine import Confinement
+from builder.core.errors import InputError, Problem
 from builder.core.yamlfile import web_link_problem
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_ENV = re.compile(r"[A-Z_][A-Z0-9_]*")
+_ENV = re.compile(r"BUZZPROBE_DATA_[A-Z0-9_]+|CIBUZZBENCH_CSV")  # buzzprobe's own data variables only
+DATA_OPTION = "--data"  # the command line's name for the copy, when it names one
 _URL_FIELDS = re.compile(r"\{([^{}]*)\}")
 _GLOB = re.compile(r"[*?\[]")
 _RAW_GITHUB = re.compile(r"https://raw\.githubusercontent\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/([0-9a-f]{40})/")
@@ -52,18 +58,31 @@ class Download:
 class DataLocation:
     patterns: tuple[Path, ...]  # resolved; may hold glob characters
     root: Path | None  # data_dir resolved (the override applied); None: the spec has none
-    override: str | None  # the environment variable that chose the copy, if it was set
+    override: str | None  # what chose the copy, if anything did: the environment variable or --data
     env_var: str
     download: Download | None
+    confinement: Confinement  # where the files may lie (builder.core.confine)
+    spec_file: str  # where a refused file is reported: the spec and its dataset_path line
+    spec_line: int | None
 
     def files(self) -> list[Path]:
-        """The data files in order: each literal path as given, each glob's matches sorted by name."""
+        """The data files in order: each literal path as given, each glob's matches sorted by name.
+        A file outside the confinement (a symlink out, a FIFO a glob matched) is a located error."""
         found: list[Path] = []
         for pattern in self.patterns:
             text = str(pattern)
             matches = [Path(p) for p in sorted(glob.glob(text))] if _GLOB.search(text) else [pattern]
             found.extend(p for p in matches if p not in found)
+        refused = [why for p in found if (why := self.confinement.problem(p)) is not None]
+        if refused:
+            raise InputError([Problem(self.spec_file, f"{why} ({self.confined_hint()})", self.spec_line,
+                                      "dataset_path") for why in refused])
         return found
+
+    def confined_hint(self) -> str:
+        """What to do about a refused path: name the copy explicitly."""
+        return (f"a spec reads only inside the repository, its own folder and the copy named by {self.env_var} "
+                f"or {DATA_OPTION} PATH: docs/audit.md")
 
     def missing(self) -> list[Path]:
         """Literal paths that are not files, globs that match no file, and pinned files that are
@@ -95,7 +114,18 @@ def safe_relative(text: object) -> str | None:
     return None
 
 
-def parse_location(data: Mapping[str, Any], name: str, root: Path, environ: Mapping[str, str],
+@dataclass(frozen=True)
+class SpecPlace:
+    """Where a spec sits and what its relative paths mean: the repository (where buzzprobe runs),
+    the spec's file and its `dataset_path` line, and the copy named on the command line, if any."""
+
+    root: Path
+    spec_file: Path
+    line: int | None = None
+    given: Path | None = None  # --data PATH: the copy the user named, which wins over the variable
+
+
+def parse_location(data: Mapping[str, Any], name: str, place: SpecPlace, environ: Mapping[str, str],
                    problem: Callable[[str, str], None]) -> DataLocation | None:
     """The spec's data location, or None after reporting what is wrong (`problem(key, why)`)."""
     value = data.get("dataset_path")
@@ -105,22 +135,41 @@ def parse_location(data: Mapping[str, Any], name: str, root: Path, environ: Mapp
         return None
     env_var = data.get("dataset_env", data_env_var(str(name)))
     if "dataset_env" in data and not (isinstance(env_var, str) and _ENV.fullmatch(env_var)):
-        problem("dataset_env", "must be an environment variable's name (A-Z, 0-9, _)")
+        problem("dataset_env", "must be one of buzzprobe's data variables, BUZZPROBE_DATA_<NAME> or "
+                "CIBUZZBENCH_CSV: a spec does not choose which of the machine's variables it reads")
         return None
-    override = environ.get(env_var) or None
-    base, data_dir = root, data.get("data_dir")
+    chosen_by, override = (DATA_OPTION, str(place.given)) if place.given is not None else \
+        (env_var, environ.get(env_var) or None)
+    base, data_dir = place.root, data.get("data_dir")
     if data_dir is not None:
         if not (isinstance(data_dir, str) and data_dir.strip()):
             problem("data_dir", "must be non-empty text")
             return None
-        base = Path(override) if override else _under(root, data_dir)
+        base = _under(place.root, override) if override else _under(place.root, data_dir)
     elif override:
         paths = [override]
     download = _download(data["download"], problem) if "download" in data else None
     if "download" in data and data_dir is None:
         problem("download", "needs data_dir: the folder the files are downloaded into")
-    return DataLocation(tuple(_under(base, p) for p in paths), base if data_dir is not None else None,
-                        env_var if override else None, env_var, download)
+    named = [_under(place.root, override)] if override else []
+    location = DataLocation(tuple(_under(base, p) for p in paths), base if data_dir is not None else None,
+                            chosen_by if override else None, env_var, download,
+                            Confinement.of([place.root, place.spec_file.parent, *named]), str(place.spec_file),
+                            place.line)
+    _confine(location, data_dir is not None and not override, problem)
+    return location
+
+
+def _confine(location: DataLocation, own_dir: bool, problem: Callable[[str, str], None]) -> None:
+    """Each path (and the spec's own data_dir, where `data fetch` writes) inside the confinement,
+    else a problem at its key (a refused data_dir, not also every path under it); a glob's matches
+    are checked when they are listed (`files`)."""
+    if own_dir and location.root is not None and (why := location.confinement.problem(location.root, folder=True)):
+        problem("data_dir", f"{why} ({location.confined_hint()})")
+        return
+    for pattern in location.patterns:
+        if (why := location.confinement.problem(pattern, folder=bool(_GLOB.search(str(pattern))))) is not None:
+            problem("dataset_path", f"{why} ({location.confined_hint()})")
 
 
 def _under(base: Path, text: str) -> Path:

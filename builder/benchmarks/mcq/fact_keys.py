@@ -15,8 +15,8 @@ BENCH = Part("bench", _SLUG, "a spec's `name` (content/benchmarks/<name>.yaml)")
 K = Part("k", r"\d+", "a number of choices")
 LABEL = Part("label", _SLUG, "the slug of a split or category value of the data")
 FINDING = choice("finding", ("varying_choice_counts", "gold_duplicated", "duplicate_choices", "empty_choices",
-                             "lettered_choices", "filtered_records", "multiple_answers", "option_letters"),
-                 "an audit finding (docs/audit.md, *Findings*)")
+                             "lettered_choices", "shared_option_sets", "filtered_records", "multiple_answers",
+                             "option_letters"), "an audit finding (docs/audit.md, *Findings*)")
 ROLE = choice("role", ("gold", "distractor"), "")
 UNIT = choice("unit", ("chars", "words"), "")
 EXTREME = choice("extreme", ("longest", "shortest"), "")
@@ -50,6 +50,9 @@ CATEGORY = FactPattern("mcq.{bench}.category.{label}.n", "count", "audited items
                        {"bench": BENCH, "label": LABEL})
 FINDING_COUNT = FactPattern("mcq.{bench}.finding.{finding}", "count", "loaded items with the finding",
                             {"bench": BENCH, "finding": FINDING})
+SHARED_SETS = FactPattern("mcq.{bench}.finding.shared_option_sets.sets", "count",
+                          "option sets (order ignored, text normalised) that more than one loaded item shares; the "
+                          "learned probe keeps each on one side of every fold", {"bench": BENCH})
 LENGTH = FactPattern("mcq.{bench}.length.{role}.{unit}.mean", "characters or words",
                      "mean length of the gold option, or of a distractor, over the audited items",
                      {"bench": BENCH, "role": ROLE, "unit": UNIT})
@@ -178,9 +181,10 @@ SECTIONS: tuple[Section, ...] = (
             "One family per spec in content/benchmarks/ (docs/audit.md): the data set's composition and findings, "
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
-            (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, LENGTH, GOLD_EXTREME, AUDIT,
-             AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_UPSTREAM_ALL, RUN_COVERAGE, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_ADJUSTED,
-             LEAK_MODAL_SPLIT, LEAK_MODAL_GAP, LEAK_MODAL_ADJUSTED, LEAK_ADJUSTED_COUNT, LEAK_TAU, LEAK_WIDER,
+            (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, SHARED_SETS, LENGTH,
+             GOLD_EXTREME, AUDIT, AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_UPSTREAM_ALL, RUN_COVERAGE,
+             RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_ADJUSTED, LEAK_MODAL_SPLIT, LEAK_MODAL_GAP,
+             LEAK_MODAL_ADJUSTED, LEAK_ADJUSTED_COUNT, LEAK_TAU, LEAK_WIDER,
              LEAK_RANK, LEAK_MODELS, LEAK_POSITIVE, LEAK_BELOW, LEAK_MOVED,
              RECONCILE_SITE,
              RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS,

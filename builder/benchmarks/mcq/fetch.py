@@ -15,6 +15,7 @@ from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
 from builder.core.download import download
 from builder.core.errors import InputError, Problem, gather
 from builder.core.fileio import file_sha256
+from builder.core.names import did_you_mean
 
 
 def fetch_specs(content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> list[Path]:
@@ -23,8 +24,8 @@ def fetch_specs(content_dir: Path, names: Sequence[str] | None, log: Callable[[s
     known = {p.stem for p in paths}
     unknown = sorted(set(names or ()) - known)
     if unknown:
-        raise InputError.single(content_dir / "benchmarks", f"no spec named {', '.join(unknown)} "
-                                f"(known: {', '.join(sorted(known)) or 'none'})", field="--benchmark")
+        raise InputError.single(content_dir / "benchmarks", f"no spec named {', '.join(unknown)}"
+                                + did_you_mean(unknown[0], sorted(known), "Specs"), field="--benchmark")
     chosen = [p for p in paths if not names or p.stem in names]
     return [f for files in gather(chosen, lambda p: fetch_spec(load_spec(p), log)) for f in files]
 

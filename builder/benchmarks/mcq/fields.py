@@ -21,12 +21,14 @@ from typing import Any
 
 from jinja2 import StrictUndefined, Template
 from jinja2.exceptions import TemplateError
+from builder.core.redact import excerpt
 from builder.site.environment import describe
 from builder.site.limits import LimitedSandbox
 
 LETTERS = string.ascii_uppercase  # position labels: A, B, C, ...
 MAX_CHOICES = len(LETTERS)
 _NUMERAL = re.compile(r"[0-9]+")
+MESSAGE_EXCERPT = 100  # of an exception's message, which may quote a record's value after its own words
 
 
 class RecordProblem(Exception):
@@ -52,6 +54,7 @@ class Rule:
     kind: str  # "field" | "fields" | "template"
     fields: tuple[str, ...]
     template: Template | None = None
+    source: str = ""  # the spec's text of a template (captions name it)
 
     def raw(self, record: Mapping[str, Any], context: Mapping[str, Any] | None = None) -> Any:
         """The field's value, the fields' values, or the rendered template text. `context`
@@ -63,10 +66,12 @@ class Rule:
             assert self.template is not None
             try:
                 return self.template.render({**record, **context, "doc": record})
-            except TemplateError as exc:
-                raise RecordProblem(f"template failed: {describe(exc)}") from None
+            except TemplateError as exc:  # its message may quote the record: an excerpt only
+                raise RecordProblem("template failed: "
+                                    f"{excerpt(describe(exc), MESSAGE_EXCERPT, quoted=False)}") from None
             except Exception as exc:  # a template over data can raise anything (TypeError, ...)
-                raise RecordProblem(f"template failed: {type(exc).__name__}: {exc}") from None
+                raise RecordProblem(f"template failed: {type(exc).__name__}: "
+                                    f"{excerpt(exc, MESSAGE_EXCERPT, quoted=False)}") from None
         values = []
         for name in self.fields:
             if name in record:
@@ -84,7 +89,7 @@ def compile_rule(key: str, value: object, *, allow_fields: bool = False) -> Rule
         if not is_template(value):
             return Rule(key, "field", (value,))
         try:
-            return Rule(key, "template", (), environment().from_string(value))
+            return Rule(key, "template", (), environment().from_string(value), value)
         except TemplateError as exc:
             raise ValueError(f"template does not compile: {describe(exc)}") from None
     if allow_fields and isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
@@ -113,7 +118,7 @@ def labelled_choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str
         try:
             value = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise RecordProblem(f"template must render a list literal, rendered {value.strip()[:80]!r}") from None
+            raise RecordProblem(f"template must render a list literal, rendered {excerpt(value.strip())}") from None
     if isinstance(value, Mapping):
         keys = tuple(str(k) for k in value)
         value = list(value.values())
@@ -128,36 +133,82 @@ def labelled_choices(rule: Rule, record: Mapping[str, Any], context: Mapping[str
     return tuple(text_value(v, f"choice {LETTERS[i]}") for i, v in enumerate(value)), keys
 
 
+TARGET_KINDS: tuple[str, ...] = ("index", "index1", "letter", "text")
+
+
 def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
-           keys: tuple[str, ...] | None = None, context: Mapping[str, Any] | None = None) -> int:
-    """The gold's 0-based index: an integer or numeral is the index; other text is matched
-    to a choice's text (surrounding spaces ignored), then to a letter label (A, b, ...). When
-    the choices are an object keyed by letters, a letter means that key, wherever it stands
-    ({"B": .., "A": ..} with target "A" is the second choice), and must be one of them."""
+           keys: tuple[str, ...] | None = None, context: Mapping[str, Any] | None = None,
+           kind: str | None = None) -> int:
+    """The gold's 0-based index, read as the spec's `target_kind` says: `index` (0-based),
+    `index1` (1-based), `letter` (A, b, ...; with choices keyed by letters, the key wherever it
+    stands) or `text` (a choice's text, surrounding spaces ignored). Without it: an integer or
+    numeral is a 0-based index, other text a choice's text, then a letter; a target that reads
+    as two different choices (a numeral or a single letter that is also another choice's text)
+    is an error naming both readings, never a silent choice."""
     value = rule.raw(record, context)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise RecordProblem(f"target must be an integer or text, not {_kind(value)}")
-    if isinstance(value, str):
-        text = value.strip()
-        if _NUMERAL.fullmatch(text):
-            value = int(text)
-        else:
-            stripped = [o.strip() for o in options]
-            if text in stripped:
-                return stripped.index(text)
-            lettered = _letter_keys(keys)
-            if lettered is not None and len(text) == 1:
-                if text.upper() in lettered:
-                    return lettered.index(text.upper())
-                raise RecordProblem(f"target {text!r} is not one of the choices' keys {', '.join(keys or ())}")
-            if len(text) == 1 and text.upper() in LETTERS[:len(options)]:
-                return LETTERS.index(text.upper())
-            raise RecordProblem(f"target {text[:80]!r} matches no choice and is not a letter "
-                                f"{LETTERS[0]}-{LETTERS[len(options) - 1]}")
+    text = str(value).strip()
+    if kind is not None:
+        return _READERS[kind](text, options, keys)
+    readings = {k: _reading(k, text, options, keys) for k in ("index", "text", "letter")}
+    numeral = _NUMERAL.fullmatch(text) is not None
+    first = "index" if numeral else "text" if readings["text"] is not None else "letter"
+    other = "text" if first != "text" else "letter"
+    if readings[first] is not None and readings[other] is not None and readings[first] != readings[other]:
+        a, b = readings[first], readings[other]
+        raise RecordProblem(f"target {excerpt(text)} reads two ways: as {_AS[first]} it is choice {LETTERS[a]} "
+                            f"({excerpt(options[a])}), as {_AS[other]} choice {LETTERS[b]} ({excerpt(options[b])}); "
+                            f"set target_kind: {first} or target_kind: {other} in the spec")
+    return _READERS["index" if numeral else first](text, options, keys)
+
+
+_AS = {"index": "a 0-based index", "text": "a choice's text", "letter": "a letter"}
+
+
+def _reading(kind: str, text: str, options: tuple[str, ...], keys: tuple[str, ...] | None) -> int | None:
+    """The choice `text` names under one reading, or None where that reading fails."""
+    try:
+        return _READERS[kind](text, options, keys)
+    except RecordProblem:
+        return None
+
+
+def _as_index(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None, base: int = 0) -> int:
+    if not _NUMERAL.fullmatch(text):
+        raise RecordProblem(f"target {excerpt(text)} is not a{' 1-based' if base else ' 0-based'} index")
+    value = int(text) - base
     if not 0 <= value < len(options):
-        raise RecordProblem(f"target index {value} is out of range for {len(options)} choices (0-based; "
-                            "for 1-based answers write a template such as '{{ answer - 1 }}')")
+        other = "" if base else ("; for 1-based answers set target_kind: index1 (or write a template such as "
+                                 "'{{ answer - 1 }}')")
+        raise RecordProblem(f"target index {text} is out of range for {len(options)} choices "
+                            f"({'1' if base else '0'}-based{other}; for answers that are a choice's text set "
+                            "target_kind: text)")
     return value
+
+
+def _as_text(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None) -> int:
+    stripped = [o.strip() for o in options]
+    if text not in stripped:
+        raise RecordProblem(f"target {excerpt(text)} matches no choice's text")
+    return stripped.index(text)
+
+
+def _as_letter(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None) -> int:
+    lettered = _letter_keys(keys)
+    if lettered is not None and len(text) == 1:
+        if text.upper() in lettered:
+            return lettered.index(text.upper())
+        raise RecordProblem(f"target {excerpt(text)} is not one of the choices' keys "
+                           f"{excerpt(', '.join(keys or ()), quoted=False)}")
+    if len(text) == 1 and text.upper() in LETTERS[:len(options)]:
+        return LETTERS.index(text.upper())
+    raise RecordProblem(f"target {excerpt(text)} matches no choice and is not a letter "
+                        f"{LETTERS[0]}-{LETTERS[len(options) - 1]}")
+
+
+_READERS = {"index": _as_index, "index1": lambda t, o, k: _as_index(t, o, k, 1), "letter": _as_letter,
+            "text": _as_text}
 
 
 def _letter_keys(keys: tuple[str, ...] | None) -> list[str] | None:

@@ -16,6 +16,7 @@ from builder.benchmarks.mcq.text_options import KIND
 from builder.benchmarks.mcq.records import DataFile, Record, read_records
 from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.errors import InputError, Problem
+from builder.core.redact import excerpt
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Item:
     gold: int  # 0-based index into `choices`
     file: Path | None = field(default=None, compare=False)  # the data file it came from
     strata: tuple[str, ...] = ()  # the spec's `strata` values, in its order (the leak split's adjusted gap)
+    group: str | None = None  # the spec's `group` value: items sharing it stay in one fold
+    shuffle_by: str | None = None  # the spec's `shuffle_key` value (None: the id)
     golds: tuple[int, ...] = ()  # every correct option when there are several (then `gold` is the first); () : one
     option_letters: tuple[str, ...] = ()  # options_from_text: the letters as written before the options
 
@@ -46,6 +49,11 @@ class Item:
     def stratum(self) -> str:
         """The item's stratum for the leak split: its `strata` values joined, else its category."""
         return " / ".join(self.strata) if self.strata else str(self.category)
+
+    @property
+    def shuffle_key(self) -> str:
+        """What the option shuffle is seeded with after the seed (shuffle.order): the spec's key, else the id."""
+        return self.id if self.shuffle_by is None else self.shuffle_by
 
 
 @dataclass(frozen=True)
@@ -66,11 +74,14 @@ class SpecData:
     filtered: tuple[Skipped, ...] = ()  # the records the spec's `filter` skipped, in file order
 
 
-def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecData:
-    spec = load_spec(spec_path, root=root)
+def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Path | None = None) -> SpecData:
+    """The spec at `spec_path` with its items; `given` is the data copy named on the command line
+    (`--data`), which wins over the spec's variable."""
+    spec = load_spec(spec_path, root=root, given=given)
     data = read_records(spec)
     problems: list[Problem] = []
     items, filtered = [], []
+    failed: list[tuple[Record, _Located]] = []
     for record in data.records:
         try:
             if spec.filter is not None and not _kept(spec, record):
@@ -78,13 +89,16 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
                 continue
             items.append(_item(spec, record))
         except _Located as exc:
-            problems.append(Problem(str(record.file or data.path), str(exc.__cause__), record.line,
-                                    f"record {record.number}, {exc.key}"))
+            failed.append((record, exc))
+    problems += _spec_level(spec, data, failed) or [
+        Problem(str(record.file or data.path), str(exc.__cause__), record.line, f"record {record.number}, {exc.key}")
+        for record, exc in failed]
     seen: dict[str, Item] = {}
     for item in items:
         if item.id in seen:
             first = seen[item.id]
-            problems.append(Problem(str(item.file or data.path), f"id {item.id!r} repeats record {first.number}'s", item.line,
+            problems.append(Problem(str(item.file or data.path),
+                                    f"id {excerpt(item.id)} repeats record {first.number}'s", item.line,
                                     f"record {item.number}, id"))
         seen.setdefault(item.id, item)
     if not items and filtered and not problems:
@@ -92,6 +106,28 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None) -> SpecDa
     if problems:
         raise InputError(problems)
     return SpecData(spec, data, tuple(items), _content_hash(items), tuple(filtered))
+
+
+def _spec_level(spec: Spec, data: DataFile, failed: list[tuple[Record, "_Located"]]) -> list[Problem]:
+    """One problem at the spec's line, not one per record, when every record fails one rule the
+    same way (a field no record has, a template that fails on all): the fix is in the spec. A
+    missing field gets the closest fields the records do have."""
+    records = data.records
+    if len(records) < 2 or len(failed) != len(records):
+        return []
+    first = failed[0][1]
+    message = str(first.__cause__)
+    if any(exc.key != first.key or str(exc.__cause__) != message for _, exc in failed):
+        return []
+    from builder.core.names import did_you_mean
+    from builder.core.yamlfile import line_of, load_mapping
+    missing = message.removeprefix("field ").removesuffix(" is missing")
+    if missing != message and missing[:1] in "'\"":
+        known = sorted({str(k) for record in records[:100] for k in record.data})
+        message += did_you_mean(missing[1:-1], known, "Fields of the records")
+    _, lines = load_mapping(spec.path)
+    return [Problem(str(spec.path), f"every one of the {len(records)} records fails it: {message}",
+                    line_of(lines, (first.key,)), first.key)]
 
 
 class _Located(Exception):
@@ -124,17 +160,18 @@ def _skipped_id(spec: Spec, record: Record) -> str:
 def _item(spec: Spec, record: Record) -> Item:
     doc, context = record.data, record.context
     stem, choices, keys, letters = _question(spec, record)
-    golds = _run("doc_to_target", gold_set, spec.doc_to_target, doc, choices, keys, context)
+    golds = _run("doc_to_target", gold_set, spec.doc_to_target, doc, choices, keys, context, spec.target_kind)
     extra: dict[str, str | None] = {}
-    for key, rule in (("id", spec.id), ("category", spec.category), ("split", spec.split_rule)):
+    for key, rule in (("id", spec.id), ("category", spec.category), ("split", spec.split_rule), ("group", spec.group),
+                      ("shuffle_key", spec.shuffle_key)):
         extra[key] = None if rule is None else _run(key, lambda r=rule, k=key: fields.text_value(r.raw(doc, context),
                                                                                                 f"the {k}"))
     strata = tuple(_run("strata", lambda r=rule, n=name: fields.text_value(r.raw(doc, context), f"stratum {n}"))
                    for name, rule in spec.strata)
-    return Item(id=extra["id"] if extra["id"] is not None else str(record.number), number=record.number,
-                line=record.line, split=extra["split"], category=extra["category"], stem=stem,
-                choices=choices, gold=golds[0], file=record.file, strata=strata,
-                golds=golds if len(golds) > 1 else (), option_letters=letters)
+    item_id = extra["id"] if extra["id"] is not None else str(record.number)
+    return Item(id=item_id, number=record.number, line=record.line, split=extra["split"], category=extra["category"],
+                stem=stem, choices=choices, gold=golds[0], file=record.file, strata=strata, group=extra["group"],
+                shuffle_by=extra["shuffle_key"], golds=golds if len(golds) > 1 else (), option_letters=letters)
 
 
 def _question(spec: Spec, record: Record) -> tuple[str, tuple[str, ...], tuple[str, ...] | None, tuple[str, ...]]:

@@ -133,8 +133,10 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         return {WORD: run_results_import}
 
     def add_probe_options(self, group: Any) -> None:
+        from builder.benchmarks.mcq.command import add_data_option
         group.add_argument("--spec", type=Path, default=None, metavar="PATH",
                            help="a multiple-choice benchmark's spec file (instead of content/benchmarks/NAME.yaml)")
+        add_data_option(group)
 
     def probe_plans(self, args: Any) -> list[Any]:
         from builder.benchmarks.mcq.probe import spec_plans
@@ -193,7 +195,7 @@ def _example_prompts(computed: Any) -> dict[str, str]:
     from builder.benchmarks.mcq.prompts import BLIND, SIGHTED, render_prompt
     data = computed.loaded.data
     item = data.items[data.row_ids()[0]]
-    shown = shuffle.order(shuffle.SEEDS[0], item.id, len(item.choices))
+    shown = shuffle.order(shuffle.SEEDS[0], item.shuffle_key, len(item.choices))
     return {condition: render_prompt(data.benchmark.spec, item, shown, condition) for condition in (SIGHTED, BLIND)}
 
 

@@ -10,7 +10,6 @@ items. The answer is parsed to a letter (`parse_letter`); the raw text is always
 from __future__ import annotations
 
 import argparse
-import difflib
 import hashlib
 import json
 import re
@@ -20,12 +19,13 @@ from builder.benchmarks.mcq import shuffle
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
 from builder.benchmarks.mcq.load import load_benchmark
+from builder.benchmarks.mcq.probe_report import spec_probe_report
 from builder.benchmarks.mcq.prompts import render_prompt
 from builder.benchmarks.mcq.run_format import TASK, ChoiceItem
 from builder.benchmarks.mcq.spec import DEFAULT_BLIND, DEFAULT_SIGHTED
 from builder.core.build_date import utc_now
 from builder.core.errors import InputError
-from builder.core.names import check_name, fill_template, slug
+from builder.core.names import check_name, did_you_mean, fill_template, slug
 from builder.probing.jobs import ANSWER, Job, Reply
 from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
 from builder.runs.selection import Selection
@@ -54,9 +54,7 @@ def _did_you_mean(name: str, content_dir: Path) -> str:
     from builder.benchmarks import registered
     own = {b.name for b in registered() if b.probes and not (b.run_format_module and b.run_format().any_name)}
     known = sorted(own | {p.stem for p in (content_dir / "benchmarks").glob("*.yaml")})
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
-    return f"{hint} Benchmarks that can be probed: {', '.join(known)}" if known else hint
+    return did_you_mean(name, known, "Benchmarks that can be probed")
 
 
 _LEADING = re.compile(r"^\s*[(\[]?([A-Z])(?:[)\].:：、\s-]|$)")
@@ -84,7 +82,7 @@ def prompt_sha256(template: str) -> str:
 
 def item_job(data: ChoiceSet, row_id: int, seed: int, condition: str) -> Job:
     item = data.items[row_id]
-    shown = shuffle.order(seed, item.id, len(item.choices))
+    shown = shuffle.order(seed, item.shuffle_key, len(item.choices))
     letter_map = {LETTERS[j]: i for j, i in enumerate(shown)}
     prompt = render_prompt(data.benchmark.spec, item, shown, condition)
 
@@ -123,7 +121,8 @@ def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed
                         dataset={"name": spec.title, "content_sha256": data.benchmark.content_sha256},
                         created=utc_now())
     path = fill_template(out_template, "--out", run_id=rid, model_slug=slug(settings.model))
-    return RunPlan(header, path, row_ids, lambda row_id: item_job(data, row_id, seed, condition), settings)
+    return RunPlan(header, path, row_ids, lambda row_id: item_job(data, row_id, seed, condition), settings,
+                   score=lambda done: spec_probe_report(done, data))
 
 
 def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
@@ -134,7 +133,7 @@ def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
 
     seeds = distinct_seeds(args, shuffle.SEEDS[0])
     out = check_run_options(args, len(seeds))
-    benchmark = load_benchmark(spec_path(args.benchmark, args.spec))
+    benchmark = load_benchmark(spec_path(args.benchmark, args.spec), given=args.data)
     if args.spec is not None and args.benchmark not in ("mcq", benchmark.spec.name):
         raise InputError.single("--benchmark", f"{args.spec} describes {benchmark.spec.name!r}, not {args.benchmark!r}")
     data = choice_set(benchmark)

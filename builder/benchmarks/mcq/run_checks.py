@@ -16,6 +16,7 @@ from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.results.revision import revision_problem, summary_problem
 from builder.benchmarks.mcq.run_format import ChoiceItem
 from builder.core.errors import Problem
+from builder.core.redact import excerpt
 from builder.runs.checks import (declared_row_ids, footer_problems, no_items_problem, number_problems,
                                  outside_selection, parameters_problems, selection_text)
 from builder.runs.schema import Run
@@ -78,10 +79,11 @@ def _item_problems(run: Run, benchmark: SpecData, data: ChoiceSet, declared: set
         if (problem := _prediction_problem(run, item.prediction, len(known.choices))) is not None:
             problems.append(Problem(run.path, problem, line, "prediction"))
         if item.id != known.id:
-            problems.append(Problem(run.path, f"record {item.row_id} has id {known.id!r}, not {item.id!r}", line, "id"))
-        elif item.letter_map != shown_letters(seed, known.id, shown_count(item, known)):
+            problems.append(Problem(run.path, f"record {item.row_id} has id {excerpt(known.id)}, not {excerpt(item.id)}",
+                                    line, "id"))
+        elif item.letter_map != shown_letters(seed, known.shuffle_key, shown_count(item, known)):
             how = f"the seed-{seed} shuffle" if seed is not None else "the published order (A = the first option)"
-            problems.append(Problem(run.path, f"not {how} of item {known.id!r}", line, "letter_map"))
+            problems.append(Problem(run.path, f"not {how} of item {excerpt(known.id)}", line, "letter_map"))
         elif item.revision is not None and (found := revision_problem(item.revision, known)) is not None:
             problems.append(Problem(run.path, found[0], line, found[1]))
     return problems
@@ -92,11 +94,12 @@ def shown_count(item: ChoiceItem, known: Any) -> int:
     return int(item.revision["k"]) if item.revision is not None else len(known.choices)
 
 
-def shown_letters(seed: int | None, item_id: str, k: int) -> dict[str, int]:
+def shown_letters(seed: int | None, key: str, k: int) -> dict[str, int]:
     """The letter map a run must have: the seeded shuffle, or (an import, seed None) the published order."""
-    return {LETTERS[j]: j for j in range(k)} if seed is None else letter_map(seed, item_id, k)
+    return {LETTERS[j]: j for j in range(k)} if seed is None else letter_map(seed, key, k)
 
 
-def letter_map(seed: int | None, item_id: str, k: int) -> dict[str, int]:
-    return {LETTERS[j]: i for j, i in enumerate(shuffle.order(int(seed or 0), item_id, k))}
+def letter_map(seed: int | None, key: str, k: int) -> dict[str, int]:
+    """`key`: the item's shuffle key (Item.shuffle_key)."""
+    return {LETTERS[j]: i for j, i in enumerate(shuffle.order(int(seed or 0), key, k))}
 

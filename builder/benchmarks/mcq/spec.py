@@ -16,8 +16,8 @@ from typing import Any
 from jinja2 import meta
 from jinja2.exceptions import TemplateError
 
-from builder.benchmarks.mcq.datafiles import DataLocation, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
-from builder.benchmarks.mcq.fields import Rule, compile_rule, environment
+from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
+from builder.benchmarks.mcq.fields import TARGET_KINDS, Rule, compile_rule, environment
 from builder.benchmarks.mcq.spec_extras import (LabelFile, filter_rule, label_file, nested_lists, split_rule,
                                                 table_delimiter)
 from builder.benchmarks.mcq.text_options import TextOptions, text_options
@@ -29,12 +29,13 @@ FORMATS: tuple[str, ...] = ("json", "jsonl", "csv", "tsv")
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
 TABLES = ("csv", "tsv")  # formats read as rows of cells (csv_columns, delimiter)
 TEXT_KEYS = ("name", "title", "citation", "url", "license", "language", "revision")
-FIELD_KEYS = ("id", "split", "category")
+FIELD_KEYS = ("id", "split", "category", "group", "shuffle_key")
+RULE_KEYS = ("id", "category", "group", "shuffle_key")  # a field name or a template, like the doc_to_* keys
 LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
-                         "doc_to_text", "doc_to_choice", "doc_to_target", *FIELD_KEYS, "test_split", "train_split",
-                         "sighted", "blind", "results", "strata", "filter", "options_from_text", "delimiter",
-                         "labels")
+                         "doc_to_text", "doc_to_choice", "doc_to_target", "target_kind", *FIELD_KEYS, "test_split",
+                         "train_split", "sighted", "blind", "results", "strata", "filter", "options_from_text",
+                         "delimiter", "labels")
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 FROM_TEXT = ("doc_to_text", "doc_to_choice")  # optional with options_from_text: its stem and options
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
@@ -77,12 +78,21 @@ class Spec:
     # (name, rule) per stratum field of the leak split's adjusted gap; () means the category alone
     strata: tuple[tuple[str, Rule], ...] = ()
     results: Any = None  # results.mapping.ResultsMapping: the fields of `--format mapped` result files
+    target_kind: str | None = None  # how doc_to_target reads (fields.TARGET_KINDS); None: unambiguous or an error
+    group: Rule | None = None  # ties beyond a shared option set that every fold keeps whole (a passage, a source)
+    shuffle_key: Rule | None = None  # the option shuffle's key (default: the item's id), shuffle.py
     filter: Rule | None = None  # records it renders false or empty for are skipped (counted: filtered_records)
     options_from_text: TextOptions | None = None  # a text field holding the stem and its lettered options
     split_rule: Rule | None = None  # `split` as a field name or a template (`split` keeps its text)
     delimiter: str | None = None  # a CSV/TSV file's one-character separator (None: the format's own)
     labels: LabelFile | None = None  # a plain-text file of one value per record, exposed as a field
     nested_lists: tuple[str, ...] = ()  # `nested` as parallel lists: one record per position
+
+    @property
+    def shuffle_recipe(self) -> str:
+        """The option shuffle named as code: `random.Random(f"{seed}:{id}")`, or with the spec's key."""
+        from builder.benchmarks.mcq.shuffle import recipe
+        return recipe(self.shuffle_key)
 
     @property
     def env_var(self) -> str:
@@ -111,9 +121,11 @@ def spec_files(content_dir: Path, environ: Mapping[str, str] | None = None) -> l
 
 
 def load_spec(path: str | Path, *, root: Path | None = None,
-              environ: Mapping[str, str] | None = None) -> Spec:
+              environ: Mapping[str, str] | None = None, given: Path | None = None) -> Spec:
     """Read and validate a spec. A relative `dataset_path` (or `data_dir`) is relative to `root`
-    (the repository, i.e. where buzzprobe runs: the current directory by default)."""
+    (the repository, i.e. where buzzprobe runs: the current directory by default). `given` is the
+    copy named on the command line (`--data`): it wins over the spec's variable. The data is read
+    only inside the repository, the spec's folder and that copy (datafiles.py)."""
     path = Path(path)
     data, lines = load_mapping(path)
     environ = os.environ if environ is None else environ
@@ -124,15 +136,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
 
     for key in sorted(set(map(str, data)) - set(KEYS)):
         problem(key, f"unknown key (allowed: {', '.join(KEYS)})")
-    for key in REQUIRED:
-        if data.get(key) in (None, "") and not (key in FROM_TEXT and key not in data and "options_from_text" in data):
-            problem(key, "required" + (" (or options_from_text: the field holding the stem and its lettered "
-                                       "options)" if key in FROM_TEXT else ""))
-    if isinstance(data.get("nested"), list):
-        nested_lists(data["nested"], problem)
-    for key in (*TEXT_KEYS, "records", *(("nested",) if not isinstance(data.get("nested"), list) else ()), *FIELD_KEYS, "test_split", "train_split", "sighted", "blind"):
-        if key in data and not (isinstance(data[key], str) and data[key].strip()):
-            problem(key, "must be non-empty text")
+    _present(data, problem)
     if problems:
         raise InputError(problems)
 
@@ -141,10 +145,13 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         problem("name", why)
     if "url" in data and (why := web_link_problem(data["url"])) is not None:
         problem("url", why)
+    if data.get("target_kind", TARGET_KINDS[0]) not in TARGET_KINDS:
+        problem("target_kind", f"must be one of {', '.join(TARGET_KINDS)}")
     rules = _rules(data, problem)
     prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
                for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
-    location = parse_location(data, name, root or Path.cwd(), environ, problem)
+    place = SpecPlace(root or Path.cwd(), path, line_of(lines, ("dataset_path",)), given)
+    location = parse_location(data, name, place, environ, problem)
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
     if "results" in data:
@@ -152,15 +159,11 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         for key, message in mapping_problems(data["results"]):
             problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
     strata = _strata(data.get("strata"), problem)
-    from_text = text_options(data["options_from_text"], problem) if "options_from_text" in data else None
-    extras = {"filter": filter_rule(data["filter"], problem) if "filter" in data else None,
-              "split_rule": split_rule(data["split"], problem) if "split" in data else None,
-              "delimiter": table_delimiter(data, fmt, TABLES, problem),
-              "labels": label_file(data["labels"], location, problem) if "labels" in data else None}
+    extras = _released(data, fmt, location, problem)
     if problems or location is None or fmt is None:
         raise InputError(problems)
-    if from_text is not None:
-        rules = {**{key: from_text.rule(key) for key in FROM_TEXT}, **rules}
+    if extras["options_from_text"] is not None:
+        rules = {**{key: extras["options_from_text"].rule(key) for key in FROM_TEXT}, **rules}
     nested = data.get("nested")
     return Spec(path=path, name=name, title=data.get("title", name), language=data.get("language"),
                 citation=data.get("citation"), url=data.get("url"), license=data.get("license"),
@@ -171,8 +174,33 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 test_split=data.get("test_split"), train_split=data.get("train_split"),
                 category=rules.get("category"), sighted=prompts["sighted"], blind=prompts["blind"],
                 revision=data.get("revision"), results=_results(data.get("results")),
-                strata=strata, options_from_text=from_text,
-                nested_lists=tuple(nested) if isinstance(nested, list) else (), **extras)
+                target_kind=data.get("target_kind"), group=rules.get("group"), shuffle_key=rules.get("shuffle_key"),
+                strata=strata, nested_lists=tuple(nested) if isinstance(nested, list) else (), **extras)
+
+
+def _released(data: Mapping[str, Any], fmt: str | None, location: DataLocation | None, problem: Any) -> dict[str, Any]:
+    """The keys for files as released (spec_extras.py, text_options.py), as Spec fields."""
+    return {"filter": filter_rule(data["filter"], problem) if "filter" in data else None,
+            "split_rule": split_rule(data["split"], problem) if "split" in data else None,
+            "delimiter": table_delimiter(data, fmt, TABLES, problem),
+            "labels": label_file(data["labels"], location, problem) if "labels" in data else None,
+            "options_from_text": text_options(data["options_from_text"], problem) if "options_from_text" in data
+            else None}
+
+
+def _present(data: Mapping[str, Any], problem: Any) -> None:
+    """Each required key given (options_from_text stands in for doc_to_text and doc_to_choice),
+    and the keys that hold text non-empty text (`nested` may also be a list: parallel lists)."""
+    for key in REQUIRED:
+        if data.get(key) in (None, "") and not (key in FROM_TEXT and key not in data and "options_from_text" in data):
+            problem(key, "required" + (" (or options_from_text: the field holding the stem and its lettered "
+                                       "options)" if key in FROM_TEXT else ""))
+    if isinstance(data.get("nested"), list):
+        nested_lists(data["nested"], problem)
+    for key in (*TEXT_KEYS, "records", *(("nested",) if not isinstance(data.get("nested"), list) else ()),
+                *FIELD_KEYS, "test_split", "train_split", "sighted", "blind", "target_kind"):
+        if key in data and not (isinstance(data[key], str) and data[key].strip()):
+            problem(key, "must be non-empty text")
 
 
 MAX_STRATA = 4
@@ -208,9 +236,10 @@ def _results(value: Any) -> Any:
 
 
 def _rules(data: Mapping[str, Any], problem: Any) -> dict[str, Rule]:
-    """doc_to_* and the optional id and category: a field name or a template; split: a field."""
+    """doc_to_* and the optional id, category, group and shuffle_key: a field name or a template;
+    split: a field."""
     rules = {}
-    for key in ("doc_to_text", "doc_to_choice", "doc_to_target", "id", "category"):
+    for key in ("doc_to_text", "doc_to_choice", "doc_to_target", *RULE_KEYS):
         if key not in data:
             continue
         try:

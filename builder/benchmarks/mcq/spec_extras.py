@@ -69,7 +69,8 @@ def table_delimiter(data: Mapping[str, Any], fmt: str | None, tables: tuple[str,
 
 
 def label_file(value: object, location: DataLocation | None, problem: Report) -> LabelFile | None:
-    """`labels: {path, field}`; a relative path is read under data_dir, else beside the first data file."""
+    """`labels: {path, field}`; a relative path is read under data_dir, else beside the first data
+    file, and only where the data may be read (the confinement of dataset_path)."""
     if not (isinstance(value, dict) and set(value) == {"path", "field"}
             and all(isinstance(value[k], str) and value[k].strip() for k in ("path", "field"))):
         problem("labels", "must be {path: FILE, field: NAME}: a text file with one value per line, the n-th "
@@ -81,6 +82,9 @@ def label_file(value: object, location: DataLocation | None, problem: Report) ->
     if not path.is_absolute():
         base = location.root if location.root is not None else location.patterns[0].parent
         path = base / path
+    if (why := location.confinement.problem(path)) is not None:
+        problem("labels", f"{why} ({location.confined_hint()})")
+        return None
     return LabelFile(path, value["field"])
 
 

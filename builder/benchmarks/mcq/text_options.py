@@ -3,15 +3,16 @@ string, as many releases ship them (`A. … B. …`, `A．…`, `A:…;B:…;C:�
 the stem (the text before the first option) and the options, each with the letter written
 before it, so that a letter target names that option wherever it stands.
 
-A letter is an option marker only where a line, a space, a `;`, a comma, a closing
+A letter is an option marker only where a line, a space, a `;`, a colon, a comma, a closing
 parenthesis, a question mark or a Chinese or full-width character precedes it (Chinese sets
 write `…的是A．…B．…`), and after the first `A` only in the same style (parentheses, a dot or
 a colon) and at most one letter past those seen: `J. K. Rowling` inside an option stays text.
 When the text holds several `A` markers (a stem mentioning "part A."), the run of markers
 from each is compared and the longest wins (ties: the last), so a stray `A.` before or inside
-the options does not split it. Letters out of order or missing (A, C, B, D; A, B, D) are kept as written and counted by the
-audit (finding `option_letters`); `{field, pattern}` takes a regular expression for any other
-layout, whose group (`letter`, else the first) is the letter.
+the options does not split it. The full stop closing the whole text (`…;D:丁。`) is not part
+of the last option. Letters out of order or missing (A, C, B, D; A, B, D) are kept as written
+and counted by the audit (finding `option_letters`); `{field, pattern}` takes a regular
+expression for any other layout, whose group (`letter`, else the first) is the letter.
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import regex  # a spec's own pattern runs with a timeout (_pattern_markers)
+
 from builder.benchmarks.mcq.fields import LETTERS, RecordProblem, Rule, text_value
 
-_MARKER = re.compile(r"(?:^|(?<=[\s;；,，。)）?!\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]))(?:[(（]([A-Z])[)）]|([A-Z])[ \t]*([.．、:：]))")
+_BEFORE = r"(?:^|(?<=[\s;；:：,，。)）?!\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]))"  # what may precede a marker
+_MARKER = re.compile(_BEFORE + r"(?:[(（]([A-Z])[)）]|([A-Z])[ \t]*([.．、:：]))")
 _STYLES = {".": "dot", "．": "dot", "、": "dot", ":": "colon", "：": "colon"}
 _SEPARATORS = " \t\r\n;；"
+_STOPS = "。.．"  # a full stop closing the text, stripped from the last option when only it has one
 KIND = "from_text"  # the kind of the doc_to_text/doc_to_choice Rule standing for the split
 
 
@@ -45,7 +50,7 @@ class Split(NamedTuple):
 @dataclass(frozen=True)
 class TextOptions:
     field: str
-    pattern: re.Pattern[str] | None = None  # None: the common layouts
+    pattern: Any = None  # a compiled `regex` pattern; None: the common layouts
 
     def rule(self, key: str) -> Rule:
         """The stand-in for an omitted doc_to_text or doc_to_choice (load.py reads the split)."""
@@ -66,8 +71,19 @@ class TextOptions:
             raise RecordProblem(f"field {self.field!r} holds {len(markers)} lettered option(s) ({layouts}); an "
                                 "item needs two or more (skip such records with `filter`)")
         ends = [m.start for m in markers[1:]] + [len(text)]
-        options = tuple(text[m.end:end].strip(_SEPARATORS) for m, end in zip(markers, ends))
+        options = _closed([text[m.end:end].strip(_SEPARATORS) for m, end in zip(markers, ends)])
         return Split(text[:markers[0].start].strip(), options, tuple(m.letter for m in markers))
+
+
+def _closed(options: list[str]) -> tuple[str, ...]:
+    """The options less the full stop that closes the whole text (`…;D:丁。`), which runs into the
+    last option: a mark only it would carry (a cue). Kept when another option ends with it too,
+    unless the last option ends with it twice (`…;D:丁。。`: its own and the text's)."""
+    last = options[-1]
+    stop = last[-1:]
+    if stop in _STOPS and len(last) > 1 and (last[-2] == stop or not any(o.endswith(stop) for o in options[:-1])):
+        options[-1] = last[:-1].rstrip()
+    return tuple(options)
 
 
 def in_order(letters: tuple[str, ...]) -> bool:
@@ -98,12 +114,22 @@ def _run(first: Marker, rest: list[Marker]) -> list[Marker]:
     return run
 
 
-def _pattern_markers(text: str, pattern: re.Pattern[str]) -> list[Marker]:
+PATTERN_SECONDS = 0.25  # a spec's own pattern on one record: far above any sane layout's cost
+
+
+def _pattern_markers(text: str, pattern: Any) -> list[Marker]:
+    """The markers a spec's pattern finds. The pattern is the spec author's, so it runs under the
+    `regex` engine's timeout: a catastrophic pattern (nested quantifiers) is a located error on its
+    first record instead of a build that never ends (Python's `re` cannot be interrupted)."""
     markers = []
-    for m in pattern.finditer(text):
-        letter = m.group("letter") if "letter" in pattern.groupindex else m.group(1)
-        if m.end() > m.start():
-            markers.append(Marker(m.start(), m.end(), (letter or "").strip().upper(), "pattern"))
+    try:
+        for m in pattern.finditer(text, timeout=PATTERN_SECONDS):
+            letter = m.group("letter") if "letter" in pattern.groupindex else m.group(1)
+            if m.end() > m.start():
+                markers.append(Marker(m.start(), m.end(), (letter or "").strip().upper(), "pattern"))
+    except TimeoutError:
+        raise RecordProblem(f"the options_from_text pattern took over {PATTERN_SECONDS} s on this record's "
+                            f"{len(text):,} characters: simplify it (no nested repetition such as (a+)+)") from None
     return markers
 
 
@@ -117,8 +143,8 @@ def text_options(value: object, problem: Callable[[str, str], None]) -> TextOpti
                 "pattern matches each option's marker and a group captures its letter")
         return None
     try:
-        pattern = re.compile(value["pattern"])
-    except re.error as exc:
+        pattern = regex.compile(value["pattern"], regex.VERSION0)
+    except (regex.error, ValueError, OverflowError) as exc:
         problem("options_from_text", f"pattern does not compile: {exc}")
         return None
     if pattern.groups < 1:

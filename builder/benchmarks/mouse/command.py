@@ -40,7 +40,7 @@ def _add_probe(actions: Any) -> None:
                            description="Ask a model on an OpenAI-compatible endpoint one Mouse task on one data "
                                        "file and write a resumable run file (default under runs/<model>/).")
     what = p.add_argument_group("what to ask")
-    what.add_argument("--task", required=True, choices=TASKS)
+    what.add_argument("--task", required=True, choices=TASKS, help="the Mouse task: " + ", ".join(TASKS))
     what.add_argument("--data", required=True, type=Path,
                       help="main_eval.csv (tr, rc, ir, td), single_choice.csv (ms) or icc.csv (cc); CSV or JSONL")
     what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",

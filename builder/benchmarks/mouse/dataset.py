@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from builder.core.errors import Problem
+from builder.core.redact import excerpt
 from builder.benchmarks.mouse.config import (CC_OPTIONS, DEFAULT_GOLD_COLUMNS, MS_OPTIONS, QUESTION, REFERENCE,
                                   SOURCE, GoldColumns)
 from builder.benchmarks.mouse.labels import IR_LABELS, MS_LABELS, RC_COMPONENTS, RC_LABELS, TD_LABELS
@@ -119,14 +120,14 @@ class _Cells:
     def digit(self, column: str, allowed: tuple[int, ...], what: str) -> int:
         value = self.text(column).strip()
         if value and (len(value) != 1 or not value.isascii() or not value.isdigit() or int(value) not in allowed):
-            self.problem(column, f"{what} gold must be {_choices(allowed)}, got {value!r}")
+            self.problem(column, f"{what} gold must be {_choices(allowed)}, got {excerpt(value)}")
             return allowed[0]
         return int(value) if value else allowed[0]
 
     def letter(self, column: str, allowed: tuple[str, ...], what: str) -> str:
         value = self.text(column).strip()
         if value and value not in allowed:
-            self.problem(column, f"{what} gold must be {_choices(allowed)}, got {value!r}")
+            self.problem(column, f"{what} gold must be {_choices(allowed)}, got {excerpt(value)}")
         return value
 
     def problem(self, column: str, message: str) -> None:

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from builder.core.confine import Confinement
 from builder.core.errors import InputError, Problem
+from builder.core.redact import excerpt
 from builder.benchmarks.mouse.table import decode, raise_problems
-from builder.core.textfiles import read_input
+from builder.core.textfiles import read_input, repeated_columns
 from builder.core.yamlfile import line_of, load_yaml, web_link_problem
 from builder.core.paths import REPO_DIR
 
@@ -170,6 +172,9 @@ class _Meta:
         if not spec or not file or len(rng) != 2:
             return None
         path = directory / file
+        if (why := Confinement.of([directory]).problem(path)) is not None:  # a content file names no secret
+            self.add(f"{why}: a reported table is a file in {directory}", key + ("file",))
+            return None
         rows, row_lines = _read_csv(path, row_key, tuple(columns), float(rng[0]), float(rng[1]), self.problems)
         return ReportedTable(name, path, number, caption, row_key, float(rng[0]), float(rng[1]),
                              {str(k): str(v) for k, v in columns.items()}, rows, row_lines)
@@ -201,8 +206,11 @@ def _read_csv(path: Path, key: str, columns: tuple[str, ...], low: float, high: 
         return {}, {}
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, [])
+    if repeated := repeated_columns(where, header):
+        problems.extend(repeated)
+        return {}, {}
     if header != [key, *columns]:
-        problems.append(Problem(where, f"header must be {','.join([key, *columns])}, got {','.join(header)}", 1))
+        problems.append(Problem(where, f"header must be {','.join([key, *columns])}, got {excerpt(','.join(header))}", 1))
         return {}, {}
     rows: dict[str, dict[str, float]] = {}
     lines: dict[str, int] = {}

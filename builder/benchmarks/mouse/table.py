@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.core.textfiles import csv_records, decode_utf8, jsonl_lines, read_input
+from builder.core.textfiles import csv_records, decode_utf8, numbered_lines, read_input
 from builder.runs.lines import LineError, load_line
 
 MAX_PROBLEMS = 200
@@ -60,8 +60,8 @@ def decode(path: Path, raw: bytes) -> str:
 
 
 def _csv_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
-    header, records = csv_records(path, text)
-    problems = _header_problems(path, header)
+    header, records = csv_records(path, text)  # a blank or repeating header is refused there
+    problems: list[Problem] = []
     rows: list[Row] = []
     for line, cells in records:
         if len(cells) != len(header):
@@ -72,25 +72,11 @@ def _csv_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
     return tuple(header), rows
 
 
-def _header_problems(path: Path, header: list[str]) -> list[Problem]:
-    if not any(h.strip() for h in header):
-        return [Problem(str(path), "first line is blank: expected the header row", 1)]
-    seen: set[str] = set()
-    problems = []
-    for name in header:
-        if name in seen:
-            problems.append(Problem(str(path), "duplicate column", 1, name))
-        seen.add(name)
-    return problems
-
-
 def _jsonl_rows(path: Path, text: str) -> tuple[tuple[str, ...], list[Row]]:
     problems: list[Problem] = []
     rows: list[Row] = []
     columns: dict[str, None] = {}
-    for number, line in enumerate(jsonl_lines(text), start=1):
-        if not line.strip():
-            continue
+    for number, line in numbered_lines(path, text):
         cells = _json_cells(str(path), number, line, problems)
         if cells is not None:
             columns.update(dict.fromkeys(cells))

@@ -66,7 +66,7 @@ def add_model_facts(facts: FactTable, models: Iterable[ModelSummary]) -> None:
 
 def add_pair_summary_facts(facts: FactTable, summaries: Sequence[PairSummary]) -> None:
     if summaries:
-        facts.add(K.PAIRED_MODELS.key(), len(summaries), "models with paired sighted/blind runs",
+        facts.add(K.PAIRED_MODELS.key(), len({s.subject for s in summaries}), "models with paired sighted/blind runs",
                   tuple(r for s in summaries for p in s.pairs for r in (p.run_a, p.run_b)))
     for s in summaries:
         on = {"id": s.id}

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis
+from builder.benchmarks.cibuzzbench.analyses.paired import PairedAnalysis, prompt_version
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.core.names import slug
 from builder.runs.selection import Selection
@@ -65,11 +65,24 @@ class PairSummary:
     def model(self) -> str:
         return self.blind.model
 
+    @property
+    def subject(self) -> str:
+        """The model's own name (one model may have several summaries: other items, tools)."""
+        return self.blind.members[0].run.header.subject_name
+
 
 def summary_key(header: Header) -> tuple:
-    """Everything but the option seed (and the run id) that decides what a run measured."""
+    """Everything but the option seed (and the run id) that decides what a run measured: a
+    20-item import from lm-eval and a 50-item probe of one model are two entries, never one."""
     return (header.subject_name, header.task, header.condition, header.variant, run_lang(header),
-            json.dumps(header.items, sort_keys=True), header.dataset.get("content_sha256"))
+            json.dumps(header.items, sort_keys=True), header.dataset.get("content_sha256"),
+            prompt_version(header), header.made_by)
+
+
+def model_label(header: Header) -> str:
+    """The model as tables name it; an imported run says which tool made it, so a probe run and
+    an lm-eval import of one model read as two rows, not as one row twice."""
+    return f"{header.subject_label} ({header.made_by} import)" if header.made_by else header.subject_label
 
 
 def run_lang(header: Header) -> str:
@@ -89,6 +102,8 @@ def summary_id(header: Header, with_condition: bool = True) -> str:
     parts += [run_lang(header), selection_tag(header.items)]
     if header.variant != "original":
         parts.append(header.variant.replace("_", "-"))
+    if header.made_by:
+        parts.append(slug(header.made_by))
     return "-".join(parts)
 
 
@@ -109,7 +124,7 @@ def summarise_models(scores: Iterable[RunScore]) -> list[ModelSummary]:
             # Names that slug alike (or one name over two datasets): each id gets a hash of its
             # own group's key, so which group reads which id never depends on the runs' order.
             own = sid if len(keys) == 1 else f"{sid}-{_key_hash(key)}"
-            out[own] = ModelSummary(own, h.subject_label, h.task, h.condition, h.variant, run_lang(h),
+            out[own] = ModelSummary(own, model_label(h), h.task, h.condition, h.variant, run_lang(h),
                                     dict(h.items), tuple(members))
     return [out[k] for k in sorted(out)]
 

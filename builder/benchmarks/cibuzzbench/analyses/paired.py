@@ -24,7 +24,7 @@ from builder.stats import (
 )
 from builder.stats.paired import discordant, holm, mcnemar_exact
 from builder.benchmarks.cibuzzbench.run_format import Item
-from builder.runs.schema import Run
+from builder.runs.schema import Header, Run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, labels_for
 
 UNPARSED_SOURCE = "unparsed"
@@ -81,8 +81,9 @@ class SettingDifference:
 
 
 # Settings that must agree for a gap to measure the term alone. The dataset variant, task,
-# option seed, content hash and prompt language are not here: arms that differ there are never
-# paired at all (find_pairs, _header_mismatch).
+# option seed, content hash, prompt language, items asked, the tool that made the run and the
+# prompt's version are compared elsewhere: arms that differ there are never paired at all
+# (find_pairs, _header_mismatch); the prompt stays listed for pairs made by hand.
 COMPARED_SETTINGS = ("temperature", "top_p", "max_tokens", "prompt")
 _NOT_RECORDED = "not recorded"
 
@@ -95,15 +96,21 @@ def setting_differences(run_a: Run, run_b: Run) -> tuple[SettingDifference, ...]
     compared as that arm's family."""
     out = []
     for setting in COMPARED_SETTINGS:
-        (key_a, shown_a), (key_b, shown_b) = _setting(run_a, setting), _setting(run_b, setting)
+        (key_a, shown_a), (key_b, shown_b) = _setting(run_a.header, setting), _setting(run_b.header, setting)
         if key_a != key_b:
             out.append(SettingDifference(setting, shown_a, shown_b))
     return tuple(out)
 
 
-def _setting(run: Run, setting: str) -> tuple[str, str]:
+def prompt_version(header: Header) -> str:
+    """The run's prompt as compared between arms (see `setting_differences`): two arms pair,
+    and runs pool into one model summary, only when this is the same."""
+    return _setting(header, "prompt")[0]
+
+
+def _setting(header: Header, setting: str) -> tuple[str, str]:
     """(what is compared, what is shown) for one setting of one run."""
-    parameters = run.header.subject.get("parameters") or {}
+    parameters = header.subject.get("parameters") or {}
     if setting != "prompt":
         value = parameters.get(setting)
         shown = _NOT_RECORDED if value is None else f"{value:g}" if isinstance(value, float) else str(value)
@@ -115,7 +122,7 @@ def _setting(run: Run, setting: str) -> tuple[str, str]:
     if isinstance(paired, str) and " v" in paired:
         sighted_id, _, sighted_version = paired.rpartition(" v")
         return f"{_family(sighted_id, 'sighted')} v{sighted_version}", f"{protocol} v{version} (blind arm of {paired})"
-    return f"{_family(str(protocol), run.header.condition)} v{version}", f"{protocol} v{version}"
+    return f"{_family(str(protocol), header.condition)} v{version}", f"{protocol} v{version}"
 
 
 def _family(protocol: str, condition: str) -> str:

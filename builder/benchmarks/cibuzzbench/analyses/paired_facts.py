@@ -4,10 +4,13 @@ and the rule that finds which blind and sighted runs belong together.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
-from builder.benchmarks.cibuzzbench.analyses.paired import COMPARED_SETTINGS, ERROR_SOURCES, Gap, PairedAnalysis, analyse_pair
+from builder.benchmarks.cibuzzbench.analyses.paired import (
+    COMPARED_SETTINGS, ERROR_SOURCES, Gap, PairedAnalysis, analyse_pair, prompt_version,
+)
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.factkeys import FactPattern
@@ -29,25 +32,30 @@ def pair_id(run_a: Run | str, run_b: Run | str) -> str:
 
 
 def find_pairs(runs: Iterable[Run]) -> list[tuple[Run, Run]]:
-    """(blind, sighted) pairs of complete runs: same subject name, task, option seed, dataset
-    variant and content, prompt language, and at least one shared item. Every overlapping
-    blind x sighted combination within a group is returned, sorted by (blind run_id, sighted
-    run_id). A run still in progress is left out: its gap would change as it fills in."""
+    """(blind, sighted) pairs of complete runs that asked the same items in the same way: same
+    subject name, task, option seed, dataset variant and content, prompt language and version,
+    item selection, the same tool (a probe run never pairs with an imported one) and the same
+    row ids. Every such blind x sighted combination within a group is returned, sorted by
+    (blind run_id, sighted run_id). A run still in progress is left out: its gap would change
+    as it fills in."""
     groups: dict[tuple, dict[str, list[Run]]] = defaultdict(lambda: {BASELINE: [], TREATMENT: []})
     for run in runs:
         if run.header.condition in (BASELINE, TREATMENT) and run.complete:
-            groups[_pair_key(run)][run.header.condition].append(run)
+            groups[pair_key(run)][run.header.condition].append(run)
     pairs = [(a, b) for group in groups.values() for a in group[BASELINE] for b in group[TREATMENT]
-             if not set(a.row_ids).isdisjoint(b.row_ids)]
+             if set(a.row_ids) == set(b.row_ids)]
     return sorted(pairs, key=lambda p: (p[0].header.run_id, p[1].header.run_id))
 
 
-def _pair_key(run: Run) -> tuple:
-    """A blind English prompt against a sighted Chinese one is not a like-for-like pair, so the
-    prompt language (parameter `lang`; absent means the official default, English) counts too."""
+def pair_key(run: Run) -> tuple:
+    """What two arms must share to pair. A blind English prompt against a sighted Chinese one is
+    not like-for-like, so the prompt language (parameter `lang`; absent means the official
+    default, English) counts; so do the items asked (a 20-item sample is not a 50-item one even
+    where they overlap), the prompt version and the tool that made the run."""
     h = run.header
     return (h.subject_name, h.task, h.option_seed, h.variant,
-            h.dataset.get("content_sha256"), (h.subject.get("parameters") or {}).get("lang", "en"))
+            h.dataset.get("content_sha256"), (h.subject.get("parameters") or {}).get("lang", "en"),
+            json.dumps(h.items, sort_keys=True), prompt_version(h), h.made_by)
 
 
 def analyse_pairs(runs: Iterable[Run], dataset: Dataset,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from builder.core.errors import InputError, Problem
+from builder.core.redact import excerpt
 from builder.core.textfiles import csv_records, decode_utf8, read_input
 from builder.benchmarks.cibuzzbench.tasks import HARMFULNESS_DETECTION, TASK_LABELS
 
@@ -108,7 +109,7 @@ def _validate(path: Path, header: list[str], records: list[tuple[int, list[str]]
         row = [cells[header.index(c)] for c in COLUMNS]
         if tuple(row) in first_line:  # named once; the rows after it keep their expected positions
             problems.append(Problem(str(path), f"duplicate of the row on line {first_line[tuple(row)]} "
-                                    f"(row_id {row[0]!r}): delete one of them", line, "row_id"))
+                                    f"(row_id {excerpt(row[0])}): delete one of them", line, "row_id"))
             continue
         first_line[tuple(row)] = line
         problems.extend(_check_row(path, line, position, row))
@@ -129,13 +130,10 @@ def _check_header(path: Path, header: list[str]) -> list[Problem]:
     problems = []
     missing = [c for c in COLUMNS if c not in header]
     unknown = [c for c in header if c not in COLUMNS]
-    duplicated = sorted(c for c, n in Counter(header).items() if n > 1)
     for c in missing:
         problems.append(Problem(str(path), "required column is missing", 1, c))
     for c in unknown:
         problems.append(Problem(str(path), "unknown column", 1, c))
-    for c in duplicated:
-        problems.append(Problem(str(path), "column appears more than once", 1, c))
     return problems
 
 
@@ -149,10 +147,10 @@ def _check_row(path: Path, line: int, position: int, row: list[str]) -> list[Pro
             problems.append(Problem(str(path), "empty cell", line, name))
         elif name in _ALLOWED and value not in _ALLOWED[name]:
             allowed = ", ".join(_ALLOWED[name])
-            problems.append(Problem(str(path), f"unknown label {value!r} (expected one of: {allowed})", line, name))
+            problems.append(Problem(str(path), f"unknown label {excerpt(value)} (expected one of: {allowed})", line, name))
     row_id = row[0]
     if row_id.strip() and row_id != str(position):
-        problems.append(Problem(str(path), f"row_id {row_id!r} breaks the contiguous 0-based sequence (expected {position})", line, "row_id"))
+        problems.append(Problem(str(path), f"row_id {excerpt(row_id)} breaks the contiguous 0-based sequence (expected {position})", line, "row_id"))
     return problems
 
 

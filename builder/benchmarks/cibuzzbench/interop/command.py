@@ -23,7 +23,7 @@ def add_export_parser(sub: Any) -> None:
                        description="Write buzzprobe's Task 2 sighted/blind and Task 3 protocol as another harness's "
                                    "tasks, or (eee) one run as Every Eval Ever's aggregate log and instance sidecar. "
                                    "Both carry the dataset's text: --out must be outside the repository.")
-    p.add_argument("harness", choices=(*HARNESSES, EEE))
+    p.add_argument("harness", choices=(*HARNESSES, EEE), help="lm-eval, inspect (tasks) or eee (one run)")
     p.add_argument("--run", type=Path, help="eee: the run file to export (CIBuzzBench's or a spec'd benchmark's)")
     p.add_argument("--developer", help="eee: the model's developer, a folder of the datastore path "
                                          "(default: buzzprobe for a model-free probe, else unknown)")
@@ -33,7 +33,8 @@ def add_export_parser(sub: Any) -> None:
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
     p.add_argument("--seeds", type=int, nargs="+", default=[DEFAULT_SEED], metavar="SEED",
                    help="Task 2 option-shuffle seeds, one task each (default %(default)s)")
-    p.add_argument("--variant", choices=("original", "gold_pool"), default="original")
+    p.add_argument("--variant", choices=("original", "gold_pool"), default="original",
+                   help="option set: the official distractors or the gold pool (default %(default)s)")
     p.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
     p.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
     p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")

@@ -9,7 +9,6 @@ reads both, so the two ways cannot disagree.
 from __future__ import annotations
 
 import zipfile
-import zlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,14 +16,12 @@ from typing import Any
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
-from builder.core.textfiles import read_input
+from builder.core.archives import open_zip, read_member
+from builder.core.textfiles import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS, read_input
 from builder.runs.lines import load_document
 
 # Inspect's usage names -> the OpenAI names `buzzprobe probe` records, so totals compare.
 ATTACHMENT = "attachment://"
-MAX_MEMBER_BYTES = 64 * 1024 * 1024  # one sample or header; real ones are kilobytes
-MAX_LOG_BYTES = 1024 * 1024 * 1024  # all members together, inflated
-MAX_MEMBERS = 100_000
 USAGE_NAMES = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens", "total_tokens": "total_tokens"}
 
 
@@ -96,45 +93,50 @@ def _load(path: Path, use_library: bool) -> dict[str, Any]:
 
 def _read_documented(path: Path) -> dict[str, Any]:
     try:
-        if path.suffix == ".json":
-            return _object(path, load_document(path, read_input(path)))
-        with zipfile.ZipFile(path) as archive:
-            data = _object(path, load_document(f"{path}:header.json", _member(archive, "header.json")))
-            names = sorted(n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json"))
-            data["samples"] = [load_document(f"{path}:{n}", _member(archive, n)) for n in names]
-            return data
-    except NotImplementedError:  # zstd members: stdlib zipfile reads them from Python 3.14 on
-        raise InputError.single(path, "this .eval log is compressed with a method Python's zipfile cannot read "
-                                "here; install inspect_ai (pip install 'buzzprobe[interop]') or convert the log "
-                                "with `inspect log convert --to json`") from None
-    except (OSError, KeyError, zipfile.BadZipFile, EOFError, zlib.error) as exc:
-        raise InputError.single(path, f"cannot read Inspect log: {exc}") from None
+        raw = read_input(path)
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read Inspect log: {exc.strerror or exc}") from None
+    if path.suffix == ".json":
+        return _object(path, load_document(path, raw))
+    with open_zip(path, raw) as archive:
+        infos = {i.filename: i for i in archive.infolist()}
+        if "header.json" not in infos:
+            raise InputError.single(path, "cannot read Inspect log: it has no header.json")
+        data = _object(path, load_document(f"{path}:header.json", _member(path, archive, infos["header.json"])))
+        names = sorted(n for n in infos if n.startswith("samples/") and n.endswith(".json"))
+        data["samples"] = [load_document(f"{path}:{n}", _member(path, archive, infos[n])) for n in names]
+        return data
 
 
 def _check_members(path: Path) -> None:
     """A zip states each member's size; refuse one too big (or too many) before inflating. A
     member that lies about its size is caught while streaming (_member)."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            infos = archive.infolist()
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise InputError.single(path, f"cannot read Inspect log: {exc}") from None
+        raw = read_input(path)
+    except OSError as exc:
+        raise InputError.single(path, f"cannot read Inspect log: {exc.strerror or exc}") from None
+    with open_zip(path, raw) as archive:
+        infos = archive.infolist()
     big = next((i for i in infos if i.file_size > MAX_MEMBER_BYTES), None)
     total = sum(i.file_size for i in infos)
-    if big is not None or total > MAX_LOG_BYTES or len(infos) > MAX_MEMBERS:
+    if big is not None or total > MAX_ARCHIVE_BYTES:
         what = f"member {big.filename[:80]!r} inflates to {big.file_size:,} bytes" if big else \
             f"{len(infos):,} members inflating to {total:,} bytes"
         raise InputError.single(path, f"refused: {what} (limits: {MAX_MEMBER_BYTES:,} bytes a member, "
-                                f"{MAX_LOG_BYTES:,} in all, {MAX_MEMBERS:,} members)")
+                                f"{MAX_ARCHIVE_BYTES:,} in all, {MAX_MEMBERS:,} members)")
 
 
-def _member(archive: zipfile.ZipFile, name: str) -> bytes:
-    """One member, read with a cap whatever its header claims."""
-    with archive.open(name) as handle:
-        raw = handle.read(MAX_MEMBER_BYTES + 1)
-    if len(raw) > MAX_MEMBER_BYTES:
-        raise InputError.single(f"{archive.filename}:{name}", f"inflates past {MAX_MEMBER_BYTES:,} bytes; refused")
-    return raw
+def _member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """One member, read with a cap whatever its header claims; zstd members (which stdlib
+    zipfile reads from Python 3.14 on) are refused with what to do instead."""
+    if info.compress_type == _ZSTD:
+        raise InputError.single(path, "this .eval log is compressed with a method Python's zipfile cannot read "
+                                "here; install inspect_ai (pip install 'buzzprobe[interop]') or convert the log "
+                                "with `inspect log convert --to json`")
+    return read_member(f"{path}:{info.filename}", archive, info, limit=MAX_MEMBER_BYTES)
+
+
+_ZSTD = 93  # Zstandard's zip method number
 
 
 def _object(path: Path, value: Any) -> dict[str, Any]:
@@ -182,7 +184,7 @@ def _error_text(message: Any) -> str:
     """The error's type and its cause: Inspect's message quotes the whole request (the prompt, so
     dataset text) between the two, which must not reach a run file."""
     text = str(message)
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]  # not JSON Lines: a message
     if len(lines) < 2:
         return text
     kind, cause = lines[0].split("(", 1)[0], lines[-1].removesuffix("')")

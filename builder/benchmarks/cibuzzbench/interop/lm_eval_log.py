@@ -17,7 +17,7 @@ from typing import Any
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
-from builder.core.textfiles import decode_utf8, jsonl_lines, read_input
+from builder.core.textfiles import decode_utf8, numbered_lines, read_input
 from builder.runs.lines import MAX_DOCUMENT_DEPTH, LineError, load_document, load_line
 
 _YEAR_10000 = 253402300800  # Unix seconds; datetime ends at 9999-12-31
@@ -100,12 +100,10 @@ def _model_args(value: Any) -> dict[str, Any]:
 def _read_samples(path: Path) -> tuple[list[HarnessSample], dict[str, Any] | None]:
     samples, problems, kwargs = [], [], None
     try:
-        lines = jsonl_lines(decode_utf8(path, read_input(path)))
+        lines = numbered_lines(path, decode_utf8(path, read_input(path)))
     except OSError as exc:
         raise InputError.single(path, f"cannot read samples: {exc.strerror or exc}") from None
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
+    for number, text in lines:
         try:
             record = load_document(path, text, number)
         except InputError as exc:

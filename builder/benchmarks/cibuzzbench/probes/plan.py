@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
+from builder.benchmarks.cibuzzbench.probes.report import probe_report
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
 from builder.core.build_date import utc_now
@@ -57,7 +58,8 @@ def plan_run(dataset: Dataset, protocol: Protocol, settings: ProbeSettings, seed
         dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
         created=utc_now())
     prompts = prompt_builder(dataset, protocol, seed)
-    return RunPlan(header, path, row_ids, lambda row_id: prompts(row_id).job(), settings)
+    return RunPlan(header, path, row_ids, lambda row_id: prompts(row_id).job(), settings,
+                   score=lambda done: probe_report(done, dataset))
 
 
 def parameters(protocol: Protocol, settings: ProbeSettings) -> dict[str, Any]:

@@ -61,9 +61,10 @@ def _note(split: L.LeakSplit) -> str:
             "option-only probe, cross-fitted over every item of the CSV from the four options alone, ranks the gold "
             "strictly first (the leak score the index publishes as leak/cibuzzbench-t2.csv). Accuracy is strict, "
             "the letter equal to the gold's; CIBuzzBench's official scorer also counts an unparsed answer wrong, so "
-            "accuracy_official is the same figure. Coverage: % of the leak-scored items the run answered. Gap = "
-            "accuracy_solvable minus accuracy_rest (points, crude: over the categories as mixed), 95% bootstrap "
-            "interval resampling items within each category (category_label); gap_adjusted compares the two kinds "
+            "official accuracy is the same figure. Coverage: % of the leak-scored items the run answered. Gap = "
+            "accuracy on the option-solvable items minus accuracy on the rest (points, crude: over the categories "
+            "as mixed), 95% bootstrap interval resampling items within each category; the adjusted gap compares "
+            "the two kinds "
             "within each category and pools those gaps with Mantel–Haenszel weights n1·n0/(n1+n0), same bootstrap. "
             "A leak score says what a reader could exploit, not what a model did.")
     aside = []

@@ -75,6 +75,7 @@ class Audit:
     leak: LeakScores | None = None  # per audited item: cross-fitted probability of the gold, option-solvable
     ablation: tuple[GroupAblation, ...] = ()  # drop-one-cue-family, largest drop first
     learned_alphas: tuple[float, ...] = ()  # the ranker's L2 penalty per fit (inner CV)
+    shuffle_recipe: str = shuffle.recipe()  # the seeded shuffles' recipe as code (the spec's shuffle_key, else the id)
 
     @property
     def fixed_k(self) -> bool:
@@ -87,7 +88,8 @@ class Audit:
             "items": self.items,
             "options": self.options,
             "findings": {f.name: {"count": f.count, "rule": f.rule,
-                                  "examples": [{"id": e.id, "record": e.record, "line": e.line} for e in f.examples]}
+                                  "examples": [{"id": e.id, "record": e.record, "line": e.line} for e in f.examples],
+                                  **({} if f.groups is None else {"sets": f.groups, "excerpts": list(f.excerpts)})}
                          for f in self.findings.items}
                         | {"choice_counts": {str(k): v for k, v in self.findings.choice_counts.items()}},
             "probes": {name: _probe_json(s) for name, s in self.probes.items()},
@@ -96,7 +98,8 @@ class Audit:
             "chance": self.chance,
             "learned_chance": self.learned_chance,
             "solvable": self.solvable,
-            "protocol": {"option_seeds": list(self.seeds), "interval": f"95% percentile bootstrap over items "
+            "protocol": {"option_seeds": list(self.seeds), "shuffle": self.shuffle_recipe,
+                         "interval": f"95% percentile bootstrap over items "
                          f"of the seed-{INTERVAL_SEED} shuffle (as_published: of the published order)",
                          "learned_options": self.learned_evaluation,
                          "learned_options_items": self.probes["learned_options"].items,
@@ -107,7 +110,7 @@ class Audit:
     def _learned_json(self) -> dict[str, Any]:
         leak = None if self.leak is None else {
             "solvable_share": self.leak.solvable_share, "mean_leak_score": float(np.mean(self.leak.leak_score)),
-            "evaluation": "5-fold cross-fitting over every audited item", "csv_columns": list(CSV_COLUMNS)}
+            "evaluation": "5-fold cross-fitting by group over every audited item", "csv_columns": list(CSV_COLUMNS)}
         return {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas), "leak": leak,
                 "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop, "ci95_low": a.ci95_low,
                               "ci95_high": a.ci95_high} for a in self.ablation]}
@@ -123,6 +126,7 @@ class _Inputs:
     """What the probes read: option scores in the published order, gold, ids."""
 
     ids: list[str]
+    keys: list[str]  # the shuffle's key per item (Item.shuffle_key)
     gold: np.ndarray
     k: int  # the widest item's number of options (the width of every matrix)
     counts: np.ndarray  # (n,) each item's own number of options
@@ -149,7 +153,7 @@ def run_audit(benchmark: SpecData) -> Audit:
     if not len(inputs.learned.items):
         raise InputError.single(spec.path, f"the learned probe needs, for some number of options, at least {FOLDS} "
                                 "items (or a training and a test item); no option count has that many")
-    orders = {seed: shuffle.permutations(inputs.ids, inputs.counts.tolist(), seed) for seed in shuffle.SEEDS}
+    orders = {seed: shuffle.permutations(inputs.keys, inputs.counts.tolist(), seed) for seed in shuffle.SEEDS}
     probes = {p: _seeded(inputs, p, orders) for p in PROBES}
     published = shuffle.published(len(kept), inputs.k)
     as_published = {p: _single(inputs, p, published, INTERVAL_SEED) for p in PROBES}
@@ -159,7 +163,7 @@ def run_audit(benchmark: SpecData) -> Audit:
                  options_range=(int(inputs.counts.min()), int(inputs.counts.max())),
                  learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
                  solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
-                 learned_alphas=learned.alphas)
+                 learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe)
 
 
 def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
@@ -170,12 +174,17 @@ def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
     counts = np.array([len(t) for t in texts], dtype=np.intp)
     chars, words = char_lengths(texts), word_lengths(texts)
     missing = np.isnan(chars)
-    options = Options.build(texts, gold)
+    options = Options.build(texts, gold, [i.group for i in kept] if spec.group is not None else None)
+    groups = len(set(options.item_groups().tolist()))
+    if groups < FOLDS:
+        raise InputError.single(spec.path, f"the learned probe folds by group (items sharing a set of options, or the "
+                                f"spec's group, stay in one fold) and needs at least {FOLDS} groups; the audited "
+                                f"items form {groups}", field="group" if spec.group is not None else None)
     ids = [i.id for i in kept]
     learned = learned_scores(options, ids, [i.split for i in kept], spec.train_split, spec.test_split)
     scores = {"longest_chars": chars, "shortest_chars": -chars, "longest_words": words,
               "centroid": options.feature("centroid")}
-    return _Inputs(ids=ids, gold=gold, k=int(counts.max()), counts=counts,
+    return _Inputs(ids=ids, keys=[i.shuffle_key for i in kept], gold=gold, k=int(counts.max()), counts=counts,
                    option_scores={p: np.where(missing, -np.inf, v) for p, v in scores.items()}, learned=learned)
 
 

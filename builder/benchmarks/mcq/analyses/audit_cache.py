@@ -27,6 +27,7 @@ from builder.benchmarks.mcq.spec import load_spec
 from builder.core.cachefile import environment_key, read_sealed_pickle, write_sealed_pickle
 from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
+from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
 
 # What the cached values are computed by: the audit, the loader and the findings rules, with
 # every module they may import (read from the source); an edit elsewhere (a page, a run's
@@ -57,7 +58,7 @@ def _closure_hash() -> str:
 
 def cache_key(benchmark: SpecData, cache_dir: Path | None = None) -> str:
     """What an audit, a spec's kept items and its runs' summaries are computed from."""
-    return _key(benchmark.spec.path.read_bytes(), benchmark.data.sha256, cache_dir)
+    return _key(read_input(benchmark.spec.path, MAX_DOCUMENT_BYTES), benchmark.data.sha256, cache_dir)
 
 
 def _key(spec_bytes: bytes, data_sha: str, cache_dir: Path | None) -> str:
@@ -103,7 +104,7 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     spec = load_spec(spec_path)
     files = spec.location.files()
     data_sha = data_sha256([(f.name, file_sha256(f)) for f in input_files(spec)])
-    path = cache_dir / "mcq-items" / f"{spec.name}-{_key(spec_path.read_bytes(), data_sha, cache_dir)}.pickle"
+    path = cache_dir / "mcq-items" / f"{spec.name}-{_key(read_input(spec_path, MAX_DOCUMENT_BYTES), data_sha, cache_dir)}.pickle"
     stored = read_sealed_pickle(path, "mcq-items", tuple)
     if stored is not None and len(stored) == 3 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
         items, content, filtered = stored

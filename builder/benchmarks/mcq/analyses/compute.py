@@ -3,7 +3,7 @@
 (run_summary.py, cached per run), the imported runs' tie groups, the leak split, and the pairs:
 a sighted and a blind run of one model with the same option seed, items and sampling settings,
 compared item by item (paired bootstrap interval of the gap, exact McNemar), as CIBuzzBench's
-pairs are (docs/paired.md).
+pairs are (docs/audit.md, Probing).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from builder.benchmarks.mcq.loading import Loaded, spec_cached
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.analyses.run_summary import run_summary
 from builder.core.errors import InputError
+from builder.core.redact import excerpt
 from builder.core.facts import FactTable
 from builder.core.names import slug
 from builder.runs.schema import Run
@@ -94,7 +95,7 @@ def _labels(loaded: Loaded, field: str) -> tuple[tuple[str, str], ...]:
         label = slug(value) if value.strip() else "blank"
         if label in slugs:
             spec = loaded.benchmark.spec
-            raise InputError.single(spec.path, f"{field} values {slugs[label]!r} and {value!r} have one key name "
+            raise InputError.single(spec.path, f"{field} values {excerpt(slugs[label])} and {excerpt(value)} have one key name "
                                     f"{label!r}; make them differ in letters or digits", field=field)
         slugs[label] = value
     return tuple((value, label) for label, value in slugs.items())
@@ -113,6 +114,8 @@ def _composition(loaded: Loaded, facts: FactTable, bench: str) -> None:
     for finding in audit.findings.items:
         facts.add(K.FINDING_COUNT.key(bench=bench, finding=finding.name), finding.count,
                   f"records with the finding ({finding.rule})")
+        if finding.groups is not None:
+            facts.add(K.SHARED_SETS.key(bench=bench), finding.groups, "option sets shared by more than one record")
     for field, pattern in (("split", K.SPLIT), ("category", K.CATEGORY)):
         counts = Counter(getattr(i, field) for i in items)
         for value, label in _labels(loaded, field):
@@ -142,8 +145,9 @@ def _lengths(loaded: Loaded, facts: FactTable, bench: str) -> None:
 
 def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
     for block, scores in (("shuffled", audit.probes), ("published", audit.as_published)):
-        how = ("mean over option seeds 1111-5555; interval: seed 1111's 95% percentile bootstrap over items"
-               if block == "shuffled" else "in the file's option order; 95% percentile bootstrap over items")
+        how = (f"options shuffled per item by {audit.shuffle_recipe}; mean over option seeds 1111-5555; interval: "
+               "seed 1111's 95% percentile bootstrap over items" if block == "shuffled"
+               else "in the file's option order; 95% percentile bootstrap over items")
         for probe in PROBES:
             for metric in ("accuracy", "macro_f1"):
                 score = getattr(scores[probe], metric)
@@ -176,10 +180,11 @@ def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
 
 
 def _pair_key(run: Run) -> tuple[Any, ...]:
-    """What must agree for two arms to differ in the condition alone."""
+    """What must agree for two arms to differ in the condition alone (the tool that made them too:
+    a probe run never pairs with an import)."""
     h = run.header
     p = h.subject.get("parameters") or {}
-    return (h.subject_name, h.option_seed, repr(sorted(h.items.items())),
+    return (h.subject_name, h.option_seed, repr(sorted(h.items.items())), h.made_by,
             *(repr(p.get(k)) for k in ("temperature", "top_p", "max_tokens", "endpoint_host")))
 
 

@@ -13,7 +13,11 @@ Rules (docs/audit.md), applied in this order to the loaded items:
 - empty_choices: items with a blank choice are KEPT and counted;
 - lettered_choices: items whose every choice starts with its own letter ("A. ...", "(B) ...")
   are KEPT and counted: shuffling moves the text but not the label written into it, so the
-  spec should strip it (docs/audit.md shows how).
+  spec should strip it (docs/audit.md shows how);
+- shared_option_sets: items whose set of options (order ignored; NFKC, case and whitespace
+  normalised: builder.ranker.groups) is another item's too are KEPT, counted, and kept on one
+  side of every fold of the learned probe, so a twin cannot hand over its answer; the finding
+  also gives the number of such sets and a few as short excerpts.
 
 Listed only where the spec's data can produce them (the spec language, docs/audit.md):
 - filtered_records (with a `filter`): records the filter skipped are EXCLUDED, counted, listed;
@@ -29,12 +33,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import SpecData, Item
 from builder.benchmarks.mcq.text_options import in_order
+from builder.ranker.groups import option_key
 
 EXAMPLES = 10  # locations listed per finding (the count is always complete)
+EXCERPTS, EXCERPT_CHARS = 3, 80  # shared option sets quoted, each cut to this many characters
 KEPT, EXCLUDED = "kept", "excluded"
 _LETTERED = re.compile(r"\s*[(（\[]?\s*([A-Za-z])\s*[).、:：\]）]")
 
@@ -52,6 +59,8 @@ class Finding:
     rule: str  # KEPT or EXCLUDED
     count: int
     examples: tuple[Location, ...]  # the first EXAMPLES items in file order
+    groups: int | None = None  # shared_option_sets only: how many option sets more than one item shares
+    excerpts: tuple[str, ...] = ()  # shared_option_sets only: the first few sets, "a | b (n items)"
 
 
 @dataclass(frozen=True)
@@ -106,8 +115,8 @@ def examine(benchmark: SpecData) -> tuple[tuple[Item, ...], Findings]:
         hits = [i for i in items if check(i)]
         if rule == EXCLUDED:
             excluded.update(i.number for i in hits)
-        examples = tuple(Location(i.id, i.number, i.line) for i in hits[:EXAMPLES])
-        found.append(Finding(name, rule, len(hits), examples))
+        found.append(Finding(name, rule, len(hits), _locations(hits)))
+    found.append(shared_option_sets(items))
     found += _spec_language(benchmark, excluded)
     kept = tuple(i for i in items if i.number not in excluded)
     return kept, Findings(tuple(found), dict(sorted(counts.items())), options)
@@ -120,15 +129,36 @@ def _spec_language(benchmark: SpecData, excluded: set[int]) -> list[Finding]:
     found = []
     if spec.filter is not None:
         skipped = benchmark.filtered
-        found.append(Finding("filtered_records", EXCLUDED, len(skipped),
-                             tuple(Location(s.id, s.number, s.line) for s in skipped[:EXAMPLES])))
+        found.append(Finding("filtered_records", EXCLUDED, len(skipped), _locations(list(skipped))))
     multi = [i for i in items if i.multiple_answers]
     if multi:
         excluded.update(i.number for i in multi)
-        found.append(Finding("multiple_answers", EXCLUDED, len(multi),
-                             tuple(Location(i.id, i.number, i.line) for i in multi[:EXAMPLES])))
+        found.append(Finding("multiple_answers", EXCLUDED, len(multi), _locations(multi)))
     if spec.options_from_text is not None:
         odd = [i for i in items if i.option_letters and not in_order(i.option_letters)]
-        found.append(Finding("option_letters", KEPT, len(odd),
-                             tuple(Location(i.id, i.number, i.line) for i in odd[:EXAMPLES])))
+        found.append(Finding("option_letters", KEPT, len(odd), _locations(odd)))
     return found
+
+
+def _locations(hits: list[Any]) -> tuple[Location, ...]:
+    """The first EXAMPLES of the items (or skipped records) hit, as locations."""
+    return tuple(Location(i.id, i.number, i.line) for i in hits[:EXAMPLES])
+
+
+def shared_option_sets(items: tuple[Item, ...]) -> Finding:
+    """Items whose option set another item has too (the learned probe folds them together)."""
+    sets: dict[tuple[str, ...], list[Item]] = {}
+    for item in items:
+        sets.setdefault(option_key(item.choices), []).append(item)
+    shared = [group for group in sets.values() if len(group) > 1]  # in order of first appearance
+    hits = sorted((i for group in shared for i in group), key=lambda i: i.number)
+    excerpts = tuple(_excerpt(group) for group in shared[:EXCERPTS])
+    return Finding("shared_option_sets", KEPT, len(hits), _locations(hits), len(shared), excerpts)
+
+
+def _excerpt(group: list[Item]) -> str:
+    """The first item's options joined by " | ", control characters escaped, cut short."""
+    text = " | ".join(" ".join(c.split()) for c in group[0].choices)
+    text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    cut = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS - 1] + "…"
+    return f"{cut} ({len(group)} items)"

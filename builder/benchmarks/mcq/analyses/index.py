@@ -34,6 +34,7 @@ class Row:
     title: str
     href: str
     options: str  # "4", or "3–10" when the number varies
+    shuffle: str  # the seeded shuffles' recipe as code (Audit.shuffle_recipe)
     rule: str  # the strongest rule's probe name
     cue: str  # the top cue family
     gain: float  # the learned probe's gain over chance (sorting only: the page reads the fact)
@@ -81,7 +82,8 @@ def _row(c: Computed, facts: FactTable, page_dir: str) -> Row:
               "split when the spec has splits, else every audited item under 5-fold cross-validation)")
     low, high = audit.options_range
     return Row(bench, c.loaded.benchmark.spec.title, f"{page_dir}/{bench}.html", str(low) if low == high else
-               f"{low}–{high}", rule, top_cue(audit.ablation), learned.mean - audit.learned_chance)
+               f"{low}–{high}", audit.shuffle_recipe, rule, top_cue(audit.ablation),
+               learned.mean - audit.learned_chance)
 
 
 def top_cue(ablation: Sequence[Any]) -> str:

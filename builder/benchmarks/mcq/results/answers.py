@@ -8,12 +8,14 @@ MMLU-Pro: `question_id` (int), the response in `model_outputs` or `generated_tex
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from builder.benchmarks.mcq.fields import LETTERS
+from builder.benchmarks.mcq.fields import LETTERS, MAX_CHOICES
 from builder.benchmarks.mcq.results.mapping import ResultsMapping
 from builder.benchmarks.mcq.results.sources import MMLU_PRO_RESPONSE, Answer, Element
+from builder.core.redact import excerpt
 
 
 class Bad(ValueError):
@@ -37,6 +39,8 @@ def _options(value: Any, name: str) -> tuple[str, ...]:
     """The options the file says it showed (one is a flaw of that revision, not of the file)."""
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise Bad(name, "expected a list of texts")
+    if len(value) > MAX_CHOICES:
+        raise Bad(name, f"{len(value)} options: an item has at most {MAX_CHOICES} (one per letter A-Z)")
     return tuple(value)
 
 
@@ -72,17 +76,29 @@ def eee(element: Element, record: Mapping[str, Any]) -> Answer:
     raw = output.get("raw") if isinstance(output.get("raw"), list) else []
     choices = given.get("choices")
     options = _options(choices, "input.choices") if choices is not None else None
-    attributions = [a for a in record.get("answer_attribution") or [] if isinstance(a, dict)]
+    attributions = _objects(record.get("answer_attribution"), "answer_attribution")
     terminal = [a for a in attributions if a.get("is_terminal") is True] or attributions
     extracted = terminal[-1].get("extracted_value") if terminal else None
     if extracted is not None and not isinstance(extracted, str):
         raise Bad("answer_attribution.extracted_value", "expected text")
-    reference = given.get("reference")
-    gold = _resolve(reference[0], options, "input.reference") if isinstance(reference, list) and reference else None
+    reference = _objects(given.get("reference"), "input.reference", of=None)
+    gold = _resolve(reference[0], options, "input.reference") if reference else None
     prediction = _letter(extracted, options)
     return Answer(element, _id(record.get("sample_id"), "sample_id"),
                   raw[0] if raw and isinstance(raw[0], str) else None, prediction,
-                  given.get("raw") if isinstance(given.get("raw"), str) else None, options, gold)
+                  given.get("raw") if isinstance(given.get("raw"), str) else None, options, gold,
+                  gold_field="input.reference")
+
+
+def _objects(value: Any, name: str, of: type | None = dict) -> list[Any]:
+    """A list field (absent: empty) whose elements are all `of` (None: any JSON value)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Bad(name, f"expected a list, found {type(value).__name__}")
+    if of is not None and not all(isinstance(v, of) for v in value):
+        raise Bad(name, "expected a list of objects")
+    return value
 
 
 def mapped(mapping: ResultsMapping) -> Callable[[Element, Mapping[str, Any]], Answer]:
@@ -95,7 +111,7 @@ def mapped(mapping: ResultsMapping) -> Callable[[Element, Mapping[str, Any]], An
         response = _text(record, mapping.response, required=mapping.prediction is None) if mapping.response else None
         question = _text(record, mapping.question, required=False) if mapping.question else None
         return Answer(element, _id(record.get(mapping.id), mapping.id), response, _letter(prediction, options),
-                      question, options, gold)
+                      question, options, gold, gold_field=mapping.gold)
     return answer
 
 
@@ -103,17 +119,20 @@ def _resolve(value: Any, options: tuple[str, ...] | None, name: str) -> int:
     """A gold written as a 0-based index (or a numeral), a letter, or an option's text."""
     if isinstance(value, int) and not isinstance(value, bool):
         index = value
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and _NUMERAL.fullmatch(value.strip()):  # not "²": isdigit() yet no int
         index = int(value.strip())
     elif isinstance(value, str) and options and value.strip() in [o.strip() for o in options]:
         index = [o.strip() for o in options].index(value.strip())
     elif isinstance(value, str) and len(value.strip()) == 1 and value.strip().upper() in LETTERS:
         index = LETTERS.index(value.strip().upper())
     else:
-        raise Bad(name, f"{value!r} is neither an index, a letter nor an option's text")
+        raise Bad(name, f"{excerpt(value)} is neither an index, a letter nor an option's text")
     if index < 0 or (options is not None and index >= len(options)):
         raise Bad(name, f"index {index} is not one of the {len(options or ())} options")
     return index
+
+
+_NUMERAL = re.compile(r"[0-9]{1,6}")  # ASCII digits, few enough to be an index
 
 
 def _letter(value: str | None, options: tuple[str, ...] | None) -> str | None:

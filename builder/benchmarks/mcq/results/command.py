@@ -21,6 +21,8 @@ def add_results_options(p: Any) -> None:
     group = p.add_argument_group("import results FILE (a spec'd benchmark's published per-item results)")
     group.add_argument("--benchmark", help="the spec'd benchmark (content/benchmarks/NAME.yaml)")
     group.add_argument("--spec", type=Path, help="the spec file, instead of content/benchmarks/NAME.yaml")
+    from builder.benchmarks.mcq.command import add_data_option
+    add_data_option(group)
     group.add_argument("--format", choices=FORMATS, default=FORMATS[0], dest="results_format",
                        help="mmlu-pro: MMLU-Pro's model_outputs_*.json(.zip); eee: Every Eval Ever instance JSONL; "
                             "mapped: fields named by the spec's `results`; lawbench: LawBench's predictions zip or folder, "
@@ -44,7 +46,7 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
         raise InputError.single("--benchmark", "required for `import results`")
     if args.model is None:
         raise InputError.single("--model", "required for `import results`")
-    benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec))
+    benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec), given=args.data)
     data = choice_set(benchmark)
     mapping = benchmark.spec.results
     extra = None

@@ -80,6 +80,7 @@ def read_answers(source: Source, fmt: str, data: ChoiceSet) -> tuple[list[Answer
         except A.Bad as exc:
             problems.append(element.problem(str(exc), exc.field))
     problems += _id_problems(answers, data)
+    problems += _gold_problems(answers, data)
     if problems:
         raise InputError(problems)
     notes = [f"{len(skipped)} element(s) are not records and were skipped: " +
@@ -106,6 +107,13 @@ def _id_problems(answers: list[Answer], data: ChoiceSet) -> list[Problem]:
                                                    " a duplicate is refused", "id"))
         first.setdefault(answer.id, answer)
     return problems
+
+
+def _gold_problems(answers: list[Answer], data: ChoiceSet) -> list[Problem]:
+    """A gold given as an index with no options of its own must be one of the data's options."""
+    choices = {item.id: len(item.choices) for item in data.benchmark.items}
+    return [a.element.problem(f"index {a.gold} is not one of the {choices[a.id]} options", a.gold_field)
+            for a in answers if a.gold is not None and a.options is None and a.gold >= choices.get(a.id, a.gold + 1)]
 
 
 def strict_letters(answers: list[Answer], fmt: str, ks: list[int]) -> tuple[list[str], str]:

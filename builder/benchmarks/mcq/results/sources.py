@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.core.textfiles import csv_records, decode_utf8
+from builder.core.archives import open_zip, read_member
+from builder.core.textfiles import csv_records, decode_utf8, numbered_lines, read_input
 
 FORMATS = ("mmlu-pro", "eee", "mapped", "lawbench", "chembench")
 MMLU_PRO_RESPONSE = ("model_outputs", "generated_text")  # the README names the first; most files use the second
@@ -54,6 +55,7 @@ class Answer:
     options: tuple[str, ...] | None = None
     gold: int | None = None  # 0-based index into `options` (or into the reference's)
     note: str | None = None  # something odd about the record that is reported, not refused
+    gold_field: str | None = None  # the field the gold was read from, for a problem about it
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def read_source(path: Path, fmt: str, records_key: str | None = None) -> Source:
     """The file's elements: JSON lists (a zip's single .json member too), JSONL lines, CSV rows."""
     import hashlib
     try:
-        raw = path.read_bytes()
+        raw = read_input(path)  # a FIFO, /dev/zero or a file over the cap is refused, not read
     except OSError as exc:
         raise InputError.single(path, f"cannot read the results file: {exc.strerror or exc}") from None
     digest = hashlib.sha256(raw).hexdigest()
@@ -90,13 +92,16 @@ def read_source(path: Path, fmt: str, records_key: str | None = None) -> Source:
 
 
 def _zip_member(path: Path, raw: bytes) -> tuple[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-        names = [n for n in archive.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")]
-        data = [n for n in names if n.lower().endswith((".json", ".jsonl", ".ndjson", ".csv"))]
+    """The archive's one data file, inflated within the input caps (a damaged, encrypted or
+    oddly compressed member is a located error: builder.core.archives)."""
+    with open_zip(path, raw) as archive:
+        infos = [i for i in archive.infolist() if not i.is_dir() and not i.filename.startswith("__MACOSX/")]
+        data = [i for i in infos if i.filename.lower().endswith((".json", ".jsonl", ".ndjson", ".csv"))]
         if len(data) != 1:
             raise InputError.single(path, f"expected one .json, .jsonl or .csv file in the archive, found "
-                                    f"{len(data)} ({', '.join(names[:5]) or 'none'})")
-        return data[0], archive.read(data[0])
+                                    f"{len(data)} ({', '.join(i.filename[:80] for i in infos[:5]) or 'none'})")
+        lines = not data[0].filename.lower().endswith(".json")  # JSON Lines or CSV: lines counted as it inflates
+        return data[0].filename, read_member(f"{path}!{data[0].filename}", archive, data[0], lines=lines)
 
 
 def _json(shown: str, text: str, key: str | None) -> list[Element]:
@@ -107,9 +112,7 @@ def _json(shown: str, text: str, key: str | None) -> list[Element]:
 def _jsonl(shown: str, text: str) -> list[Element]:
     from builder.runs.lines import LineError, load_line
     out = []
-    for line, content in enumerate(text.splitlines(), start=1):
-        if not content.strip():
-            continue
+    for line, content in numbered_lines(shown, text):
         try:
             value = load_line(content)
         except LineError as exc:

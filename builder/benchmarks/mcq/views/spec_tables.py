@@ -67,8 +67,14 @@ def _findings(c: Computed, cells: FactCells) -> Table:
     rows = tuple((Cell(f.name.replace("_", " ")), Cell(f.rule), cells(K.FINDING_COUNT.key(bench=b, finding=f.name),
                                                                        "count"))
                  for f in c.loaded.audit.findings.items)
+    shared = c.loaded.audit.findings.by_name().get("shared_option_sets")
+    note = "Excluded items are neither audited nor probed; kept ones are counted (docs/audit.md, Findings)."
+    if shared is not None and shared.groups:
+        sets = cells(K.SHARED_SETS.key(bench=b), "count").shown
+        note += (f" Shared option sets: {sets} sets, each kept on one side of every fold of the learned probe; "
+                 f"e.g. {'; '.join(shared.excerpts)}.")
     return Table(table_id(b, "findings"), "Findings: flaws the data set ships with", ("Finding", "Rule", "Items"), rows,
-                 "Excluded items are neither audited nor probed; kept ones are counted (docs/audit.md, Findings).")
+                 note)
 
 
 def _lengths(c: Computed, cells: FactCells) -> Table:
@@ -99,8 +105,10 @@ def _audit(c: Computed, cells: FactCells, block: str) -> Table:
             row += [cells(K.AUDIT.low(**values)), cells(K.AUDIT.high(**values))]
         rows.append(tuple(row))
     if shuffled:
-        caption = "Audit: options shuffled per item (mean ± sd over seeds 1111–5555; 95% interval of seed 1111)"
-        note = f"learned options: {c.loaded.audit.learned_evaluation}."
+        caption = (f"Audit: options shuffled per item by {c.loaded.audit.shuffle_recipe} (mean ± sd over seeds "
+                   "1111–5555; 95% interval of seed 1111)")
+        note = (f"Accuracy and macro F1 are two metrics, each on these shuffles; learned options: "
+                f"{c.loaded.audit.learned_evaluation}.")
     else:
         caption, note = "Audit: options as published (the file's order)", "Position bias in the published order is " \
                                                                            "itself a finding."
@@ -220,8 +228,9 @@ def _leak_split(c: Computed, cells: FactCells) -> Table | None:
                  LEAK_COLUMNS, tuple(rows), compact=True, note=
                  "Option-solvable: the cross-fitted choices-only probe ranks the gold strictly first (the audit's "
                  "leak score). Accuracy is strict; coverage is the % of audited items the run answered; gap = "
-                 "accuracy_solvable minus accuracy_rest (points, crude: over the strata as they are mixed), 95% "
-                 f"bootstrap interval resampling items within each stratum ({strata}); gap_adjusted compares the two "
+                 "accuracy on the option-solvable items minus accuracy on the rest (points, crude: over the strata "
+                 f"as they are mixed), 95% bootstrap interval resampling items within each stratum ({strata}); the "
+                 "adjusted gap compares the two "
                  f"kinds within each stratum and pools those gaps with Mantel–Haenszel weights n1·n0/(n1+n0), so "
                  f"which {strata} the solvable items come from drops out (same bootstrap). The per-stratum rows are "
                  f"the download {LEAK_DIR}/{c.name}-strata.csv. A leak score says what a reader could exploit, not "
@@ -395,17 +404,19 @@ def index_table(index: Any, cells: FactCells) -> Table:
         learned = {"bench": b, "block": "shuffled", "probe": "learned_options", "metric": "accuracy"}
         gain = {"bench": b, "probe": "learned"}
         rows.append((Cell(r.title, href=r.href), cells(K.ITEMS.key(bench=b), "count"), Cell(r.options),
-                     cells(K.CHANCE.key(bench=b)), Cell(r.rule.replace("_", " ")), cells(K.AUDIT.key(**rule)),
+                     cells(K.CHANCE.key(bench=b)), Cell(r.shuffle), Cell(r.rule.replace("_", " ")),
+                     cells(K.AUDIT.key(**rule)),
                      cells(K.AUDIT.low(**rule)), cells(K.AUDIT.high(**rule)),
                      cells(K.LEARNED_ITEMS.key(bench=b), "count"), cells(K.AUDIT.key(**learned)),
                      cells(K.AUDIT.low(**learned)), cells(K.AUDIT.high(**learned)),
                      cells(K.INDEX_GAIN.key(**gain)), cells(K.INDEX_GAIN.low(**gain)),
                      cells(K.INDEX_GAIN.high(**gain)), cells(K.SOLVABLE.key(bench=b), "pct"), Cell(r.cue)))
     return Table(INDEX_TABLE, "How much the options alone give away, per benchmark",
-                 ("Benchmark", "Items", "Options", "Chance", "Strongest rule", "Rule accuracy", "Rule 95% low",
+                 ("Benchmark", "Items", "Options", "Chance", "Shuffle", "Strongest rule", "Rule accuracy", "Rule 95% low",
                   "Rule 95% high", "Learned probe items", "Learned probe accuracy", "Learned 95% low", "Learned 95% high",
                   "Gain over chance", "Gain 95% low", "Gain 95% high", "Option-solvable", "Top cue family"),
-                 tuple(rows), "Accuracy (0–100) on the five seeded option shuffles: mean over seeds, 95% bootstrap "
+                 tuple(rows), "Accuracy (0–100; not macro F1) on the five seeded option shuffles of the Shuffle "
+                 "column (each item's order, as Python; seeds 1111–5555): mean over seeds, 95% bootstrap "
                  "interval of seed 1111. Rules are scored on every audited item; the learned probe on the test split "
                  "where the spec has one (else every item, 5-fold cross-validation). Chance: the mean of 1/k over "
                  "the items. Gain: the learned probe's accuracy minus chance on the items it answered. "
