@@ -19,9 +19,7 @@ setting (`<id>_h_tool.json`, `<id>_h_notool.json`): `model_scores` with per-ques
 from __future__ import annotations
 
 import difflib
-import io
 import re
-import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -66,19 +64,16 @@ def option_key(text: str) -> str:
 
 def _members(path: Path, below: str) -> Iterator[tuple[str, bytes]]:
     """(shown path, bytes) of each .json under `below` (a ROOT-relative folder), from a zip or a clone."""
-    from builder.core.textfiles import MAX_INPUT_BYTES, read_input
+    from builder.core.archives import open_zip, read_member
+    from builder.core.textfiles import read_input
     if not path.exists():
         raise InputError.single(path, "no such file or folder (a zip as shipped, or a clone of the upstream)")
     if path.is_file():
-        try:
-            with zipfile.ZipFile(io.BytesIO(read_input(path))) as archive:
-                for info in sorted(archive.infolist(), key=lambda i: i.filename):
-                    if info.filename.endswith(".json") and f"{ROOT}/{below}/" in info.filename:
-                        if info.file_size > MAX_INPUT_BYTES:  # a zip bomb is refused, not inflated
-                            raise InputError.single(f"{path}!{info.filename}", "member too large to read")
-                        yield f"{path}!{info.filename}", archive.read(info)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
-            raise InputError.single(path, f"not a readable zip archive: {exc}") from None
+        with open_zip(path, read_input(path)) as archive:
+            for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                if info.filename.endswith(".json") and f"{ROOT}/{below}/" in info.filename:
+                    shown = f"{path}!{info.filename}"
+                    yield shown, read_member(shown, archive, info)
         return
     base = next((b for b in (path / ROOT / below, path / below, path) if b.is_dir()), None)
     for file in sorted((base or path).rglob("*.json")):

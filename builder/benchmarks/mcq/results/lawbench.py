@@ -12,8 +12,6 @@ the imported run. Each file is an object keyed "0".."N-1" in data order; the gol
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -85,18 +83,14 @@ def _read(path: Path) -> bytes:
 
 
 def _from_zip(path: Path, model: str) -> list[tuple[str, str, bytes]]:
-    from builder.core.textfiles import MAX_INPUT_BYTES
-    try:
-        with zipfile.ZipFile(io.BytesIO(_read(path))) as archive:
-            wanted = {}
-            for info in archive.infolist():
-                parts = PurePosixPath(info.filename).parts
-                if len(parts) >= 2 and parts[-2] == model and parts[-1] in {f"{t}.json" for t in TASKS}:
-                    if info.file_size > MAX_INPUT_BYTES:
-                        raise InputError.single(f"{path}!{info.filename}", "member too large to read")
-                    wanted[parts[-1][:-5]] = (f"{path}!{info.filename}", archive.read(info))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise InputError.single(path, f"not a readable zip archive: {exc}") from None
+    from builder.core.archives import open_zip, read_member
+    wanted = {}
+    with open_zip(path, _read(path)) as archive:
+        for info in archive.infolist():
+            parts = PurePosixPath(info.filename).parts
+            if len(parts) >= 2 and parts[-2] == model and parts[-1] in {f"{t}.json" for t in TASKS}:
+                shown = f"{path}!{info.filename}"
+                wanted[parts[-1][:-5]] = (shown, read_member(shown, archive, info))
     if not wanted:
         raise InputError.single(path, f"no prediction files of model {model!r} in the archive "
                                 f"(<model>/{'.json, <model>/'.join(TASKS)}.json)")
@@ -106,7 +100,8 @@ def _from_zip(path: Path, model: str) -> list[tuple[str, str, bytes]]:
 def models_in(path: Path) -> list[str]:
     """The models of a predictions zip or folder (those with at least one of the tasks' files)."""
     if path.is_file():
-        with zipfile.ZipFile(path) as archive:
+        from builder.core.archives import open_zip
+        with open_zip(path, _read(path)) as archive:
             names = [PurePosixPath(n).parts for n in archive.namelist()]
     else:
         names = [p.relative_to(path).parts for p in path.rglob("*.json")]
