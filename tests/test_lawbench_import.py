@@ -110,6 +110,8 @@ def test_import_results_makes_a_run_scored_as_the_upstream(monkeypatch, tmp_path
     assert run.header.source["scoring"] == "upstream-lawbench" and run.footer is not None
     upstream = {p.id: L.upstream_letter(p.prediction) for p in L.read_predictions(archive, "GPT4")}
     assert all(item.prediction == upstream[item.id] for item in run.items)
+    parts = run.header.source["upstream_parts"]  # over all 500 records of each task: the README's figures
+    assert [round(100 * parts[t]["correct"] / parts[t]["questions"], 2) for t in L.TASKS] == list(README["GPT4"])
 
 
 def test_the_reconciliation_names_the_readme_rows_and_the_runs():
@@ -121,4 +123,4 @@ def test_the_reconciliation_names_the_readme_rows_and_the_runs():
     runs = {p.name.removesuffix("-lawbench-pub.jsonl.gz") for p in (REPO / "runs" / "lawbench").glob("*.jsonl.gz")}
     for statement in found.statements:
         run = statement.fact.split(".")[3].removesuffix("-lawbench-pub")
-        assert run in runs and statement.fact.endswith(("category.1-2.accuracy", "category.3-6.accuracy"))
+        assert run in runs and statement.fact.endswith(("upstream.1-2.accuracy", "upstream.3-6.accuracy"))

@@ -52,7 +52,7 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     extra = None
     if args.results_format == "lawbench":  # a predictions zip or folder: the --model's task files
         from builder.benchmarks.mcq.results.lawbench import results_source
-        source = results_source(args.path, args.model)
+        source, extra = results_source(args.path, args.model)
     elif args.results_format == "chembench":  # a system's reports zip or folder (--model: the system, or humans)
         from builder.benchmarks.mcq.results.chembench_import import results_source as chembench_source
         source, notes, extra = chembench_source(args.path, args.model, benchmark)

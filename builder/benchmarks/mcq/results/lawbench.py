@@ -155,10 +155,11 @@ def scores_by_task(predictions: Sequence[Prediction]) -> dict[str, tuple[float, 
 
 # ------------------------------------------------------------------ `buzzprobe import results --format lawbench`
 
-def results_source(path: Path, model: str) -> Any:
+def results_source(path: Path, model: str) -> tuple[Any, dict[str, Any]]:
     """The model's task files as one results Source: each record an element
     `{id, prediction, gold}` located in its file (`key N`); the sha256 is the archive's, or for a
-    folder that of its task files' names and hashes."""
+    folder that of its task files' names and hashes. And `upstream_parts`: per task, the upstream's
+    correct answers over every record (the items the audit leaves out too: its results.csv)."""
     import hashlib
     from builder.benchmarks.mcq.records import data_sha256
     from builder.benchmarks.mcq.results.sources import Element, Source
@@ -169,7 +170,10 @@ def results_source(path: Path, model: str) -> Any:
     members = ", ".join(shown.split("!", 1)[1] for shown, _, _ in files) if path.is_file() else None
     elements = tuple(Element(p.where, None, p.key + 1, {"id": p.id, "prediction": p.prediction, "gold": p.gold})
                      for p in predictions)
-    return Source(path, digest, members, elements)
+    parts = {task: {"questions": sum(p.task == task for p in predictions),
+                    "correct": sum(p.task == task and upstream_letter(p.prediction) == p.gold for p in predictions)}
+             for task in TASKS if any(p.task == task for p in predictions)}
+    return Source(path, digest, members, elements), {"upstream_parts": parts}
 
 
 def answer(element: Any, record: Mapping[str, Any]) -> Any:
