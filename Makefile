@@ -14,7 +14,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # never dated after the build that shows it.
 PROBE_EPOCH ?= 1796169600
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc spec-doc mmlu-pro-runs eee-venv
+.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc spec-doc mmlu-pro-runs chembench-data chembench-runs lawbench-runs eee-venv
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,35 @@ mmlu-pro-runs: $(INSTALLED)
 	    --benchmark mmlu-pro --model "$$model" --source-repo https://github.com/TIGER-AI-Lab/MMLU-Pro \
 	    --source-commit $(MMLU_PRO_COMMIT) --source-file eval_results/$$file \
 	    --prompt-setting "5-shot chain of thought, upstream" --out runs/mmlu-pro $(FORCE) || exit 1; \
+	done
+
+# ChemBench's published reports (12 systems and the chemists, `humans`) as runs in runs/chembench/,
+# scored as the upstream scores them. The spec reads the questions from data/chembench/ (a clone,
+# or the shared data.zip unpacked there: it keeps the upstream's paths).
+CHEMBENCH_SHARED ?= ../shared/data/chembench
+CHEMBENCH_COMMIT := 8fe22914b81978d180e6182ea982eb58e2e0e8dc
+CHEMBENCH_SYSTEMS := o1 claude3.5 claude3 gpt-4o gpt-4 gpt-3.5-turbo llama3.1-405b-instruct llama3.1-70b-instruct \
+  llama3.1-8b-instruct mistral-large-2-123b gemini-pro galactica_120b humans
+chembench-data:
+	test -d data/chembench/src || { mkdir -p data/chembench && $(PYTHON) -m zipfile -e $(CHEMBENCH_SHARED)/data.zip data/chembench; }
+chembench-runs: $(INSTALLED) chembench-data
+	for system in $(CHEMBENCH_SYSTEMS); do \
+	  $(BIN)/python -m builder.cli import results $(CHEMBENCH_SHARED)/reports/$$system.zip \
+	    --benchmark chembench --format chembench --model "$$system" --source-repo https://github.com/lamalab-org/chembench-paper \
+	    --source-commit $(CHEMBENCH_COMMIT) --source-file src/data/chem-bench-main/reports/$$system \
+	    --prompt-setting "zero-shot, upstream" --out runs/chembench $(FORCE) || exit 1; \
+	done
+
+# LawBench's published zero-shot predictions (51 models, tasks 1-2 and 3-6) as runs in runs/lawbench/.
+LAWBENCH_SHARED ?= ../shared/data/lawbench
+LAWBENCH_COMMIT := e30981bb3ff54c41571f222e0b23e92d27375388
+lawbench-runs: $(INSTALLED)
+	unzip -Z1 $(LAWBENCH_SHARED)/predictions-zero_shot.zip | sed -n 's|^predictions/zero_shot/\([^/]*\)/1-2.json$$|\1|p' | \
+	while read -r model; do \
+	  BUZZPROBE_DATA_LAWBENCH=$(LAWBENCH_SHARED) $(BIN)/python -m builder.cli import results \
+	    $(LAWBENCH_SHARED)/predictions-zero_shot.zip --benchmark lawbench --format lawbench --model "$$model" \
+	    --source-repo https://github.com/open-compass/LawBench --source-commit $(LAWBENCH_COMMIT) \
+	    --source-file "predictions/zero_shot/$$model" --prompt-setting "zero-shot, upstream" --out runs/lawbench $(FORCE) || exit 1; \
 	done
 
 # Every Eval Ever's validator for the export round trip (tests/test_eee_export.py): every-eval-ever

@@ -33,6 +33,20 @@ def shared_copy(folder: str, variable: str) -> Path:
     pytest.skip(f"no shared copy of {folder} at {path}")
 
 
+def unpacked_copy(folder: Path, tmp_path: Path) -> Path:
+    """The folder itself, or for ChemBench's zip-only copy (data.zip, reports/) an unpacked one
+    beside links to it (CI's .ci/run and `make chembench-data` unpack it the same way)."""
+    if (folder / "src").is_dir() or not (folder / "data.zip").is_file():
+        return folder
+    import zipfile
+    out = tmp_path / f"unpacked-{folder.name}"
+    with zipfile.ZipFile(folder / "data.zip") as archive:
+        archive.extractall(out)
+    for name in ("data.zip", "reports"):
+        (out / name).symlink_to(folder / name)
+    return out
+
+
 def shipped(name: str, monkeypatch: pytest.MonkeyPatch, folder: str | None = None):
     """The committed spec of `name`, reading the shared copy (`../shared/data/<folder>`)."""
     variable = load_spec(SPECS / f"{name}.yaml", root=REPO, environ={}).env_var
@@ -218,12 +232,13 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
     only the first run pays for them."""
     from builder.pipeline import BuildConfig, build
     monkeypatch.delenv("BUZZPROBE_SKIP_BENCHMARKS", raising=False)
-    folders = {"mmlu-pro": "mmlu-pro", "mmlu": "mmlu", "cmmlu": "cmmlu", "truthfulqa-mc1": "truthfulqa-mc"}
+    folders = {"mmlu-pro": "mmlu-pro", "mmlu": "mmlu", "cmmlu": "cmmlu", "truthfulqa-mc1": "truthfulqa-mc",
+               "chembench": "chembench", "lawbench": "lawbench"}
     names = sorted(p.stem for p in SPECS.glob("*.yaml"))
     for name in names:
         variable = load_spec(SPECS / f"{name}.yaml", root=REPO, environ={}).env_var
         if variable != "CIBUZZBENCH_CSV":
-            monkeypatch.setenv(variable, str(shared_copy(folders[name], variable)))
+            monkeypatch.setenv(variable, str(unpacked_copy(shared_copy(folders[name], variable), tmp_path)))
     monkeypatch.setenv("CIBUZZBENCH_CSV", str(real_csv))
     out = tmp_path / "site"
     build(BuildConfig(REPO / "runs", REPO / "content", out, charts=False, force=True))
@@ -233,7 +248,7 @@ def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path
     assert split[0].startswith("model,items,coverage,accuracy_strict,accuracy_official,solvable_items")
     facts = json.loads((out / "facts.json").read_text(encoding="utf-8"))
     index = (out / "benchmarks.html").read_text(encoding="utf-8")
-    assert facts["mcq.index.benchmarks"] == len(names) == 5
+    assert facts["mcq.index.benchmarks"] == len(names) == 7
     table = index[index.index('id="mcq-index"'):]  # the prose above links the first and the last too
     positions = [table.index(f'href="benchmarks/{name}.html"') for name in names]
     order = [n for _, n in sorted(zip(positions, names))]

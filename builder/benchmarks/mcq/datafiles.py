@@ -40,7 +40,9 @@ class Download:
     files: tuple[tuple[str, str], ...]  # (path under data_dir, sha256)
 
     def url_of(self, relative: str) -> str:
-        return self.url.replace("{path}", relative).replace("{name}", PurePosixPath(relative).name)
+        """The file's URL: its path percent-encoded (ChemBench's file names hold spaces)."""
+        from urllib.parse import quote
+        return self.url.replace("{path}", quote(relative)).replace("{name}", quote(PurePosixPath(relative).name))
 
     def source(self) -> tuple[str | None, str | None]:
         """(the repository's page at the pinned commit, the commit) when `url` is a

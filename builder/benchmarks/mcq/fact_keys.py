@@ -79,6 +79,16 @@ RUN_OFFICIAL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_official", "0–10
                            "an imported run's accuracy as its upstream scores it (results/upstream.py: an unparsed "
                            "answer replaced by the upstream's seeded random letter); interval: bootstrap over items",
                            {"bench": BENCH, "run_id": RUN_ID}, interval=True)
+RUN_UPSTREAM_ALL = FactPattern("mcq.{bench}.run.{run_id}.accuracy_upstream_all", "0–100",
+                               "an imported run's accuracy over every question of the upstream's benchmark, the ones "
+                               "the run leaves out too (ChemBench: numeric and several-gold), as the upstream scores "
+                               "it; recomputed at import from the published reports (source.upstream_all)",
+                               {"bench": BENCH, "run_id": RUN_ID})
+RUN_UPSTREAM_PART = FactPattern("mcq.{bench}.run.{run_id}.upstream.{label}.accuracy", "0–100",
+                                "an imported run's accuracy over every record of one part of the upstream's benchmark "
+                                "(LawBench: a task), the ones the audit leaves out too, as the upstream scores it; "
+                                "recomputed at import (source.upstream_parts)",
+                                {"bench": BENCH, "run_id": RUN_ID, "label": LABEL})
 RUN_COVERAGE = FactPattern("mcq.{bench}.run.{run_id}.coverage", "0–100", "% of the items a run's header declares "
                            "(its selection) that it answered", {"bench": BENCH, "run_id": RUN_ID})
 RUN_TIE_GROUP = FactPattern("mcq.{bench}.run.{run_id}.tie_group", "group number", "an imported run's paired tie group "
@@ -177,9 +187,9 @@ SECTIONS: tuple[Section, ...] = (
             "option lengths, the model-free audit, and the sighted and blind runs of models with their pairs. None "
             "exist when no spec is there.",
             (RECORDS, ITEMS, OPTIONS, CHANCE, CHOICE_COUNT, SPLIT, CATEGORY, FINDING_COUNT, SHARED_SETS, LENGTH,
-             GOLD_EXTREME, AUDIT, AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_COVERAGE, RUN_TIE_GROUP,
-             RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_ADJUSTED, LEAK_MODAL_SPLIT, LEAK_MODAL_GAP, LEAK_MODAL_ADJUSTED,
-             LEAK_ADJUSTED_COUNT, LEAK_TAU, LEAK_WIDER,
+             GOLD_EXTREME, AUDIT, AUDIT_SD, ABLATION, LEAK, RUN_SCORE, RUN_OFFICIAL, RUN_UPSTREAM_ALL, RUN_UPSTREAM_PART,
+             RUN_COVERAGE, RUN_TIE_GROUP, RUN_TIE_P, LEAK_SPLIT, LEAK_GAP, LEAK_ADJUSTED, LEAK_MODAL_SPLIT, LEAK_MODAL_GAP,
+             LEAK_MODAL_ADJUSTED, LEAK_ADJUSTED_COUNT, LEAK_TAU, LEAK_WIDER,
              LEAK_RANK, LEAK_MODELS, LEAK_POSITIVE, LEAK_BELOW, LEAK_MOVED,
              RECONCILE_SITE,
              RECONCILE_DIFFERENCE, RECONCILE_MATCHES, RECONCILE_COUNT, RUN_COUNT, RUN_CATEGORY, PAIR_GAP, PAIR_COUNTS,

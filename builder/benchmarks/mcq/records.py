@@ -54,7 +54,7 @@ def read_records(spec: Spec) -> DataFile:
         if not found:
             raise InputError.single(path, "no records: the file holds no items")
         plain = path.name[:-4] if path.suffix.lower() == ".zip" else path.name
-        context = {"file_name": path.name, "file_stem": Path(plain).stem}
+        context = {"file_name": path.name, "file_stem": Path(plain).stem, "file_folder": path.parent.name}
         base = len(records)
         records.extend(Record(base + i + 1, r.line, r.data, path, {**context, "file_record": i + 1, **r.context})
                        for i, r in enumerate(found))

@@ -21,6 +21,7 @@ from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
 from builder.core.facts import FactTable
+from builder.core.names import slug
 from builder.runs.schema import Run
 from builder.stats import bootstrap_intervals, classification_report
 from builder.stats.solvable_split import SolvableSplit, StratumRow, add_split_facts, solvable_split
@@ -111,6 +112,16 @@ def _import_facts(loaded: "Loaded", run: Run, gold: list[str], facts: FactTable,
     runs = (run.header.run_id,)
     facts.add(K.RUN_COUNT.key(count="differs", **values), sum(1 for i in run.items if i.revision is not None),
               "items whose question, options or gold in the run's file differ from the reference revision", runs)
+    every = source.get("upstream_all")
+    if isinstance(every, dict) and isinstance(every.get("questions"), int) and every["questions"] > 0:
+        facts.add(K.RUN_UPSTREAM_ALL.key(**values), 100.0 * every["correct"] / every["questions"],
+                  "accuracy over every question of the upstream's benchmark, as it scores them", runs)
+    parts = source.get("upstream_parts")
+    for label, part in (parts.items() if isinstance(parts, dict) else ()):
+        if isinstance(part, dict) and isinstance(part.get("questions"), int) and part["questions"] > 0:
+            facts.add(K.RUN_UPSTREAM_PART.key(label=slug(str(label)), **values),
+                      100.0 * part["correct"] / part["questions"], f"accuracy over every record of {label}, as the "
+                      "upstream scores them", runs)
     if source.get("scoring") != "upstream":
         return
     labels = _labels(loaded)

@@ -25,7 +25,9 @@ def add_results_options(p: Any) -> None:
     add_data_option(group)
     group.add_argument("--format", choices=FORMATS, default=FORMATS[0], dest="results_format",
                        help="mmlu-pro: MMLU-Pro's model_outputs_*.json(.zip); eee: Every Eval Ever instance JSONL; "
-                            "mapped: fields named by the spec's `results` (default %(default)s)")
+                            "mapped: fields named by the spec's `results`; lawbench: LawBench's predictions zip or folder, "
+                            "the --model's task files; chembench: a ChemBench system's reports zip or folder "
+                            "(--model: the system, or humans) (default %(default)s)")
     group.add_argument("--source-repo", help="where the file is published (recorded in the run header)")
     group.add_argument("--source-commit", help="the commit of that repository the file is from")
     group.add_argument("--source-file", help="the file's path in that repository (default: its name)")
@@ -47,9 +49,19 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec), given=args.data)
     data = choice_set(benchmark)
     mapping = benchmark.spec.results
-    source = read_source(args.path, args.results_format, mapping.records if mapping else None)
+    extra = None
+    if args.results_format == "lawbench":  # a predictions zip or folder: the --model's task files
+        from builder.benchmarks.mcq.results.lawbench import results_source
+        source, extra = results_source(args.path, args.model)
+    elif args.results_format == "chembench":  # a system's reports zip or folder (--model: the system, or humans)
+        from builder.benchmarks.mcq.results.chembench_import import results_source as chembench_source
+        source, notes, extra = chembench_source(args.path, args.model, benchmark)
+        for note in notes:
+            print(f"{args.path}: note: {note}", file=sys.stderr)
+    else:
+        source = read_source(args.path, args.results_format, mapping.records if mapping else None)
     origin = Origin(args.results_format, args.source_repo, args.source_commit, args.source_file, args.prompt_setting)
-    imported = convert(source, data, args.model, origin, created)
+    imported = convert(source, data, args.model, origin, created, extra)
     for note in imported.notes:
         print(f"{args.path}: note: {note}", file=sys.stderr)
     path, what = save(imported.run, Path(args.out or f"runs/{benchmark.spec.name}"), args.force)

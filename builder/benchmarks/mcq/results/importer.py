@@ -55,6 +55,12 @@ def reader_for(fmt: str, data: ChoiceSet) -> Callable[[Element, Mapping[str, Any
         return A.mmlu_pro
     if fmt == "eee":
         return A.eee
+    if fmt == "lawbench":
+        from builder.benchmarks.mcq.results.lawbench import answer
+        return answer
+    if fmt == "chembench":
+        from builder.benchmarks.mcq.results.chembench_import import answer as chembench_answer
+        return chembench_answer
     mapping = data.benchmark.spec.results
     if mapping is None:
         raise InputError.single(data.benchmark.spec.path, "--format mapped needs a `results` mapping in the spec "
@@ -114,6 +120,8 @@ def strict_letters(answers: list[Answer], fmt: str, ks: list[int]) -> tuple[list
     """The strict letter per answer ("" when unparsed) and how it was read."""
     if fmt == "mmlu-pro":
         return [upstream.extract(a.response or "") or "" for a in answers], "upstream"
+    if fmt in ("lawbench", "chembench"):  # read as the upstream reads them (lawbench.py, chembench.py)
+        return [a.prediction or "" for a in answers], f"upstream-{fmt}"
     if all(a.prediction is not None for a in answers):
         return [a.prediction or "" for a in answers], "given"
     return [a.prediction if a.prediction is not None else parse_letter(a.response, k)
@@ -123,8 +131,9 @@ def strict_letters(answers: list[Answer], fmt: str, ks: list[int]) -> tuple[list
 def answered(answers: list[Answer], fmt: str) -> tuple[list[Answer], list[Answer]]:
     """(records with an answer, records without one): no response and no letter (absent or
     blank, as a CSV's empty cell) is no answer. MMLU-Pro's scorer gives every record a letter
-    (its seeded draw for an empty response, which moves every later draw), so each is an answer."""
-    if fmt == "mmlu-pro":
+    (its seeded draw for an empty response, which moves every later draw), and LawBench's counts
+    an empty prediction as an abstention in its accuracy (ChemBench's as wrong), so each is an answer."""
+    if fmt in ("mmlu-pro", "lawbench", "chembench"):
         return answers, []
     none = [a for a in answers if not (a.response or "").strip() and not (a.prediction or "").strip()]
     given = [a for a in answers if (a.response or "").strip() or (a.prediction or "").strip()]
@@ -134,7 +143,9 @@ def answered(answers: list[Answer], fmt: str) -> tuple[list[Answer], list[Answer
     return given, none
 
 
-def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created: str) -> Imported:
+def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created: str,
+            extra: dict[str, Any] | None = None) -> Imported:
+    """`extra`: header source fields a format adds (ChemBench's `upstream_all`)."""
     answers, notes = read_answers(source, origin.format, data)
     answers, unanswered = answered(answers, origin.format)
     if unanswered:
@@ -155,7 +166,7 @@ def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created
     items.sort(key=lambda i: i.row_id)
     differing = [(i.id, i.revision) for i in items if i.revision]
     header = _header(data, model, origin, source, created, scoring, differing, len(answers) + len(unanswered),
-                     len(unanswered))
+                     len(unanswered), extra or {})
     complete = len(items) == len(data.items)
     footer = Footer(len(items), created, {}) if complete else None
     run = Run(str(source.path), header, tuple(items), footer, {i.row_id: n + 2 for n, i in enumerate(items)})
@@ -177,7 +188,8 @@ def run_id(model: str, bench: str) -> str:
 
 
 def _header(data: ChoiceSet, model: str, origin: Origin, source: Source, created: str, scoring: str,
-            differing: list[tuple[str, dict[str, Any]]], records: int, unanswered: int) -> Header:
+            differing: list[tuple[str, dict[str, Any]]], records: int, unanswered: int,
+            extra: dict[str, Any]) -> Header:
     spec = data.benchmark.spec
     described = {"repo": origin.repo, "commit": origin.commit, "file": origin.file or source.path.name,
                  "member": source.member, "sha256": source.sha256}
@@ -185,7 +197,7 @@ def _header(data: ChoiceSet, model: str, origin: Origin, source: Source, created
               **{k: v for k, v in described.items() if v is not None},
               "records": records, "elements": len(source.elements), "scoring": scoring,
               "revision": {"items_differ": len(differing), "delta_sha256": delta_sha256(differing)},
-              **({"unanswered": unanswered} if unanswered else {})}
+              **({"unanswered": unanswered} if unanswered else {}), **extra}
     parameters = {"protocol": f"import-{origin.format}", "prompt_setting": origin.prompt_setting or "as published"}
     return new_header(run_id=run_id(model, spec.name), benchmark=spec.name, task=TASK, condition="sighted",
                       subject={"kind": "model", "name": model, "parameters": parameters}, option_seed=None,

@@ -20,7 +20,7 @@ from builder.core.errors import InputError, Problem
 from builder.core.archives import open_zip, read_member
 from builder.core.textfiles import csv_records, decode_utf8, numbered_lines, read_input
 
-FORMATS = ("mmlu-pro", "eee", "mapped")
+FORMATS = ("mmlu-pro", "eee", "mapped", "lawbench", "chembench")
 MMLU_PRO_RESPONSE = ("model_outputs", "generated_text")  # the README names the first; most files use the second
 
 
