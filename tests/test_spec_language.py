@@ -362,3 +362,24 @@ def test_a_catastrophic_pattern_is_a_located_error_not_a_hang(tmp_path: Path) ->
                                          "options_from_text: {field: question, pattern: '(a|aa)+([A-D])$'}\n"))
     assert time.monotonic() - started < 10
     assert any("d.jsonl:1 [record 1, options_from_text]" in p and "took over" in p for p in found)
+
+
+def test_a_relative_path_is_found_beside_the_spec_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    """Issue 31 item 7: a spec and its data travel together; a path not beside the spec still
+    means the repository (the shipped specs' data/...)."""
+    specs, elsewhere = tmp_path / "specs", tmp_path / "elsewhere"
+    specs.mkdir()
+    elsewhere.mkdir()
+    (specs / "d.jsonl").write_text(jsonl({"id": "1", "q": "Made-up?", "c": ["x", "y"], "a": 0}), encoding="utf-8")
+    spec = specs / "bench.yaml"
+    spec.write_text("name: bench\ndataset_path: d.jsonl\nid: id\ndoc_to_text: q\ndoc_to_choice: c\n"
+                    "doc_to_target: a\n", encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    assert load_benchmark(spec, root=elsewhere).items[0].choices == ("x", "y")
+    (elsewhere / "data").mkdir()
+    (elsewhere / "data" / "r.jsonl").write_text(jsonl({"id": "1", "q": "Q?", "c": ["p", "q"], "a": 1}),
+                                                 encoding="utf-8")
+    spec.write_text(spec.read_text(encoding="utf-8").replace("dataset_path: d.jsonl", "dataset_path: data/r.jsonl"),
+                    encoding="utf-8")
+    assert load_benchmark(spec, root=elsewhere).items[0].gold == 1  # not beside the spec: the repository's

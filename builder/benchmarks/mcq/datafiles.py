@@ -145,14 +145,15 @@ def parse_location(data: Mapping[str, Any], name: str, place: SpecPlace, environ
         if not (isinstance(data_dir, str) and data_dir.strip()):
             problem("data_dir", "must be non-empty text")
             return None
-        base = _under(place.root, override) if override else _under(place.root, data_dir)
+        base = _under(place.root, override) if override else _relative(place, data_dir)
     elif override:
         paths = [override]
     download = _download(data["download"], problem) if "download" in data else None
     if "download" in data and data_dir is None:
         problem("download", "needs data_dir: the folder the files are downloaded into")
     named = [_under(place.root, override)] if override else []
-    location = DataLocation(tuple(_under(base, p) for p in paths), base if data_dir is not None else None,
+    resolved = tuple(_under(base, p) if data_dir is not None or override else _relative(place, p) for p in paths)
+    location = DataLocation(resolved, base if data_dir is not None else None,
                             chosen_by if override else None, env_var, download,
                             Confinement.of([place.root, place.spec_file.parent, *named]), str(place.spec_file),
                             place.line)
@@ -170,6 +171,20 @@ def _confine(location: DataLocation, own_dir: bool, problem: Callable[[str, str]
     for pattern in location.patterns:
         if (why := location.confinement.problem(pattern, folder=bool(_GLOB.search(str(pattern))))) is not None:
             problem("dataset_path", f"{why} ({location.confined_hint()})")
+
+
+def _relative(place: SpecPlace, text: str) -> Path:
+    """A spec's own relative path: beside the spec when something is there (a file, a folder, a
+    glob's match), else under the repository, where specs written before this rule meant it. So
+    a spec and its data can travel together, and run from any folder."""
+    path = Path(text).expanduser()
+    if path.is_absolute():
+        return path
+    beside = place.spec_file.parent / path
+    has_glob = any(c in text for c in "*?[")
+    if (beside.exists() if not has_glob else any(beside.parent.glob(beside.name))):
+        return beside
+    return place.root / path
 
 
 def _under(base: Path, text: str) -> Path:

@@ -28,10 +28,12 @@ MEANINGS: dict[str, str] = {
     "language": "the language of its text, e.g. `en`, `zh`",
     "revision": "which revision of the data set the files are, and why (shown on the page)",
     "dataset_path": "the data file, a glob (`test/*.csv`, matches sorted by name) or a list of either; relative to "
-                    "`data_dir` when given, else to the repository (where buzzprobe runs), or absolute. It must lie "
+                    "`data_dir` when given, else to the spec's own folder when the file (or a glob's match) is "
+                    "there, else to the repository (where buzzprobe runs), or absolute. It must lie "
                     "in the folders a spec may read (*Where a spec may read*). Records of several files are numbered "
                     "in order over all of them",
-    "data_dir": "the folder the data lives in (relative to the repository), e.g. `data/mmlu`; needed by `download`",
+    "data_dir": "the folder the data lives in, e.g. `data/mmlu`: relative to the spec's own folder when that folder "
+                "is there, else to the repository; needed by `download`",
     "dataset_env": "the environment variable that names a local copy (default `BUZZPROBE_DATA_<NAME>`, `<NAME>` = "
                    "`name` upper-cased, `-` as `_`). With `data_dir` it names the folder that replaces it; without, "
                    "the one data file. Only buzzprobe's own data variables: a name starting `BUZZPROBE_DATA_`, or "
