@@ -181,7 +181,7 @@ def test_a_real_mmlu_pro_file_against_another_files_revision(tmp_path: Path) -> 
     folder.mkdir(parents=True)
     (folder / "mmlu-pro-test.yaml").write_text(f"name: mmlu-pro-test\ndataset_path: {data}\nid: question_id\n"
                                                "doc_to_text: question\ndoc_to_choice: options\n"
-                                               "doc_to_target: answer_index\ncategory: category\n", encoding="utf-8")
+                                               "doc_to_target: answer_index\ntarget_kind: index\ncategory: category\n", encoding="utf-8")
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:

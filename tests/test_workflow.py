@@ -229,7 +229,8 @@ def test_audit_finds_a_shipped_spec_by_name_and_suggests_close_names(tmp_path, c
     assert main(["audit", "mmluu"]) == 2
     err = capsys.readouterr().err
     assert "mmluu: no spec file and no benchmark of that name; did you mean 'mmlu'" in err
-    assert "Specs in content/benchmarks: cibuzzbench-t2, cmmlu, mmlu, mmlu-pro, truthfulqa-mc1" in err
+    shipped = ", ".join(sorted(p.stem for p in (REPO / "content" / "benchmarks").glob("*.yaml")))
+    assert f"Specs in content/benchmarks: {shipped}" in err and "mmlu-pro" in shipped
     from builder.benchmarks.mcq.command import find_spec
     assert find_spec(Path("mmlu")) == Path("content/benchmarks/mmlu.yaml")
     assert find_spec(Path("elsewhere/mmlu.yaml")) == Path("elsewhere/mmlu.yaml")  # a path stays a path
