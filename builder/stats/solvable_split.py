@@ -62,15 +62,15 @@ class SolvableSplit:
     def disagrees(self) -> bool:
         """Whether the crude and adjusted gaps differ in sign or in whether their interval excludes
         zero: the cases where the page must say that the strata change the reading."""
-        if self.adjusted is None:
-            return False
-        a = self.adjusted
-        return (self.gap > 0) != (a.gap > 0) or _side(self.low, self.high) != _side(a.low, a.high)
+        return self.adjusted is not None and readings_disagree(Gap(self.gap, self.low, self.high), self.adjusted)
 
 
-def _side(low: float, high: float) -> int:
-    """+1 for an interval above zero, -1 below, 0 across it."""
-    return 1 if low > 0 else -1 if high < 0 else 0
+def readings_disagree(crude: Gap, adjusted: Gap) -> bool:
+    """Two readings of one gap differ in sign, or in which side of zero their interval lies
+    (above, below or across): the one rule for when a page must say the strata change it."""
+    def side(g: Gap) -> int:
+        return 1 if g.low > 0 else -1 if g.high < 0 else 0
+    return (crude.gap > 0) != (adjusted.gap > 0) or side(crude) != side(adjusted)
 
 
 def solvable_split(right: Sequence[bool] | np.ndarray, solvable: Sequence[bool] | np.ndarray,

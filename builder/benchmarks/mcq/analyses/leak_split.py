@@ -25,7 +25,8 @@ from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.rankings import Place, ranked
 from builder.benchmarks.mcq.analyses.run_summary import RunSummary
 from builder.core.facts import FactTable
-from builder.stats.solvable_split import split_ranking
+from builder.stats.solvable_split import readings_disagree, split_ranking
+from builder.stats.split_gap import Gap
 
 if TYPE_CHECKING:
     from builder.benchmarks.mcq.loading import Loaded
@@ -107,11 +108,11 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
 
 
 def _disagree(facts: FactTable, bench: str, run_id: str) -> bool:
-    """Crude and adjusted gaps of one run differ in sign or in which side of zero their interval lies."""
-    def reading(pattern: Any) -> tuple[bool, int]:
-        low, high = facts[pattern.low(bench=bench, run_id=run_id)], facts[pattern.high(bench=bench, run_id=run_id)]
-        return facts[pattern.key(bench=bench, run_id=run_id)] > 0, 1 if low > 0 else -1 if high < 0 else 0
-    return reading(K.LEAK_GAP) != reading(K.LEAK_ADJUSTED)
+    """Crude and adjusted gaps of one run read differently (stats.solvable_split.readings_disagree)."""
+    def gap(pattern: Any) -> Gap:
+        on = {"bench": bench, "run_id": run_id}
+        return Gap(facts[pattern.key(**on)], facts[pattern.low(**on)], facts[pattern.high(**on)])
+    return readings_disagree(gap(K.LEAK_GAP), gap(K.LEAK_ADJUSTED))
 
 
 def _add_places(order: list[Place], scope: str, facts: FactTable, bench: str) -> None:
