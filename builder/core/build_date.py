@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 from builder.core.errors import InputError
+from builder.core.redact import excerpt
 
 
 # The last moment Python's datetime (and so a shown date) can hold.
@@ -79,10 +80,11 @@ def future_problem(value: str, latest: dt.datetime) -> str | None:
     try:
         when = dt.datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
     except ValueError:
-        return f"{value[:40]!r} is not a moment (expected UTC such as 2026-01-01T00:00:00Z)"
+        return f"{excerpt(value, 40)} is not a moment (expected UTC such as 2026-01-01T00:00:00Z)"
     when = when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
     if when > latest:
-        return f"{value[:40]} is after this build ({utc_stamp(latest)}): nothing can be dated in the future"
+        return (f"{excerpt(value, 40, quoted=False)} is after this build ({utc_stamp(latest)}): nothing can be "
+                "dated in the future")
     return None
 
 

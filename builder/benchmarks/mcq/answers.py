@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from builder.benchmarks.mcq.fields import RecordProblem, Rule, target
+from builder.core.redact import excerpt
 
 VALUE = Rule("value", "field", ("value",))  # reads an already-rendered value handed over as {"value": ...}
 
@@ -45,7 +46,7 @@ def _as_list(value: Any, rendered: bool) -> list[Any] | None:
             parsed = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             raise RecordProblem(f"target must render an answer or a list literal, rendered "
-                                f"{value.strip()[:80]!r}") from None
+                                f"{excerpt(value.strip(), 80)}") from None
         if isinstance(parsed, list):
             return parsed
     return None
