@@ -1,4 +1,5 @@
-# buzzprobe: `make site` sets up, fetches the data if needed and builds; `make test` runs the tests.
+# buzzprobe: `make site` sets up, fetches the data if needed and builds; `make test` type-checks
+# builder/ (`make typecheck`) and runs the tests.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -14,7 +15,7 @@ TEST_INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # never dated after the build that shows it.
 PROBE_EPOCH ?= 1796169600
 
-.PHONY: install data site runs test bench probe serve clean local-model local-serve test-local-model facts-doc spec-doc mmlu-pro-runs chembench-data chembench-runs lawbench-runs eee-venv
+.PHONY: install data site runs test typecheck bench probe serve clean local-model local-serve test-local-model facts-doc spec-doc mmlu-pro-runs chembench-data chembench-runs lawbench-runs eee-venv
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,8 +38,13 @@ site: data
 runs: data
 	SOURCE_DATE_EPOCH=$(PROBE_EPOCH) $(BIN)/buzzprobe runs
 
-test: $(TEST_INSTALLED)
+test: typecheck
 	$(BIN)/python -m pytest
+
+# mypy over builder/ (its settings and the one stated exception: [tool.mypy] in pyproject.toml);
+# any error fails `make test`, so CI.
+typecheck: $(TEST_INSTALLED)
+	$(BIN)/python -m mypy
 
 # The 29 published MMLU-Pro output files (MANIFEST.tsv of the shared copy) as runs in runs/mmlu-pro/
 # (docs/import-results.md); FORCE=--force replaces runs whose content changed.
