@@ -64,10 +64,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="print the result as one JSON object (the stages still go to stderr)")
     build.set_defaults(handler=_cmd_build)
 
-    from builder.benchmarks import registered
+    from builder.benchmarks import probe_owner, registered
     from builder.listing import add_list_parser
     from builder.probing.command import add_probe_parser
-    add_probe_parser(sub)
+    add_probe_parser(sub, registered(), probe_owner)
     add_list_parser(sub)
     for benchmark in registered():
         benchmark.add_commands(sub)

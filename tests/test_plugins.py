@@ -111,7 +111,6 @@ def _toy_run(subject: str = "toy-model") -> str:
 
 
 def test_a_plugin_declares_its_run_format_and_the_reader_takes_it_from_the_registry(toy_benchmark, tmp_path: Path):
-    from builder.runs.formats import format_for, known_benchmarks
     from builder.runs.reader import read_run
     (toy_benchmark / "run_format.py").write_text(TOY_FORMAT)
     path = tmp_path / "toy-run.jsonl"
@@ -123,7 +122,8 @@ def test_a_plugin_declares_its_run_format_and_the_reader_takes_it_from_the_regis
     monkeypatch.setattr(type(toy), "run_format_module", "builder.benchmarks.toybench.run_format", raising=False)
     _clear_registry()
     try:
-        assert "toybench" in known_benchmarks() and format_for("toybench", "count").benchmark == "toybench"
+        assert "toybench" in benchmarks.FORMATS.names()
+        assert benchmarks.FORMATS.format_for("toybench", "count").benchmark == "toybench"
         item = read_run(path).items[0]
         assert (item.row_id, item.words) == (1, 3)
         path.write_text(_toy_run("rejected"), encoding="utf-8")

@@ -14,10 +14,13 @@ import pkgutil
 from functools import cache
 from typing import TYPE_CHECKING
 
+from builder.runs import formats
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from builder.benchmarks.base import Benchmark
+    from builder.runs.formats import RunFormat
 
 
 @cache
@@ -73,3 +76,19 @@ def _named_or_any_name(plugins: list["Benchmark"], name: str,
         return named[0]
     return next((b for b in plugins if b.run_format_module is not None and b.run_format().any_name
                  and accepts(b)), None)
+
+
+class RegistryFormats:
+    """The registry as the run reader's `FormatLookup` (builder.runs.formats): the reader is
+    given it, and names no plug-in itself."""
+
+    def format_for(self, benchmark: str, task: str | None) -> "RunFormat | None":
+        owner = run_owner(benchmark, task)
+        return owner.run_format() if owner is not None else None
+
+    def names(self) -> tuple[str, ...]:
+        return run_format_names()
+
+
+FORMATS = RegistryFormats()
+formats.install(FORMATS)  # the default of every reader: runs are read by this registry's rule

@@ -1,6 +1,6 @@
 """`buzzprobe probe`: ask a model on an OpenAI-compatible endpoint and write one run per seed,
-for whichever benchmark `--benchmark NAME` names (the registry finds the plug-in that probes
-it), plus what every command that asks a model shares: the client options, their number checks,
+for whichever benchmark `--benchmark NAME` names (the CLI hands it the registry, which finds the
+plug-in that probes it), plus what every command that asks a model shares: the client options, their number checks,
 the guarded handler and the run loop.
 
 The command's own options are the ones every probing plug-in reads (benchmark, condition,
@@ -19,14 +19,28 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Protocol
 
 from builder.core.errors import InputError
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
 EXIT_INTERRUPTED = 130
+
+
+class ProbingPlugin(Protocol):
+    """What `probe` reads of a plug-in (builder.benchmarks.base.Benchmark): the CLI hands the
+    command the registry's plug-ins and its owner rule, so this layer names neither."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    probes: ClassVar[bool]
+    probe_default: ClassVar[bool]
+
+    def add_probe_options(self, group: Any) -> None: ...
+
+    def probe_plans(self, args: argparse.Namespace) -> list[Any]: ...
 
 
 class OptionGroup:
@@ -42,14 +56,16 @@ class OptionGroup:
         return action
 
 
-def add_probe_parser(sub: Any) -> None:
-    """Register `probe` on the CLI's subparsers, with every probing plug-in's options."""
-    from builder.benchmarks import registered
+def add_probe_parser(sub: Any, plugins: Sequence[ProbingPlugin],
+                     owner: Callable[[str], ProbingPlugin | None]) -> None:
+    """Register `probe` on the CLI's subparsers, with every probing plug-in's options; `owner`
+    names the plug-in that plans a `--benchmark` (builder.benchmarks.probe_owner)."""
+    registered = [b for b in plugins if b.probes]
     p = sub.add_parser("probe", help="ask a model (OpenAI-compatible endpoint) and write runs",
                        description="Ask a model on an OpenAI-compatible /v1/chat/completions endpoint "
                                    "and write one run per option seed. See docs/probing.md.")
     what = p.add_argument_group("what to ask")
-    names = ", ".join(b.name for b in registered() if b.probes)
+    names = ", ".join(b.name for b in registered)
     what.add_argument("--benchmark", default=None, metavar="NAME",
                       help=f"the benchmark to ask: {names}, or a spec'd multiple-choice benchmark's name "
                            "(default: the benchmark whose options are given, else the default one)")
@@ -61,10 +77,9 @@ def add_probe_parser(sub: Any) -> None:
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     what.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
                       help="option-shuffle seeds, one run each (default: the benchmark's first)")
-    own = {b.name: OptionGroup(p.add_argument_group(f"{b.title} only")) for b in registered() if b.probes}
-    for benchmark in registered():
-        if benchmark.probes:
-            benchmark.add_probe_options(own[benchmark.name])
+    own = {b.name: OptionGroup(p.add_argument_group(f"{b.title} only")) for b in registered}
+    for benchmark in registered:
+        benchmark.add_probe_options(own[benchmark.name])
     add_client_arguments(
         p, max_tokens_help="output budget (default: the protocol's; 8 for a letter)",
         out_help="output file; {run_id} and {model_slug} are filled in (default runs/{model_slug}/{run_id}.jsonl)",
@@ -72,16 +87,16 @@ def add_probe_parser(sub: Any) -> None:
         retry_errors_help="re-ask the items whose line records an error (the file is rewritten without them)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object per run (score, intervals, paired gaps, usage) instead of text")
-    p.set_defaults(handler=guarded(lambda args, key: _run(args, key, own), "probe"))
+    p.set_defaults(handler=guarded(lambda args, key: _run(args, key, own, registered, owner), "probe"))
 
 
-def _run(args: argparse.Namespace, key: str | None, own: dict[str, OptionGroup]) -> int:
+def _run(args: argparse.Namespace, key: str | None, own: dict[str, OptionGroup],
+         plugins: Sequence[ProbingPlugin], probe_owner: Callable[[str], ProbingPlugin | None]) -> int:
     """The plug-in that probes `--benchmark` plans the runs; the one engine asks them."""
-    from builder.benchmarks import probe_owner, registered
     given = {name: [a for a in group.actions if getattr(args, a.dest) != a.default] for name, group in own.items()}
     if args.benchmark is None:
         used = [name for name, actions in given.items() if actions]
-        args.benchmark = used[0] if len(used) == 1 else next(b.name for b in registered() if b.probe_default)
+        args.benchmark = used[0] if len(used) == 1 else next(b.name for b in plugins if b.probe_default)
     owner = probe_owner(args.benchmark)
     if owner is None:
         raise InputError.single("--benchmark", f"no plug-in probes {args.benchmark!r}")

@@ -1,4 +1,5 @@
-"""`buzzprobe export eee --run RUN --out DIR`: any run as Every Eval Ever files.
+"""Any run as Every Eval Ever files (`buzzprobe export eee`: builder/eee_export.py asks the
+owning plug-in for its mapping and calls `write_evaluation`).
 
 Every Eval Ever (evaleval/every_eval_ever, `every-eval-ever` on PyPI) keeps one aggregate log
 per model and evaluation, `data/<benchmark>/<developer>/<model>/<uuid>.json`, and an
@@ -82,24 +83,6 @@ class Evaluation:
 def eval_uuid(run: Run) -> str:
     digest = hashlib.sha256(f"{run.header.run_id}\0{run.header.dataset.get('content_sha256')}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
-
-
-def export_run(path: Path | None, out: Path, developer: str | None = None) -> tuple[Path, Path]:
-    """Read the run, ask the plug-in that owns it for its mapping, write both files."""
-    from builder.benchmarks import run_owner
-    from builder.benchmarks.base import BuildSettings
-    from builder.core.paths import refuse_checkout
-    from builder.runs.reader import read_run
-    if path is None:
-        raise InputError.single("--run", "required for `export eee`: the run file to export")
-    refuse_checkout(out)
-    run = read_run(path)
-    owner = run_owner(run.header.benchmark, run.header.task)
-    if owner is None:  # the reader refuses such a run already; kept so the message never turns into a traceback
-        raise InputError.single(run.path, f"no benchmark reads runs of {run.header.benchmark!r}",
-                                line=1, field="benchmark")
-    evaluation = owner.eee_evaluation(run, BuildSettings(Path("content"), Path(".cache")))
-    return write_evaluation(run, evaluation, out, developer or evaluation.developer)
 
 
 def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str) -> tuple[Path, Path]:

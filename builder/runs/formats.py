@@ -4,7 +4,8 @@ Every run file has the same envelope (header, item lines keyed by `row_id`, foot
 builder.runs.reader). The header names its `benchmark`; that benchmark's `RunFormat` checks
 its own header values (tasks, conditions, option seeds, selections) and reads each item line.
 A plug-in declares its format (`Benchmark.run_format_module`, imported only when a run of it is
-read), and the reader asks the one registry (builder.benchmarks) which plug-in owns a run, so a
+read), and the reader is given a `FormatLookup` that says which plug-in owns a run: the one
+registry (builder.benchmarks), which installs itself as the default as it loads, so a
 new benchmark's runs become readable with no change to the reader, the writer or the probing
 engine. A plug-in that serves many benchmark names (the spec'd multiple-choice benchmarks: one
 name per spec file) marks its format `any_name`: it then owns the runs of any benchmark name no
@@ -42,15 +43,30 @@ class RunFormat:
     any_name: bool = False  # reads runs of any benchmark name (not a folder's) with one of its tasks
 
 
-def known_benchmarks() -> tuple[str, ...]:
-    """Benchmarks with a run format, sorted (what a header's `benchmark` may say)."""
-    from builder.benchmarks import run_format_names
-    return run_format_names()
+class FormatLookup(Protocol):
+    """What the reader is given to find a run's format: the registry (builder.benchmarks.FORMATS)
+    in the tool, a stand-in in a test. The reader names no plug-in and imports no registry."""
+
+    def format_for(self, benchmark: str, task: str | None) -> RunFormat | None:
+        """The format of the plug-in that owns runs named `benchmark` with this `task`; None: none does."""
+        ...
+
+    def names(self) -> tuple[str, ...]:
+        """Benchmarks with a run format, sorted (what a header's `benchmark` may say)."""
+        ...
 
 
-def format_for(benchmark: str, task: object = None) -> RunFormat | None:
-    """The run format of the plug-in that owns runs named `benchmark` with this `task` (the one
-    ownership rule: builder.benchmarks.run_owner); None when no plug-in does."""
-    from builder.benchmarks import run_owner
-    owner = run_owner(benchmark, task)
-    return owner.run_format() if owner is not None else None
+_installed: list[FormatLookup] = []
+
+
+def install(lookup: FormatLookup) -> None:
+    """The lookup a reader uses when its caller names none: the registry installs itself here
+    as it loads, so every run read in the tool goes by the one ownership rule."""
+    _installed[:] = [lookup]
+
+
+def installed() -> FormatLookup:
+    """The installed lookup; reading runs before the registry is loaded is a programming error."""
+    if not _installed:
+        raise RuntimeError("no run formats installed: import builder.benchmarks (the registry) first")
+    return _installed[0]

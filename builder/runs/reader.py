@@ -2,7 +2,8 @@
 
 Reads the envelope every benchmark shares (header fields, line types, unique `row_id`s, the
 footer) and hands the benchmark's own header values and each item line to its format
-(builder.runs.formats), so one reader serves CIBuzzBench and Mouse runs alike.
+(builder.runs.formats), so one reader serves CIBuzzBench and Mouse runs alike. It is given the
+lookup of formats (the registry's by default) and names no plug-in.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from builder.core.names import display_name_problem, name_problem
 from builder.core.fileio import being_written
 from builder.runs import schema as s
 from builder.runs.files import is_compressed
-from builder.runs.formats import RunFormat, format_for, known_benchmarks
+from builder.runs.formats import FormatLookup, RunFormat, installed
 from builder.runs.lines import LineError, load_line
 from builder.core.archives import gunzip
 from builder.core.textfiles import check_values, last_line, numbered_lines, read_input
@@ -30,17 +31,19 @@ _HEADER_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def read_run(path: str | Path, raw: bytes | None = None) -> s.Run:
-    """Parse one run file (or `raw`, bytes meant for it); raises InputError with every problem found."""
+def read_run(path: str | Path, raw: bytes | None = None, formats: FormatLookup | None = None) -> s.Run:
+    """Parse one run file (or `raw`, bytes meant for it) with the run formats of `formats` (None:
+    the installed registry's); raises InputError with every problem found."""
     path = Path(path)
+    formats = formats if formats is not None else installed()
     text = _text(path, raw)
     collector = Collector(str(path))
     lines = numbered_lines(path, text)  # refuses too many lines before anything is cut
     last = last_line(text)
     records = _parsed(collector, lines, last)
     first = next(records, None)
-    header = _read_header(collector, first)
-    fmt = _item_format(first)
+    header = _read_header(collector, first, formats)
+    fmt = _item_format(first, formats)
     items, footer, item_lines, footer_line = _read_body(collector, records, fmt, first[1] if first else None, last)
     collector.raise_if_any()
     assert header is not None
@@ -66,13 +69,13 @@ def _text(path: Path, raw: bytes | None) -> str:
     return check_values(path, text)
 
 
-def _item_format(first: tuple[int, dict[str, Any] | None] | None) -> RunFormat | None:
+def _item_format(first: tuple[int, dict[str, Any] | None] | None, formats: FormatLookup) -> RunFormat | None:
     """The format that reads the item lines: the header's benchmark, even when another header
     field has a problem (so item problems are reported in the same pass); None when unknown."""
     data = first[1] if first else None
     if data is None or data.get("type") != "header" or not isinstance(data.get("benchmark"), str):
         return None
-    return format_for(data["benchmark"], data.get("task") if isinstance(data.get("task"), str) else None)
+    return formats.format_for(data["benchmark"], data.get("task") if isinstance(data.get("task"), str) else None)
 
 
 def _parsed(c: "Collector", lines: Iterable[tuple[int, str]], last: int) -> Iterator[tuple[int, dict[str, Any] | None]]:
@@ -134,7 +137,8 @@ def is_instance(value: Any, kinds: type | tuple[type, ...]) -> bool:
     return isinstance(value, kinds)
 
 
-def _read_header(c: Collector, record: tuple[int, dict[str, Any] | None] | None) -> s.Header | None:
+def _read_header(c: Collector, record: tuple[int, dict[str, Any] | None] | None,
+                 formats: FormatLookup) -> s.Header | None:
     if record is None:
         c.add("run file is empty: expected a header line", 1)
         return None
@@ -146,15 +150,16 @@ def _read_header(c: Collector, record: tuple[int, dict[str, Any] | None] | None)
         return None
     if not c.check_fields(line, data, _HEADER_FIELDS, tuple(_HEADER_FIELDS)):
         return None
-    fmt = format_for(data["benchmark"], data["task"])
+    fmt = formats.format_for(data["benchmark"], data["task"])
     extra = fmt.header_extra if fmt else {}
     for name in sorted(set(data) - set(_HEADER_FIELDS) - set(extra) - {"type"}):
         c.add("unknown header field", line, name)
-    ok = c.check_fields(line, data, extra, ()) and _check_header_values(c, line, data, fmt)
+    ok = c.check_fields(line, data, extra, ()) and _check_header_values(c, line, data, fmt, formats)
     return s.Header(**{k: data[k] for k in (*_HEADER_FIELDS, *extra) if k in data}) if ok else None
 
 
-def _check_header_values(c: Collector, line: int, data: dict[str, Any], fmt: RunFormat | None) -> bool:
+def _check_header_values(c: Collector, line: int, data: dict[str, Any], fmt: RunFormat | None,
+                         formats: FormatLookup) -> bool:
     """The envelope's values here; the benchmark's own (tasks, seeds, selections) in its format."""
     before = len(c.problems)
     problem = name_problem(data["run_id"])
@@ -163,7 +168,7 @@ def _check_header_values(c: Collector, line: int, data: dict[str, Any], fmt: Run
     if data["schema"] != s.SCHEMA:
         c.add(f"unsupported schema {data['schema']!r} (this tool reads {s.SCHEMA!r})", line, "schema")
     if fmt is None:
-        c.add(f"unknown value {data['benchmark']!r} (expected one of: {', '.join(known_benchmarks())})",
+        c.add(f"unknown value {data['benchmark']!r} (expected one of: {', '.join(formats.names())})",
               line, "benchmark")
     for name, allowed in (("task", fmt.tasks), ("condition", fmt.conditions)) if fmt else ():
         if data[name] not in allowed:

@@ -46,7 +46,7 @@ def add_export_parser(sub: Any) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     if args.harness == EEE:
-        from builder.runs.eee import export_run
+        from builder.eee_export import export_run
         for path in export_run(args.run, args.out, args.developer):
             print(f"wrote {path}")
         return 0
