@@ -107,7 +107,8 @@ def evaluate(condition: Condition, registry: MeasureRegistry, population: "Popul
 def _aggregate(name: str, values: list[float]) -> float:
     if name == "count":
         return float(len(values))
-    return {"min": min, "max": max, "mean": statistics.fmean}[name](values)
+    aggregate: dict[str, Callable[[list[float]], float]] = {"min": min, "max": max, "mean": statistics.fmean}
+    return aggregate[name](values)
 
 
 @dataclass(frozen=True)

@@ -113,15 +113,15 @@ def evaluate(text: str, reported: ReportedTable) -> float:
     def walk(node: ast.AST) -> float:
         if isinstance(node, ast.Expression):
             return walk(node.body)
-        if isinstance(node, ast.Constant):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):  # check_expression allows no other
             return float(node.value)
         if isinstance(node, ast.UnaryOp):
             return -walk(node.operand)
         if isinstance(node, ast.BinOp):
             return _OPS[type(node.op)](walk(node.left), walk(node.right))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id == "r":
-                return reported[node.args[0].value].value  # type: ignore[attr-defined]
+            if node.func.id == "r" and isinstance(node.args[0], ast.Constant):  # check_expression: a quoted key
+                return reported[str(node.args[0].value)].value
             a, b = (walk(arg) for arg in node.args)
             return mcnemar_exact(int(a), int(b))
         raise ValueError(f"cannot evaluate {ast.dump(node)}")

@@ -83,7 +83,7 @@ class _Entry:
         for name in _PATTERN_PARAMS:
             if name in params:
                 self.pattern(params[name], f"{where}.params.{name}")
-        if len(self.problems) > before:
+        if len(self.problems) > before or not isinstance(threshold, (int, float)):
             return None
         return Condition(raw["measure"], dict(params), raw.get("aggregate", "all"), raw["op"],
                          float(threshold), str(raw.get("text", "")))

@@ -15,6 +15,7 @@ import io
 import struct
 import zipfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from builder.core import textfiles
@@ -27,31 +28,41 @@ _DAMAGE = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSErr
            RuntimeError)
 
 
+@dataclass
+class _Inflating:
+    """Where gunzip's reader is: the current member's inflater, the bytes not yet fed to it and
+    the newlines inflated so far (the line a damaged stream breaks off in)."""
+
+    inflater: zlib._Decompress
+    rest: bytes
+    newlines: int = 0
+
+
 def gunzip(path: str | Path, raw: bytes, *, lines: bool = True) -> bytes:
     """The bytes a gzip file (one member or several, as gzip allows) inflates to, within the
     caps; a damaged or truncated stream is a located error naming the line where the readable
     text breaks off (a run is written whole, so the damage is the file's, not a crash's)."""
-    state = {"inflater": zlib.decompressobj(_GZIP), "rest": raw, "newlines": 0}
+    state = _Inflating(zlib.decompressobj(_GZIP), raw)
 
     def step(size: int) -> bytes:
         while True:
-            inflater = state["inflater"]
-            out = inflater.decompress(state["rest"], size)
-            state["rest"] = inflater.unconsumed_tail
+            inflater = state.inflater
+            out = inflater.decompress(state.rest, size)
+            state.rest = inflater.unconsumed_tail
             if out:
-                state["newlines"] += out.count(b"\n")
+                state.newlines += out.count(b"\n")
                 return out
             if inflater.eof:
                 if not inflater.unused_data.strip(b"\0"):
                     return b""
-                state["inflater"], state["rest"] = zlib.decompressobj(_GZIP), inflater.unused_data
-            elif not state["rest"]:
+                state.inflater, state.rest = zlib.decompressobj(_GZIP), inflater.unused_data
+            elif not state.rest:
                 raise EOFError("the stream ends before its end marker (truncated)")
     try:
         return textfiles.drain(path, step, textfiles.MAX_INPUT_BYTES, lines=lines)
     except (zlib.error, EOFError) as exc:
         raise InputError.single(path, f"not a readable gzip file: {exc} (it breaks off in this line: the file was "
-                                "cut short or damaged; import or copy it again)", line=state["newlines"] + 1) from None
+                                "cut short or damaged; import or copy it again)", line=state.newlines + 1) from None
 
 
 def open_zip(path: str | Path, raw: bytes) -> zipfile.ZipFile:

@@ -35,7 +35,7 @@ def _nodes(tree: ast.AST, typing: bool) -> Iterator[ast.AST]:
     while todo:
         node = todo.pop()
         yield node
-        if not typing and _typing_only(node):
+        if not typing and isinstance(node, ast.If) and _typing_only(node):
             todo.extend(node.orelse)
             continue
         todo.extend(ast.iter_child_nodes(node))

@@ -88,7 +88,7 @@ def load_reported(path: Path) -> ReportedTable:
         if "source" in entry and entry["source"] not in raw_sources:
             bad(f"unknown source {entry['source']!r} (known: {', '.join(sorted(map(str, raw_sources)))})",
                 "figures", key, "source")
-        if len(problems) == before and entry["source"] in sources:  # a broken source is reported once, above
+        if len(problems) == before and isinstance(value, (int, float)) and entry["source"] in sources:  # a broken source is reported once, above
             figures[str(key)] = Reported(str(key), float(value), str(entry["unit"]), str(entry["what"]),
                                          sources[entry["source"]], quoted.get(str(key), ""))
     if problems:

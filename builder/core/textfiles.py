@@ -24,7 +24,7 @@ from typing import BinaryIO, TypeVar
 from builder.core.errors import InputError, Problem
 from builder.core.redact import excerpt
 
-T = TypeVar("T", str, bytes)
+T = TypeVar("T", bound=str | bytes)
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # a data, results, run or log file, as stored or as inflated
 MAX_DOCUMENT_BYTES = 1024 * 1024  # a hand-written file: a spec or other YAML, a page, a template (YAML costs
@@ -163,12 +163,17 @@ def decode_utf8(path: Path, raw: bytes) -> str:
     return check_values(path, text.removeprefix("\ufeff"))
 
 
+def _separators(text: str | bytes) -> int:
+    if isinstance(text, str):
+        return text.count(",") + text.count("[") + text.count("{")
+    return text.count(b",") + text.count(b"[") + text.count(b"{")
+
+
 def check_values(path: str | Path, text: T) -> T:
     """`text` (str or bytes) when it holds at most MAX_VALUES separators (`,` `[` `{`), an upper
     bound on the values a JSON or CSV parser makes of it; else a located error before parsing:
     three bytes of `{},` are a 64-byte object, so 512 MiB of them would be 12 GB."""
-    marks = (",", "[", "{") if isinstance(text, str) else (b",", b"[", b"{")
-    if len(text) > MAX_VALUES and sum(text.count(mark) for mark in marks) > MAX_VALUES:  # type: ignore[arg-type]
+    if len(text) > MAX_VALUES and _separators(text) > MAX_VALUES:
         raise InputError.single(path, f"cannot read: more than {MAX_VALUES:,} values (counting `,` `[` `{{`)")
     return text
 

@@ -48,7 +48,7 @@ class OptionGroup:
     command can refuse those options when another benchmark is asked."""
 
     def __init__(self, group: argparse._ArgumentGroup):
-        self._group, self.actions = group, []
+        self._group, self.actions = group, list[argparse.Action]()
 
     def add_argument(self, *flags: str, **kwargs: Any) -> argparse.Action:
         action = self._group.add_argument(*flags, **kwargs)
@@ -246,7 +246,7 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
 
     from builder.probing.client import FatalError, Redactor, url_secrets
     from builder.probing.runner import (
-        check_prompts, drop_errored_items, execute, is_complete, preview, set_aside_if_failed,
+        Prior, check_prompts, drop_errored_items, execute, is_complete, preview, set_aside_if_failed,
     )
 
     for plan in plans:
@@ -258,7 +258,7 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
         print(f"{command}: ${args.api_key_env} is not set; sending no Authorization header", file=sys.stderr)
     redact = Redactor(key, *url_secrets(args.base_url))
     for plan in plans:
-        prior = {}
+        prior: Prior = {}
         if args.retry_errors:
             dropped, prior = drop_errored_items(plan)
             print(f"{plan.path}: re-asking {dropped} errored item(s)", file=sys.stderr)

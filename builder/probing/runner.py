@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,7 +212,7 @@ async def _ask_all(plan: RunPlan, pending: list[int], client: ChatClient, record
     await run_workers(min(plan.settings.concurrency, len(pending)), worker)
 
 
-async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
+async def run_workers(count: int, worker: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run `count` workers; a fatal error (bad key, model or URL) or a failed write (disk full)
     stops them all and is raised on its own rather than wrapped in an exception group."""
     try:
@@ -220,7 +220,8 @@ async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None
             for _ in range(count):
                 group.create_task(worker())
     except ExceptionGroup as group:
-        stop = group.subgroup(FatalError) or group.subgroup(OSError)
+        stop: BaseExceptionGroup[Exception] | None = group.subgroup(FatalError)
+        stop = stop or group.subgroup(OSError)
         if stop is None:
             raise
         raise _first_leaf(stop) from None

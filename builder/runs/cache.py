@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, cast, overload
 
 from builder.core.cachefile import environment_key, read_sealed, unpickle, write_sealed
 from builder.core.paths import PACKAGE_DIR
@@ -66,13 +66,14 @@ class LazyItems(Sequence[T]):
             return tuple(items)
         names = [f.name for f in dataclasses.fields(kind)]
         rows = [tuple(getattr(i, n) for n in names) for i in items]
-        return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), tuple(i.row_id for i in items),  # type: ignore[attr-defined]
+        return cls(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), tuple(i.row_id for i in items),  # type: ignore[attr-defined]  # run items have row_ids
                    kind, tuple(items))
 
     def _unpacked(self) -> tuple[T, ...]:
         if self._items is None:
             kind = self._kind
-            self._items = tuple(kind(*row) for row in unpickle(self._blob))
+            rows = cast("list[tuple[Any, ...]]", unpickle(self._blob))  # what `of` pickled
+            self._items = tuple(kind(*row) for row in rows)
         return self._items
 
     def __len__(self) -> int:
@@ -217,7 +218,7 @@ def write_entry(path: Path, key: str, value: Any, kind: str) -> None:
     write_sealed(path, MAGIC + key.encode() + b"\n" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), kind)
 
 
-def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T], kind: type) -> T:
+def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T], kind: type[T]) -> T:
     """A value of `kind` computed from `inputs` (a text naming all of them) and the code, kept
     in `folder` as `name-<key>.pickle` (e.g. derived dataset variants)."""
     if folder is None:

@@ -155,7 +155,7 @@ def _aggregate(run: Run, evaluation: Evaluation, evaluation_id: str, developer: 
 def _model_info(run: Run, developer: str) -> dict[str, Any]:
     """The subject; a model file served on this machine is self-deployed with open weights
     (the header's `subject.runtime`, written by the local-model target), else unknown."""
-    runtime = run.header.subject.get("runtime") if isinstance(run.header.subject.get("runtime"), dict) else {}
+    runtime = found if isinstance(found := run.header.subject.get("runtime"), dict) else {}
     local = runtime.get("local") is True and bool(runtime.get("model_file"))
     info: dict[str, Any] = {"name": run.header.subject_name, "id": slug(run.header.subject_name),
                             "developer": developer,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from builder.core.build_date import future_problem
@@ -48,7 +49,7 @@ def read_store(runs_dir: Path, cache: RunCache | None = None, latest: dt.datetim
     runs: list[Run] = []
     for path in run_files(runs_dir):
         try:
-            runs.append(cache.run(path, lambda raw, path=path: read_run(path, raw)) if cache else read_run(path))
+            runs.append(cache.run(path, partial(read_run, path)) if cache else read_run(path))
         except InputError as exc:
             store.problems.extend(exc.problems)
     store.problems.extend(duplicate_ids(runs))
@@ -66,7 +67,7 @@ def read_store(runs_dir: Path, cache: RunCache | None = None, latest: dt.datetim
 def date_problems(run: Run, latest: dt.datetime) -> list[Problem]:
     """A run dated after the build (its header's `created`, its footer's `finished`) is refused:
     "What's new" lists runs by that date, and a false one would head it."""
-    found = [(1, "created", future_problem(run.header.created, latest))]
+    found: list[tuple[int | None, str, str | None]] = [(1, "created", future_problem(run.header.created, latest))]
     if run.footer is not None and run.footer.finished is not None:
         found.append((run.footer_line, "finished", future_problem(run.footer.finished, latest)))
     return [Problem(run.path, message, line, name) for line, name, message in found if message is not None]

@@ -47,7 +47,7 @@ def check_overwrite(path: str | Path, header: Header, items: Iterable[Any], foot
 def _comparable(record: dict[str, Any]) -> dict[str, Any]:
     """As it reads back from a file (tuples become lists), without the when-fields."""
     record = json.loads(json.dumps(record, ensure_ascii=False))
-    for key in _VOLATILE.get(record.get("type"), ()):
+    for key in _VOLATILE.get(str(record.get("type")), ()):
         record.pop(key, None)
     return record
 

@@ -9,7 +9,7 @@ every benchmark's; the item schema and the header values are the benchmark's, in
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -132,7 +132,7 @@ class Footer:
 class Run:
     path: str
     header: Header
-    items: tuple[Any, ...]  # the benchmark's item type (its run format's), each with a row_id
+    items: Sequence[Any]  # the benchmark's item type (its run format's), each with a row_id
     footer: Footer | None
     item_lines: dict[int, int]  # row_id -> line number, for error messages downstream
     footer_line: int | None = None

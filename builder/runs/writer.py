@@ -123,7 +123,7 @@ def _recover(path: Path, header: Header) -> set[int]:
     """
     raw = read_input(path)
     lines = lines_with_ends(raw)
-    keep, done, first = 0, set(), None
+    keep, done, first = 0, set[int](), None
     for number, line in enumerate(lines, start=1):
         record = complete_record(line)
         if record is None and number < len(lines):

@@ -162,8 +162,9 @@ _LICENSES = (
 
 def bundle_version() -> str:
     """What the bundle bytes depend on: a cache key (changes when any of these change)."""
+    version = vl_convert.__version__  # type: ignore[attr-defined]  # set by the package, absent from its .pyi
     return (
-        f"vl-convert {vl_convert.__version__}; vega-lite {VL_VERSION}; "
+        f"vl-convert {version}; vega-lite {VL_VERSION}; "
         f"vega {vl_convert.get_vega_version()}; vega-embed {vl_convert.get_vega_embed_version()}; "
         f"snippet {_SNIPPET_SHA}"
     )

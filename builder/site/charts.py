@@ -196,6 +196,8 @@ def render_svg(spec: Mapping[str, Any], *, title: str | None = None, description
     label = title or description or str(spec.get("description") or "Chart")
     desc = description if description and description != label else None
     root = _ROOT.match(svg)
+    if root is None:
+        raise ValueError("vl-convert drew no <svg> root")  # never from vl-convert: a bug, not input
     attrs = root.group(1) if standalone else _XMLNS.sub("", root.group(1))
     labelled_by = f"{prefix}-title" + (f" {prefix}-desc" if desc else "")
     head = (f'<svg{attrs} role="img" aria-labelledby="{labelled_by}"{_FONT_ATTR}>'
@@ -216,7 +218,8 @@ class SvgRenderer:
     def vegalite(self, spec: Mapping[str, Any]) -> str:
         if self.cache is None:
             return self._draw(spec)
-        key = hashlib.sha256(json.dumps([vl_convert.__version__, VL_VERSION, spec], sort_keys=True,
+        version = vl_convert.__version__  # type: ignore[attr-defined]  # set by the package, absent from its .pyi
+        key = hashlib.sha256(json.dumps([version, VL_VERSION, spec], sort_keys=True,
                                         separators=(",", ":")).encode("utf-8")).hexdigest()
         path = self.cache / f"{key}.svg.sealed"  # not .svg: older builds read those unchecked
         data = read_sealed(path, "svg")  # sealed: a planted file cannot put markup on a page
@@ -230,7 +233,9 @@ class SvgRenderer:
     def _draw(spec: Mapping[str, Any]) -> str:
         # vl-convert aborts the whole process (a Rust panic, SIGABRT) on a character XML cannot
         # hold, e.g. a C0 control in a model name: whatever entrance let one through, none reaches it.
-        return vl_convert.vegalite_to_svg(xml_safe(dict(spec)), vl_version=VL_VERSION, allowed_base_urls=[])
+        safe = xml_safe(dict(spec))
+        assert isinstance(safe, dict)  # xml_safe keeps a dict a dict
+        return vl_convert.vegalite_to_svg(safe, vl_version=VL_VERSION, allowed_base_urls=[])
 
 
 def _tidy_tag(match: re.Match) -> str:
@@ -281,7 +286,7 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
     ``rows``: ``(category, series label, value, ci_low, ci_high)``; the bounds may be ``None``
     (no interval drawn). Categories and series keep the order in which they first appear.
     """
-    values, table, categories, series = [], [], [], []
+    values, table, categories, series = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), list[str]()
     for row in rows:
         category, label, value, low, high = unpack_row(row, 5, "category score")
         category, label = label_text(category, "category"), label_text(label, "series")
@@ -335,7 +340,7 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
     bounds may be ``None``. Points are labelled when there are at most 12 of them.
     """
-    values, table = [], []
+    values, table = list[dict[str, Any]](), list[tuple[Any, ...]]()
     for row in rows:
         label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
         label = label_text(label, "label")
@@ -500,7 +505,7 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     first appear; points within a series are drawn by size. The x axis ticks at the sizes
     present, so every model sits on a labelled tick.
     """
-    values, table, series, sizes = [], [], [], set()
+    values, table, series, sizes = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), set[float]()
     for row in rows:
         label, model, size, value = unpack_row(row, 4, "scale")
         label, model = label_text(label, "series"), label_text(model, "model")

@@ -115,10 +115,17 @@ def check_replace(text: Any, old: Any, new: Any, count: Any, what: str) -> None:
     """Occurrences of `old` (an empty `old` matches between every character) times the growth."""
     if not isinstance(text, (str, bytes)) or type(old) is not type(text) or type(new) is not type(text):
         return
-    hits = text.count(old) if old else len(text) + 1
+    hits = _count(text, old) if old else len(text) + 1
     if isinstance(count, int) and count >= 0:
         hits = min(hits, count)
     refuse_over(len(text) + hits * max(len(new) - len(old), 0), what, len(text))
+
+
+def _count(text: str | bytes, part: str | bytes) -> int:
+    """`text.count(part)`, the two of one type (the callers check it)."""
+    if isinstance(text, str):
+        return text.count(part) if isinstance(part, str) else 0
+    return text.count(part) if isinstance(part, bytes) else 0
 
 
 def check_lines(text: Any, inserted: int, what: str, width: Any = None) -> None:
@@ -130,7 +137,7 @@ def check_lines(text: Any, inserted: int, what: str, width: Any = None) -> None:
     refuse_over(len(text) + (text.count("\n") + 1 + made_lines) * inserted, what, len(text))
 
 
-def check_translate(text: str, table: Any, what: str) -> None:
+def check_translate(text: str | bytes, table: Any, what: str) -> None:
     """`str.translate`: every character may become the table's longest value."""
     if isinstance(table, dict):
         widest = max((_length(v) for v in table.values() if v is not None), default=1)

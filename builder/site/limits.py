@@ -12,7 +12,8 @@ or asks for a huge value stops with an error naming its line.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Generator
+from typing import Any, cast
 
 from jinja2 import Template
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
@@ -36,7 +37,7 @@ class LimitedTemplate(Template):
     def render(self, *args: Any, **kwargs: Any) -> str:
         with render_budget("this page", RENDER_SECONDS, PAGE_CHARS) as budget, running(budget):
             parts, size = [], 0
-            chunks = self.generate(*args, **kwargs)
+            chunks = cast(Generator[str, None, None], self.generate(*args, **kwargs))  # typed as an Iterator
             for part in chunks:
                 size += len(part)
                 try:  # raised where the template stands, so the error names its line
@@ -128,7 +129,7 @@ class LimitedSandbox(ImmutableSandboxedEnvironment):
         return growth.joined(parts, join)
 
     @staticmethod
-    def concat(parts: Any) -> str:  # type: ignore[override]
+    def concat(parts: Any) -> str:
         """A block's captured output (`{% set %}...{% endset %}`, a macro, `{% filter %}`)."""
         return growth.made("".join(parts), "a block")
 
@@ -185,5 +186,6 @@ def _call_checks(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
     elif name == "expandtabs":
         size = args[0] if args else kwargs.get("tabsize", 8)
         growth.check_numbers(what, (size,))
-        growth.refuse_over(len(text) + text.count("\t" if isinstance(text, str) else b"\t") * (size if isinstance(size, int) else 8), what, len(text))
+        tabs = text.count("\t") if isinstance(text, str) else text.count(b"\t")
+        growth.refuse_over(len(text) + tabs * (size if isinstance(size, int) else 8), what, len(text))
     return args

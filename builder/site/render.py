@@ -11,7 +11,7 @@ import json
 import os
 import re
 from urllib.parse import urlsplit
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +65,7 @@ class SiteContent:
 
 def load_site_content(content_dir: Path, site_url: str = "") -> SiteContent:
     """site.yaml, the pages and reported.yaml; every problem of the three at once."""
-    loaders = (lambda: load_site_config(content_dir, site_url), lambda: _checked_pages(content_dir / "pages"),
+    loaders: tuple[Callable[[], Any], ...] = (lambda: load_site_config(content_dir, site_url), lambda: _checked_pages(content_dir / "pages"),
                lambda: load_reported(content_dir / "reported.yaml"))
     config, pages, reported = gather(loaders, lambda load: load())
     return SiteContent(content_dir, config, pages, reported)
@@ -164,11 +164,11 @@ def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:
         problems.append(Problem(str(path), "expected a list of {page, label}", line_of(lines, ("nav",)), "nav"))
         nav = []
     for i, item in enumerate(nav):
-        where = line_of(lines, ("nav", i))
+        at = line_of(lines, ("nav", i))
         if not isinstance(item, dict) or set(item) != {"page", "label"} or not isinstance(item["label"], str):
-            problems.append(Problem(str(path), "a menu entry is {page: <page name>, label: <text>}", where, f"nav[{i}]"))
+            problems.append(Problem(str(path), "a menu entry is {page: <page name>, label: <text>}", at, f"nav[{i}]"))
         elif problem := name_problem(item["page"], "page name"):
-            problems.append(Problem(str(path), problem, where, f"nav[{i}].page"))
+            problems.append(Problem(str(path), problem, at, f"nav[{i}].page"))
     if problems:
         raise InputError(problems)
     config["repository"] = repository_url(config["repository"], os.environ)
@@ -292,13 +292,14 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     for part in inputs.parts.values():
         if part.page_functions is not None:
             functions.update(part.page_functions(functions["value"]))
-    table_macro = env.get_template("table.html").make_module({**common, "root": root})
-    chart_macro = env.get_template("chart.html").make_module({**common, "root": root})
+    macros = {name: env.get_template(f"{name}.html").make_module({**common, "root": root}) for name in ("table", "chart")}
+    render_table: Callable[[Any], Markup] = getattr(macros["table"], "render")  # the template's macro (no stub names it)
+    render_chart: Callable[[Any], Markup] = getattr(macros["chart"], "render")
 
     def table(table_id: str) -> Markup:
         if table_id not in tables:
             raise KeyError(f"unknown table {table_id!r} (known: {', '.join(sorted(tables))})")
-        html = table_macro.render(tables[table_id])
+        html = render_table(tables[table_id])
         split = paging.split_table(str(html).strip())
         if split is not None:
             bounds = paging.part_bounds(split)
@@ -311,7 +312,7 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
         if chart_id not in charts:
             raise KeyError(f"unknown chart {chart_id!r} (known: {', '.join(sorted(charts))})")
         charts_used.append(chart_id)
-        return codes.add(chart_macro.render(charts[chart_id]), f"chart({chart_id!r})")
+        return codes.add(render_chart(charts[chart_id]), f"chart({chart_id!r})")
 
     shared = {**merged.context, "prediction_verdicts": inputs.verdicts, "charts": charts}
 
@@ -434,7 +435,7 @@ def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
     return files
 
 
-_KEY = json.encoder.encode_basestring  # type: ignore[attr-defined]  # json's string encoder with ensure_ascii=False
+_KEY = json.encoder.encode_basestring  # json's string encoder with ensure_ascii=False
 
 
 def _facts_json(facts: FactTable) -> bytes:

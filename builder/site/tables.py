@@ -40,7 +40,7 @@ class Cell:
     @property
     def shown(self) -> str:
         """The cell as the page writes it (a number at table precision), for captions and prose."""
-        return fmt_cell(self.value, self.kind, self.digits) if self.numeric else self.text
+        return fmt_cell(self.value, self.kind, self.digits) if self.value is not None else self.text
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class FactCells:
 
 def _rounded(c: Cell) -> object:
     """A CSV cell as the page shows it: rounded, and "n of N" while a run is in progress."""
-    if not c.numeric:
+    if c.value is None:  # not numeric
         return c.text
     shown = plain_cell(c.value, c.kind, c.digits)
     return f"{shown} of {c.of:g}" if c.of is not None else shown

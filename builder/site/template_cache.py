@@ -36,7 +36,7 @@ class SealedBytecodeCache(jinja2.BytecodeCache):
         write_sealed(self._path(bucket), bucket.bytecode_to_string(), "jinja")
 
 
-def bytecode_cache(cache_dir: Path | None, env_class: type, options: dict[str, Any]) -> SealedBytecodeCache | None:
+def bytecode_cache(cache_dir: Path | None, env_class: type[jinja2.Environment], options: dict[str, Any]) -> SealedBytecodeCache | None:
     """The cache for an environment of `env_class` made with `options`; None without a cache folder."""
     if cache_dir is None:
         return None

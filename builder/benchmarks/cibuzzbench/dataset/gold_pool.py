@@ -295,7 +295,7 @@ def load_gold_pool(folder: Path, original: Dataset, variant: str = GOLD_POOL) ->
 
 
 def _check_manifest(path: Path, manifest: dict[str, Any], original: Dataset, c: Construction) -> None:
-    source = manifest.get("source") if isinstance(manifest.get("source"), dict) else {}
+    source = found if isinstance(found := manifest.get("source"), dict) else {}
     claimed = source.get("content_sha256")
     if claimed != original.content_sha256:
         raise InputError.single(path, f"stale gold-pool variant: made from data with content sha256 {claimed!r}, "

@@ -6,6 +6,7 @@ look, SVG rendering); the slots and their colours are CIBuzzBench's."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import altair as alt
 
@@ -90,7 +91,7 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     computed facts) to mark exactly those values; without it the tick is Vega-Lite's ``mean``
     of the plotted dots, computed when the chart is drawn (nothing is computed in Python).
     """
-    values, table, order = [], [], []
+    values, table, order = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str]()
     for row in rows:
         label, seed, score = unpack_row(row, 3, "heuristic seed")
         label, seed, score = label_text(label, "heuristic"), int_value(seed, "seed"), score_value(score, "score")
@@ -101,7 +102,7 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
         table.append((label, seed, score))
     if not values:
         raise ValueError("heuristic seed chart needs at least one row")
-    mean_values = []
+    mean_values = list[dict[str, Any]]()
     if means is not None:
         unknown = sorted(set(means) - set(order))
         if unknown:
@@ -147,7 +148,7 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
     ``rows``: ``(distractor type, count, source label)``, e.g. one source per run. Types and
     sources keep the order in which they first appear; each bar is labelled with its count.
     """
-    values, table, types, sources = [], [], [], []
+    values, table, types, sources = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), list[str]()
     for row in rows:
         kind, count, source = unpack_row(row, 3, "blind error")
         kind, count, source = label_text(kind, "distractor type"), count_value(count, "count"), label_text(source, "source")
@@ -189,7 +190,7 @@ def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
 
     ``rows``: ``(label, value, origin)``; bars keep the order given.
     """
-    values, table, order, origins = [], [], [], []
+    values, table, order, origins = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), list[str]()
     for row in rows:
         label, value, origin = unpack_row(row, 3, "figure")
         label, value, origin = label_text(label, "figure"), score_value(value, "value"), label_text(origin, "origin")

@@ -71,8 +71,8 @@ def mmlu_pro(element: Element, record: Mapping[str, Any]) -> Answer:
 def eee(element: Element, record: Mapping[str, Any]) -> Answer:
     """An instance line: the terminal extracted value is the prediction (a letter, or an
     option's text resolved against `input.choices`)."""
-    given = record.get("input") if isinstance(record.get("input"), dict) else {}
-    output = record.get("output") if isinstance(record.get("output"), dict) else {}
+    given = found if isinstance(found := record.get("input"), dict) else {}
+    output = found if isinstance(found := record.get("output"), dict) else {}
     raw = output.get("raw") if isinstance(output.get("raw"), list) else []
     choices = given.get("choices")
     options = _options(choices, "input.choices") if choices is not None else None

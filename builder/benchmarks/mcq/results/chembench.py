@@ -151,7 +151,7 @@ def _report(shown: str, record: Mapping[str, Any]) -> Report:
     shown_options = tuple(_OPTION.findall(block.group(1))) if block else ()
     targets = record.get("targets_")
     pairs = tuple((str(k), int(v == 1)) for k, v in targets.items()) if isinstance(targets, dict) else ()
-    output = record.get("output") if isinstance(record.get("output"), dict) else {}
+    output = found if isinstance(found := record.get("output"), dict) else {}
     text = output.get("text") if isinstance(output.get("text"), str) else None
     return Report(record["name"], shown, letters, shown_options, None, pairs, text)
 
