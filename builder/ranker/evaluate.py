@@ -40,7 +40,7 @@ class Options:
     groups: np.ndarray | None = None  # (n,) fold groups; None: the items' option-set groups
 
     @classmethod
-    def build(cls, texts: Sequence[Sequence[str]], gold: Sequence[int],
+    def build(cls, texts: Sequence[Sequence[str]], gold: Sequence[int] | np.ndarray,
               ties: Sequence[str | None] | None = None) -> "Options":
         """`ties`: per item, a value the spec's `group` gives (None: no tie beyond its option set)."""
         grid = option_grid(texts, gold)

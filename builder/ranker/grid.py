@@ -45,7 +45,7 @@ class OptionGrid:
         return (self.width * items[:, None] + np.arange(self.width)).reshape(-1)
 
 
-def option_grid(texts: Sequence[Sequence[str]], gold: Sequence[int]) -> OptionGrid:
+def option_grid(texts: Sequence[Sequence[str]], gold: Sequence[int] | np.ndarray) -> OptionGrid:
     """At least two options per item; `gold` indexes the item's own options."""
     rows = tuple(tuple(str(t) for t in row) for row in texts)
     k = np.array([len(r) for r in rows], dtype=np.intp)

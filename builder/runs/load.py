@@ -87,7 +87,7 @@ def _failed(run: Run) -> int:
     return sum(1 for item in run.items if getattr(item, "error", None) is not None)
 
 
-def checked(runs: Sequence[Run], check: Callable[[Run], None]) -> list[Run]:
+def checked(runs: Sequence[Run], check: Callable[[Run], object]) -> list[Run]:
     """The runs, once `check` (a benchmark's validation) passes each; else every problem of
     every run at once, so one build names all the bad runs."""
     gather(runs, check)

@@ -107,7 +107,8 @@ class Header:
 class ItemLine(Protocol):
     """What the writer needs of any benchmark's item: its row_id and its line as JSON."""
 
-    row_id: int
+    @property
+    def row_id(self) -> int: ...
 
     def to_json(self) -> dict[str, Any]: ...
 

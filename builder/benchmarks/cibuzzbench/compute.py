@@ -68,8 +68,8 @@ def compute(dataset: Dataset, runs: list[Run], variants: Mapping[str, Dataset] |
     ordered = sorted(runs, key=lambda r: r.header.run_id)
     scores = {s.run_id: s for s in (score(r, datasets[r.header.variant]) for r in ordered)}
     selected = _selection_sizes(datasets)
-    for score in scores.values():
-        add_run_facts(facts, score, selected(score.run))
+    for run_score in scores.values():
+        add_run_facts(facts, run_score, selected(run_score.run))
     finished = [s for s in scores.values() if s.run.in_aggregates]  # headline figures: complete, no import warnings
     add_probe_facts(facts, finished)
     pairs = [p for name, ds in sorted(datasets.items())

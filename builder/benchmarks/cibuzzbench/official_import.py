@@ -390,7 +390,7 @@ def _convert(source: PredictionsFile, dataset: Dataset, model: str, config: _Con
     required = TASK2_COLUMNS if source.task == EQUIVALENT_SELECTION else BASE_COLUMNS
     rows = _read_rows(source.path, required)
     checker = RowChecker(source, dataset)
-    items, lines = [], {}
+    items, lines = list[Item](), dict[int, int]()
     for row in rows:
         item = checker.item(row)
         if item is not None and first_time(checker, row, item.row_id, lines):

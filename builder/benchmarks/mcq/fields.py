@@ -183,8 +183,8 @@ def target(rule: Rule, record: Mapping[str, Any], options: tuple[str, ...],
     numeral = _NUMERAL.fullmatch(text) is not None
     first = "index" if numeral else "text" if readings["text"] is not None else "letter"
     other = "text" if first != "text" else "letter"
-    if readings[first] is not None and readings[other] is not None and readings[first] != readings[other]:
-        a, b = readings[first], readings[other]
+    a, b = readings[first], readings[other]
+    if a is not None and b is not None and a != b:
         raise RecordProblem(f"target {excerpt(text)} reads two ways: as {_AS[first]} it is choice {LETTERS[a]} "
                             f"({excerpt(options[a])}), as {_AS[other]} choice {LETTERS[b]} ({excerpt(options[b])}); "
                             f"set target_kind: {first} or target_kind: {other} in the spec")

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 from builder.benchmarks.mcq import fields
 from builder.benchmarks.mcq.answers import VALUE as _VALUE, gold_set
@@ -24,6 +26,7 @@ from builder.site.render_budget import BudgetSpent
 # The most records a spec may have: `make bench` measures 1,000,000 items audited within 10
 # minutes and 4 GB on 2 cores (docs/audit.md); past it the work and memory were never measured,
 # so a larger file is refused before any record is rendered or audited.
+R = TypeVar("R")
 MAX_RECORDS = 1_000_000
 
 
@@ -166,7 +169,7 @@ class _Located(Exception):
         self.key = key
 
 
-def _run(key: str, fn, *args):  # type: ignore[no-untyped-def]
+def _run(key: str, fn: Callable[..., R], *args: Any) -> R:
     """fn(*args), a record's problem raised as located under `key`."""
     try:
         return fn(*args)

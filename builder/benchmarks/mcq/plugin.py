@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.base import (Benchmark, BuildSettings, DataSource, Files, PageSettings, RunBrief,
                                      SiteParts)
@@ -20,11 +20,21 @@ from builder.core.errors import InputError
 from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 
+if TYPE_CHECKING:
+    from markupsafe import Markup
+
+    from builder.benchmarks.mcq.analyses.compute import Computed
+    from builder.benchmarks.mcq.analyses.index import Shelf
+    from builder.benchmarks.mcq.loading import Loaded
+    from builder.ranker.leak import LeakScores
+    from builder.runs.schema import Run
+    from builder.site.charts import Chart, SvgRenderer
+
 PAGE_DIR = "benchmarks"
 TEMPLATE = "benchmark.html"
 
 
-class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
+class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
     name = "mcq"
     title = "Multiple-choice benchmarks from spec files"
     run_format_module = "builder.benchmarks.mcq.run_format"
@@ -39,7 +49,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         """The data files the specs name (a changed file changes the audit); a spec with a
         problem is reported by `load`."""
         from builder.benchmarks.mcq.spec import load_spec, spec_files
-        found = []
+        found: list[Path] = []
         for path in spec_files(settings.content_dir):
             try:
                 files = load_spec(path).location.files()
@@ -48,11 +58,11 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
             found.extend(f for f in files if f.is_file())
         return found
 
-    def load(self, settings: BuildSettings, runs: Sequence[Any]) -> list[Any]:
+    def load(self, settings: BuildSettings, runs: Sequence[Run]) -> list[Loaded]:
         from builder.benchmarks.mcq.loading import load_specs
         return load_specs(settings.content_dir, settings.cache_dir, runs, settings.run_cache)
 
-    def compute(self, loaded: list[Any], facts: FactTable, settings: BuildSettings) -> Any:
+    def compute(self, loaded: list[Loaded], facts: FactTable, settings: BuildSettings) -> Shelf:
         from builder.benchmarks.mcq.analyses.index import Shelf, compute_index
         from builder.benchmarks.mcq.analyses.compute import compute_spec
         specs = [compute_spec(one, facts) for one in loaded]
@@ -62,7 +72,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         from builder.benchmarks.mcq.fact_keys import SECTIONS
         return SECTIONS
 
-    def site(self, shelf: Any, facts: FactTable, svg: Any) -> SiteParts:
+    def site(self, shelf: Shelf, facts: FactTable, svg: SvgRenderer | None) -> SiteParts:
         from builder.benchmarks.mcq.views.spec_tables import (INDEX_CHART, INDEX_TABLE, index_chart_rows, index_table,
                                                   leak_chart_id, spec_tables)
         from builder.site.charts import category_score_chart
@@ -92,7 +102,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
                      for c in computed],
             runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])
 
-    def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
+    def pages(self, shelf: Shelf, facts: FactTable, settings: PageSettings) -> Files:
         from builder.benchmarks.mcq.shuffle import SEEDS
         from builder.benchmarks.mcq.views.spec_tables import LEAK_DIR, leak_chart_id, leak_prose, spec_tables
         from builder.site.tables import FactCells
@@ -101,13 +111,14 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         if not computed:
             return files
         template = settings.env.get_template(TEMPLATE)
-        chart_macro = settings.env.get_template("chart.html").make_module({**settings.common, "root": "../"})
+        chart_module = settings.env.get_template("chart.html").make_module({**settings.common, "root": "../"})
+        render_chart: Callable[[Any], Markup] = getattr(chart_module, "render")  # the template's macro (no stub names it)
         for one in computed:
             tables = spec_tables(one, FactCells(facts))
             spec = one.loaded.benchmark.spec
             chart = settings.charts.get(leak_chart_id(one.name))
             html = template.render(**settings.common, root="../", slug=PAGE_DIR, title=spec.title,
-                                   leak_chart=chart_macro.render(chart) if chart is not None else "",
+                                   leak_chart=render_chart(chart) if chart is not None else "",
                                    leak_prose=leak_prose(one, FactCells(facts)) if one.leak is not None else [],
                                    description=f"Composition, option lengths, the model-free audit and model runs "
                                                f"of {spec.title}.",
@@ -143,7 +154,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         return spec_plans(args)
 
 
-def _leak_chart(one: Any, facts: FactTable, svg: Any) -> Any:
+def _leak_chart(one: Computed, facts: FactTable, svg: SvgRenderer) -> Chart:
     """The leak split's gaps with their intervals, one row per model in strict-accuracy order."""
     from builder.benchmarks.mcq.views.spec_tables import leak_chart_id, leak_chart_rows
     from builder.site.charts import category_score_chart
@@ -155,7 +166,7 @@ def _leak_chart(one: Any, facts: FactTable, svg: Any) -> Any:
         "Mantel–Haenszel), each with its 95% bootstrap interval resampled within strata.")
 
 
-def strata_csv(one: Any) -> bytes:
+def strata_csv(one: Computed) -> bytes:
     """The leak split within each stratum, a row per split run and stratum: the inputs of each
     run's adjusted gap (accuracies and gap in points, to six decimals; empty where a kind is absent)."""
     from builder.site.tables_csv import table_csv
@@ -169,13 +180,15 @@ def strata_csv(one: Any) -> bytes:
                                       for rid, rows in one.strata for r in rows])
 
 
-def _cached_leak_csv(loaded: Any) -> bytes:
+def _cached_leak_csv(loaded: Loaded) -> bytes:
     """leak_csv of the audit, cached (loading.spec_cached): 40,000 rows cost 0.3 s per build."""
     from builder.benchmarks.mcq.loading import spec_cached
-    return spec_cached(loaded, "leak-csv", lambda: leak_csv(loaded.audit.leak), bytes)
+    leak = loaded.audit.leak
+    assert leak is not None  # every audit has one (audit.audit sets it; None is only the field's default)
+    return spec_cached(loaded, "leak-csv", lambda: leak_csv(leak), bytes)
 
 
-def leak_csv(leak: Any) -> bytes:
+def leak_csv(leak: LeakScores) -> bytes:
     """`id,leak_score,solvable` per audited item (probability to six decimals, solvable 0/1): the
     download the frontier split reads (builder.ranker.leak)."""
     from builder.ranker.leak import CSV_COLUMNS
@@ -183,13 +196,13 @@ def leak_csv(leak: Any) -> bytes:
     return table_csv(CSV_COLUMNS, [(i, round(p, 6), int(s)) for i, p, s in leak.rows()])
 
 
-def _source(computed: Any) -> tuple[str | None, str | None]:
+def _source(computed: Computed) -> tuple[str | None, str | None]:
     """The upstream repository at the pinned commit, when the spec pins a GitHub download."""
     download = computed.loaded.benchmark.spec.location.download
     return download.source() if download is not None else (None, None)
 
 
-def _example_prompts(computed: Any) -> dict[str, str]:
+def _example_prompts(computed: Computed) -> dict[str, str]:
     """The first audited item as each arm shows it under option seed 1111: what a model is asked."""
     from builder.benchmarks.mcq import shuffle
     from builder.benchmarks.mcq.prompts import BLIND, SIGHTED, render_prompt

@@ -147,7 +147,7 @@ def json_list(path: Path | str, text: str, key: str | None) -> list[Any]:
 
 
 def _jsonl(path: Path, text: str, spec: Spec) -> list[Record]:
-    records = []
+    records: list[Record] = []
     for line, content in numbered_lines(path, text):
         records.append(_record(path, len(records) + 1, line, load_document(path, content, line)))
     return _nested(records, path, spec)
@@ -158,7 +158,7 @@ def _csv(path: Path, text: str, spec: Spec) -> list[Record]:
     if spec.csv_columns is not None:  # no header row: the first row is a record
         rows, header = [(1, header), *rows], list(spec.csv_columns)
     names = [h.strip() for h in header]
-    records = []
+    records: list[Record] = []
     for line, cells in rows:
         if len(cells) != len(names):
             raise InputError.single(path, f"expected {len(names)} cells, found {len(cells)}", line=line)
@@ -207,13 +207,14 @@ def _parallel(documents: list[Record], path: Path, keys: tuple[str, ...]) -> lis
         if wrong:
             raise InputError.single(path, f"expected a list under {wrong[0]!r} (the spec's nested), found "
                                     f"{type(lists[wrong[0]]).__name__}", line=doc.line, field=f"record {doc.number}")
-        lengths = {key: len(value) for key, value in lists.items()}
+        checked = {key: value for key, value in lists.items() if isinstance(value, list)}  # every one, now
+        lengths = {key: len(value) for key, value in checked.items()}
         if len(set(lengths.values())) != 1:
             sizes = ", ".join(f"{key}: {n}" for key, n in lengths.items())
             raise InputError.single(path, f"the nested lists differ in length ({sizes}): one element per question "
                                     "in each", line=doc.line, field=f"record {doc.number}")
         parent = {k: v for k, v in doc.data.items() if k not in keys}
         for j in range(next(iter(lengths.values()))):
-            records.append(Record(len(records) + 1, doc.line, {key: lists[key][j] for key in keys},
+            records.append(Record(len(records) + 1, doc.line, {key: checked[key][j] for key in keys},
                                   context={"parent": parent}))
     return records

@@ -110,8 +110,8 @@ def _check_distinct(path: str, config: GoldColumns, lines: dict) -> list[Problem
             users.setdefault(column, []).append(field)
     for column, names in users.items():
         for field in names if len(names) > 1 else ():
-            key = tuple(field.split("."))
-            if key in lines:
+            at = tuple(field.split("."))
+            if at in lines:
                 problems.append(Problem(path, f"column {column!r} is used for {' and '.join(names)}",
-                                        lines[key], field))
+                                        lines[at], field))
     return problems

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from builder.core.errors import Problem
 from builder.core.redact import excerpt
@@ -24,7 +24,10 @@ from builder.benchmarks.mouse.labels import IR_LABELS, MS_LABELS, RC_COMPONENTS,
 from builder.benchmarks.mouse.parsing import parse_options
 from builder.benchmarks.mouse.table import Row, Table, raise_problems, read_table, require_columns
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")  # an instance type: a dataclass (content_sha256 reads its fields)
 
 
 @dataclass(frozen=True)

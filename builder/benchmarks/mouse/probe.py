@@ -92,7 +92,9 @@ def with_budget(settings: ProbeSettings, protocol: MouseProtocol) -> ProbeSettin
 
 def task_jobs(task: str, data: MouseSet, protocol: MouseProtocol) -> Callable[[int], Job]:
     by_index = {inst.index: inst for inst in data}
-    make = {TR: _tr_job, RC: _rc_job, IR: _label_job, TD: _label_job, MS: _choice_job, CC: _choice_job}[task]
+    jobs: dict[str, Callable[[str, Any, MouseProtocol], Job]] = {
+        TR: _tr_job, RC: _rc_job, IR: _label_job, TD: _label_job, MS: _choice_job, CC: _choice_job}
+    make = jobs[task]
     return lambda index: make(task, by_index[index], protocol)
 
 

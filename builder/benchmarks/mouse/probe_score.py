@@ -8,6 +8,7 @@ the order of `--data` files does not matter and a wrong file is refused, not sco
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from builder.benchmarks.mouse.table import read_table
 from builder.runs.schema import Run
 
 MAIN, SINGLE_CHOICE, ICC, JUDGE_FILE = "main_eval", "single_choice", "icc", "judge"
-_LOADERS = {MAIN: load_main, SINGLE_CHOICE: load_single_choice, ICC: load_icc}
+_LOADERS: dict[str, Callable[[Path, GoldColumns], MouseSet[Any]]] = {MAIN: load_main, SINGLE_CHOICE: load_single_choice, ICC: load_icc}
 
 
 def data_kind(columns: tuple[str, ...] | set[str]) -> str | None:
@@ -99,6 +100,7 @@ def score(run: Run, datasets: list[MouseSet], boot: m.BootstrapOptions | None) -
         raise InputError.single(run.path or h.run_id, "translations not judged yet: run `buzzprobe mouse judge "
                                 f"--run {run.path}` and score the judged run", line=1, field="source")
     scores = score_run(run, dataset_for(run, datasets), boot)
+    rows: tuple[Row, ...]
     if isinstance(scores, m.TranslationScores):
         rows = (_row("semantic_accuracy", scores.semantic_accuracy, scores.intervals),
                 _row("perfect_rate", scores.perfect_rate, scores.intervals))

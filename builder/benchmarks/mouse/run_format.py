@@ -135,7 +135,7 @@ def _value_problems(data: dict[str, Any], task: str) -> list[tuple[str, str]]:
         shaped = [(what, f"must be an object with keys {', '.join(RC_COMPONENTS)}")
                   for part, what in ((raw, "raw"), (parsed, "parsed"))
                   if not isinstance(part, dict) or sorted(part) != sorted(RC_COMPONENTS)]
-        if shaped:
+        if shaped or not isinstance(raw, dict) or not isinstance(parsed, dict):  # (shaped says which)
             return shaped
         return [p for comp in RC_COMPONENTS for p in (*_text(f"raw.{comp}", raw[comp]),
                                                     *_label(f"parsed.{comp}", parsed[comp], RC_LABELS))]

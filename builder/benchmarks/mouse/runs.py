@@ -80,7 +80,8 @@ def _plain_items(result: TaskResult) -> tuple[MouseItem, ...]:
     return tuple(_item(a.index, a.raw, a.parsed) for a in result.answers)
 
 
-def _item(row_id: int, raw: Any, parsed: Any, judge_raw: str | None = None, *judged: Any) -> MouseItem:
+def _item(row_id: int, raw: Any, parsed: Any, judge_raw: str | None = None, judge: int | None = None,
+          copied: bool | None = None) -> MouseItem:
     """Imported answers are capped like probed ones (a cell of an output file can hold megabytes)."""
     cut: list[bool] = []
 
@@ -92,7 +93,7 @@ def _item(row_id: int, raw: Any, parsed: Any, judge_raw: str | None = None, *jud
         return kept
     raw = {k: cap(v) for k, v in raw.items()} if isinstance(raw, dict) else cap(raw)
     judge_raw = cap(judge_raw)
-    return MouseItem(row_id, raw, parsed, judge_raw, *judged, response_truncated=any(cut) or None)
+    return MouseItem(row_id, raw, parsed, judge_raw, judge, copied, response_truncated=any(cut) or None)
 
 
 def _rc_items(main: MainResults) -> tuple[MouseItem, ...]:
@@ -157,7 +158,7 @@ def score_run(run: Run, dataset: MouseSet | None = None,
     """The paper's metrics for one run. TR needs no dataset (the final scores are in the run);
     the other tasks take gold from `dataset`, which must be the one the run was made on."""
     task = run.header.task
-    items: tuple[MouseItem, ...] = run.items
+    items: Sequence[MouseItem] = run.items
     if task == TR:
         return m.tr_from_scores([i.parsed for i in items], sum(1 for i in items if i.raw is None),
                                 sum(1 for i in items if i.copied), sum(1 for i in items if i.judge is None), boot)

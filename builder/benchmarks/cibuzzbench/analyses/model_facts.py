@@ -133,8 +133,9 @@ def _add_categories(facts: FactTable, on: dict[str, str], pairs: Sequence[Paired
                     runs: tuple[str, ...]) -> None:
     labels = [c.label for c in pairs[0].categories]
     for label in labels:
-        parts = [next((c for c in p.categories if c.label == label), None) for p in pairs]
-        if any(c is None for c in parts):
+        found = [next((c for c in p.categories if c.label == label), None) for p in pairs]
+        parts = [c for c in found if c is not None]
+        if len(parts) < len(found):
             continue
         at_category = {**on, "category": label}
         where = f"within category {label}"

@@ -142,7 +142,7 @@ def summarise_pairs(models: list[ModelSummary], pairs: Iterable[PairedAnalysis])
             groups[(owner[p.run_a].id, owner[p.run_b].id)].append(p)
     by_id = {m.id: m for m in models}
     plain = {ids: summary_id(by_id[ids[0]].representative.run.header, with_condition=False) for ids in groups}
-    taken = defaultdict(int)
+    taken: defaultdict[str, int] = defaultdict(int)
     for pid in plain.values():
         taken[pid] += 1
     out: dict[str, PairSummary] = {}

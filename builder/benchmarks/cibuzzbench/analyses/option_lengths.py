@@ -57,9 +57,9 @@ def length_figures(dataset: Dataset, split: str | None = None) -> LengthFigures:
 def length_distribution(dataset: Dataset) -> list[tuple[str, int, int]]:
     """(slot, characters, items) counts: compact input for the distribution chart."""
     lengths = char_lengths(dataset)
-    rows = []
+    rows: list[tuple[str, int, int]] = []
     for slot in SLOTS:
         counts = lengths[slot].value_counts().sort_index()
         name = "gold" if slot == GOLD else slot
-        rows.extend((name, int(length), int(n)) for length, n in counts.items())
+        rows.extend((name, int(length), int(n)) for length, n in zip(counts.index.tolist(), counts.tolist()))
     return rows

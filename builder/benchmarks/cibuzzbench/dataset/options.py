@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from typing import Any
 from types import MappingProxyType
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -64,9 +65,9 @@ def shuffled_sources(seed: int, row_id: int, term_zh: str) -> tuple[str, ...]:
     return tuple(order)
 
 
-def build_option_set(row: dict[str, object], seed: int) -> OptionSet:
+def build_option_set(row: dict[str, Any], seed: int) -> OptionSet:
     texts = {name: str(row[column]) for name, column in SOURCES}
-    row_id = int(row["row_id"])  # type: ignore[arg-type]
+    row_id = int(row["row_id"])
     order = shuffled_sources(seed, row_id, str(row["term_zh"]))
     options = tuple(Option(letter, src, texts[src]) for letter, src in zip(LETTERS, order))
     return OptionSet(row_id, seed, options)

@@ -66,7 +66,8 @@ def probe_rule(subject: Mapping[str, Any]) -> str:
     """What a model-free probe does, in words, for its run page: the heuristic's description,
     or for a learned probe what it reads, how it is fitted and how it is scored."""
     name = str(subject.get("name", ""))
-    described = {p.name: p.description for p in (*OPTION_PROBES, *CONSTANT_PROBES)}
+    probes: tuple[OptionProbe | ConstantProbe, ...] = (*OPTION_PROBES, *CONSTANT_PROBES)
+    described = {p.name: p.description for p in probes}
     if name in described:
         return described[name]
     parameters = subject.get("parameters") or {}

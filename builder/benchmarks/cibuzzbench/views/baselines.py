@@ -21,6 +21,10 @@ def _interval_keys(pattern: FactPattern, **on: object) -> Keys:
                            pattern.high(**on, metric=metric))
 
 
+def _mean_keys(probe: str, scope: str) -> Keys:
+    return lambda metric: (K.PROBE_SPREAD.key(probe=probe, scope=scope, metric=metric, stat="mean"), None, None)
+
+
 def _baseline_row(f: FactCells, label: str, task: str, items: str, seed: str, keys: Keys) -> tuple[Cell, ...] | None:
     """One baseline's accuracy and macro F1 (with interval ends when it has them); None if absent."""
     cells: list[Cell] = []
@@ -39,8 +43,7 @@ def baselines_table(f: FactCells, scores: dict[str, RunScore]) -> Table | None:
     specs: list[tuple[str, str, str, str, Keys]] = []
     for scope, items in (("all", "all items"), ("test", "the test split")):
         for probe in ("random", "constant_letter"):
-            specs.append((PROBE_LABELS[probe], "Task 2", items, mean, lambda m, probe=probe, scope=scope: (
-                K.PROBE_SPREAD.key(probe=probe, scope=scope, metric=m, stat="mean"), None, None)))
+            specs.append((PROBE_LABELS[probe], "Task 2", items, mean, _mean_keys(probe, scope)))
         specs.append((PROBE_LABELS["random"], "Task 2", items, option_seed_label(DEFAULT_SEED),
                       _interval_keys(K.PROBE_SEED, probe="random", scope=scope, seed=DEFAULT_SEED)))
     for (items, seed), rids in _chance_lines(f, scores).items():

@@ -414,4 +414,4 @@ def importance_table(f: FactCells, kind: str, limit: int = 12) -> Table | None:
     label = "Coefficient" if kind == "coef" else "Accuracy drop (points)"
     return Table(f"importance-{kind}", "Which features carry the learned probe's signal: " +
                  ("standardised coefficients" if kind == "coef" else "permutation importance on the test split"),
-                 ("Feature", label), tuple((Cell(pattern.values(k)["feature"]), f(k)) for k in ranked))
+                 ("Feature", label), tuple((Cell((pattern.values(k) or {})["feature"]), f(k)) for k in ranked))

@@ -236,7 +236,7 @@ def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tu
     n, k = perm.shape
     if probe == "random":
         rng = np.random.default_rng(seed)
-        return gold, rng.integers(0, k, size=n) if inputs.fixed_k else rng.integers(0, inputs.counts)
+        return gold, np.asarray(rng.integers(0, k, size=n) if inputs.fixed_k else rng.integers(0, inputs.counts))
     if probe == "position_prior":
         prior = int(np.argmax(np.bincount(gold, minlength=k)))  # ties: the earliest position
         return gold, np.full(n, prior, dtype=np.intp)

@@ -91,7 +91,7 @@ def cached_choice_set(benchmark: SpecData, cache_dir: Path) -> ChoiceSet:
     cache under the audit's key (examining 40,000 items costs most of a second per build)."""
     path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
     kept = read_sealed_pickle(path, "mcq-kept", tuple)
-    if kept is not None and all(type(row_id) is int for row_id in kept):
+    if isinstance(kept, tuple) and all(type(row_id) is int for row_id in kept):
         return choice_set(benchmark, kept)
     data = choice_set(benchmark)
     _write(path, "mcq-kept", benchmark.spec.name, tuple(sorted(data.items)))
@@ -106,7 +106,7 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     data_sha = data_sha256([(f.name, file_sha256(f)) for f in input_files(spec)])
     path = cache_dir / "mcq-items" / f"{spec.name}-{_key(read_input(spec_path, MAX_DOCUMENT_BYTES), data_sha, cache_dir)}.pickle"
     stored = read_sealed_pickle(path, "mcq-items", tuple)
-    if stored is not None and len(stored) == 3 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
+    if isinstance(stored, tuple) and len(stored) == 3 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
         items, content, filtered = stored
         return SpecData(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content, filtered)
     benchmark = load_benchmark(spec_path)

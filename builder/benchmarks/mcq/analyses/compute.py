@@ -173,6 +173,7 @@ def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
         facts.add(K.ABLATION.low(bench=bench, group=a.group, value="drop"), a.ci95_low, what + ": paired bootstrap")
         facts.add(K.ABLATION.high(bench=bench, group=a.group, value="drop"), a.ci95_high, what + ": paired bootstrap")
     leak = audit.leak
+    assert leak is not None  # every audit has one (audit.audit sets it; None is only the field's default)
     facts.add(K.LEAK.key(bench=bench, value="solvable"), leak.solvable_share,
               "% of audited items option-solvable: the cross-fitted learned probe ranks the gold strictly first")
     facts.add(K.LEAK.key(bench=bench, value="mean_leak_score"), 100.0 * float(np.mean(leak.leak_score)),

@@ -48,6 +48,7 @@ class SplitSummary:
 def solvable_rows(loaded: "Loaded") -> np.ndarray:
     """Row ids of the audited items the cross-fitted probe solves, ascending."""
     leak = loaded.audit.leak
+    assert leak is not None  # every audit has one (audit.audit sets it; None is only the field's default)
     solved = {i for i, s in zip(leak.ids, leak.solvable) if s}
     return np.array(sorted(r for r, item in loaded.data.items.items() if item.id in solved), dtype=np.int64)
 
@@ -78,7 +79,7 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
     crude_lows = [facts[K.LEAK_GAP.low(bench=bench, run_id=i)] for i in ids]
     above = sum(low > 0 for low in lows.values())
     disagree = tuple(i for i in ids if headline is K.LEAK_ADJUSTED and _disagree(facts, bench, i))
-    counts = ((K.LEAK_MODELS.key(bench=bench), len(ids), "model runs given a leak split"),
+    counts: tuple[tuple[str, int, str], ...] = ((K.LEAK_MODELS.key(bench=bench), len(ids), "model runs given a leak split"),
               (K.LEAK_POSITIVE.key(bench=bench), sum(facts[K.LEAK_GAP.key(bench=bench, run_id=i)] > 0 for i in ids),
                "model runs more accurate on the option-solvable items than on the rest (crude point estimate)"),
               (K.LEAK_WIDER.key(bench=bench), sum(low > 0 for low in crude_lows),

@@ -111,8 +111,9 @@ def read_questions(path: Path) -> dict[str, Question]:
             key = f"{parts[-2]}-{PurePosixPath(parts[-1]).stem}-{document['name']}"
         except (KeyError, IndexError, TypeError):
             raise InputError.single(shown, "expected a question: `name` and `examples[0]`") from None
-        scores = example.get("target_scores") if isinstance(example, dict) else None
-        options = tuple(scores) if isinstance(scores, dict) else ()
+        given = example.get("target_scores") if isinstance(example, dict) else None
+        scores = given if isinstance(given, dict) else {}
+        options = tuple(scores)
         golds = frozenset(i for i, o in enumerate(options) if scores[o] == 1)
         below = [i for i, part in enumerate(parts[:-2]) if part == "data"]
         topic = parts[below[-1] + 1] if below else parts[-2]
@@ -146,7 +147,7 @@ def read_reports(path: Path, system: str) -> tuple[dict[str, Report], float]:
 def _report(shown: str, record: Mapping[str, Any]) -> Report:
     parsed = record.get("parsed_output")
     letters = tuple(str(x).strip().upper() for x in parsed) if isinstance(parsed, list) else None
-    prompt = record.get("prompt") if isinstance(record.get("prompt"), str) else ""
+    prompt = found if isinstance(found := record.get("prompt"), str) else ""
     block = re.search(r"\nOptions:\n(.*?)(?:\n\n|$)", prompt, re.S)
     shown_options = tuple(_OPTION.findall(block.group(1))) if block else ()
     targets = record.get("targets_")

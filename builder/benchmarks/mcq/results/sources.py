@@ -111,7 +111,7 @@ def _json(shown: str, text: str, key: str | None) -> list[Element]:
 
 def _jsonl(shown: str, text: str) -> list[Element]:
     from builder.runs.lines import LineError, load_line
-    out = []
+    out: list[Element] = []
     for line, content in numbered_lines(shown, text):
         try:
             value = load_line(content)
@@ -124,7 +124,7 @@ def _jsonl(shown: str, text: str) -> list[Element]:
 def _csv(shown: str, text: str) -> list[Element]:
     header, rows = csv_records(Path(shown), text)
     names = [h.strip() for h in header]
-    out = []
+    out: list[Element] = []
     for line, cells in rows:
         if len(cells) != len(names):
             raise InputError.single(shown, f"expected {len(names)} cells, found {len(cells)}", line=line)

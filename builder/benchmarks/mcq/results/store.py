@@ -65,8 +65,9 @@ def save(run: Run, out: Path, force: bool) -> tuple[Path, str]:
 
 def summary(run: Run) -> str:
     items = run.header.items["n"]
-    rev = run.header.source["revision"]
-    unanswered = run.header.source.get("unanswered")
+    source = run.header.source or {}  # an imported run's header has one
+    rev = source["revision"]
+    unanswered = source.get("unanswered")
     return (f"{len(run.items):,} of {items:,} items{' (partial)' if run.footer is None else ''}; "
             f"{rev['items_differ']} differ from the reference revision"
             + (f"; {unanswered:,} record(s) hold no answer (unanswered)" if unanswered else ""))

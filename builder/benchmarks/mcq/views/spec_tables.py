@@ -193,7 +193,7 @@ def _published(c: Computed, cells: FactCells) -> Table:
                      cells.optional(K.RUN_OFFICIAL.high(**values)),
                      cells(K.RUN_COUNT.key(count="unparsed", **values), "count"),
                      cells.optional(K.RUN_COUNT.key(count="differs", **values), "count"),
-                     Cell(str(run.header.source.get("file", "")))))
+                     Cell(str((run.header.source or {}).get("file", "")))))
     return Table(table_id(c.name, "imported"), "Models: published per-item results, imported",
                  ("Tie group", "Model", "Items", "Strict accuracy", "Strict 95% low", "Strict 95% high",
                   "Official accuracy", "Official 95% low", "Official 95% high", "Unparsed", "Differ from reference",

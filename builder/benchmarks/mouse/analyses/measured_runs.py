@@ -18,9 +18,10 @@ Facts (0-1 scale like the paper; intervals by the seeded percentile bootstrap ov
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from builder.benchmarks.mouse import fact_keys as K
 from builder.benchmarks.mouse.analyses import metrics as m
@@ -37,7 +38,7 @@ from builder.runs.load import checked
 from builder.runs.schema import Run
 
 DATA_ENV = "MOUSE_DATA"
-_LOADERS = {"main_eval": load_main, "single_choice": load_single_choice, "icc": load_icc}
+_LOADERS: dict[str, Callable[[Path, GoldColumns], MouseSet[Any]]] = {"main_eval": load_main, "single_choice": load_single_choice, "icc": load_icc}
 _SUFFIXES = (".csv", ".jsonl")
 
 # Table 3 column -> the run's fact (by task); Table 4 (MCC) column -> (task, the run's fact).

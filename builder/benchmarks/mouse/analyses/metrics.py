@@ -202,7 +202,7 @@ def score_td(gold: Sequence[int], pred: Sequence[int | None],
     return score_classification(gold, pred, TD_LABELS, boot)
 
 
-def score_rc(gold: Mapping[str, Sequence[int]], pred: Mapping[str, Sequence[int | None]],
+def score_rc(gold: Mapping[str, Sequence[Label]], pred: Mapping[str, Sequence[Label | None]],
              boot: BootstrapOptions | None = DEFAULT_BOOTSTRAP) -> RCScores:
     """RC: three binary sub-tasks; balanced accuracy and macro-F1 per component and their
     mean. All components are resampled on the same items, so the mean's interval is honest."""
