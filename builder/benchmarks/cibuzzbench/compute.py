@@ -11,6 +11,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from builder.benchmarks.cibuzzbench.analyses.audits import audit_figures
 from builder.benchmarks.cibuzzbench.analyses.model_facts import add_model_facts, add_pair_summary_facts
@@ -242,7 +243,7 @@ def _add_seed_group(facts: FactTable, on: dict[str, str], members: list[RunScore
         for m in members:
             seed = int(m.run.header.option_seed or 0)
             values[seed] = getattr(m.report, metric)
-            at = {**on, "metric": metric, "seed": seed}
+            at: dict[str, Any] = {**on, "metric": metric, "seed": seed}  # part values (and variant), spread into key()
             facts.add(K.PROBE_SEED.key(**at), values[seed], f"{metric} at option seed {seed}; {SCORE}", (m.run_id,))
             facts.add(K.PROBE_SEED.low(**at), m.intervals[metric].low, BOOT, (m.run_id,))
             facts.add(K.PROBE_SEED.high(**at), m.intervals[metric].high, BOOT, (m.run_id,))
@@ -286,7 +287,7 @@ def _add_category_group(facts: FactTable, on: dict[str, str], members: list[RunS
 def _add_category_seed(facts: FactTable, on: dict[str, str], member: RunScore, category: str) -> None:
     intervals = member.category_intervals(category)
     for metric in ("accuracy", "macro_f1"):
-        at = {**on, "metric": metric, "seed": CATEGORY_SEED}
+        at: dict[str, Any] = {**on, "metric": metric, "seed": CATEGORY_SEED}
         facts.add(K.PROBE_CATEGORY_SEED.key(**at), getattr(member.by_category[category], metric),
                   f"{metric} within the category at option seed {CATEGORY_SEED}; {SCORE}", (member.run_id,))
         facts.add(K.PROBE_CATEGORY_SEED.low(**at), intervals[metric].low, f"{BOOT}, within the category",

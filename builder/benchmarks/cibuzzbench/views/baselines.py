@@ -4,6 +4,7 @@ Task 3 constant label), by metric, items and option seed, in one table the menti
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
@@ -16,7 +17,7 @@ from builder.site.tables import Cell, Table
 Keys = Callable[[str], tuple[str, str | None, str | None]]  # metric -> (value, low, high) fact keys
 
 
-def _interval_keys(pattern: FactPattern, **on: object) -> Keys:
+def _interval_keys(pattern: FactPattern, **on: Any) -> Keys:
     return lambda metric: (pattern.key(**on, metric=metric), pattern.low(**on, metric=metric),
                            pattern.high(**on, metric=metric))
 

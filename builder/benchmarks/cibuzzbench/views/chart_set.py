@@ -81,7 +81,7 @@ def _category_rows(facts, probes: list[str]) -> list[tuple]:
     rows = []
     for category in CATEGORIES:
         for p in probes:
-            at = {"probe": p, "category": category, "metric": "accuracy", "seed": DEFAULT_SEED}
+            at: dict[str, Any] = {"probe": p, "category": category, "metric": "accuracy", "seed": DEFAULT_SEED}
             if K.PROBE_CATEGORY_SEED.key(**at) in facts:
                 rows.append((category, PROBE_LABELS[p], facts[K.PROBE_CATEGORY_SEED.key(**at)],
                              facts[K.PROBE_CATEGORY_SEED.low(**at)], facts[K.PROBE_CATEGORY_SEED.high(**at)]))

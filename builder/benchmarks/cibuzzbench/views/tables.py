@@ -6,6 +6,8 @@ table, so each displayed number can point back to its provenance.
 
 from __future__ import annotations
 
+from typing import Any
+
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
@@ -95,7 +97,7 @@ def heuristic_interval_table(f: FactCells, probes: list[str], scope: str, seed: 
     for probe in probes:
         row = [Cell(PROBE_LABELS.get(probe, probe))]
         for metric in ("accuracy", "macro_f1"):
-            at = {"probe": probe, "scope": scope, "metric": metric, "seed": seed}
+            at: dict[str, Any] = {"probe": probe, "scope": scope, "metric": metric, "seed": seed}
             row += [f.optional(K.PROBE_SEED.key(**at)), f.optional(K.PROBE_SEED.low(**at)),
                     f.optional(K.PROBE_SEED.high(**at))]
         rows.append(tuple(row))
@@ -187,7 +189,7 @@ def category_interval_table(f: FactCells, probes: list[str], seed: int = DEFAULT
     rows = []
     for c in CATEGORIES:
         for p in probes:
-            at = {"probe": p, "category": c, "metric": "accuracy", "seed": seed}
+            at: dict[str, Any] = {"probe": p, "category": c, "metric": "accuracy", "seed": seed}
             if K.PROBE_CATEGORY_SEED.key(**at) in f.facts:
                 rows.append((Cell(c), Cell(PROBE_LABELS.get(p, p)), f(K.PROBE_CATEGORY_SEED.key(**at)),
                              f(K.PROBE_CATEGORY_SEED.low(**at)), f(K.PROBE_CATEGORY_SEED.high(**at))))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from builder.benchmarks.mouse import fact_keys as K
 from builder.benchmarks.mouse.analyses.paper_claims import load_mouse_claims, register_mouse_measures
@@ -131,7 +132,7 @@ def add_claim_facts(facts: FactTable, verdicts: list[StatementVerdict], reported
     source = f"computed from the tables {cite(reported)}"
     for verdict in verdicts:
         for n, result in enumerate(verdict.results, start=1):
-            on = {"claim": verdict.statement.id, "n": n}
+            on: dict[str, Any] = {"claim": verdict.statement.id, "n": n}
             what = result.condition.describe()
             for e in result.evidence:
                 facts.add(K.CLAIM_EVIDENCE.key(**on, evidence=slug(e.label)), e.value,
