@@ -7,17 +7,24 @@ them; what a benchmark does at each stage is its plug-in's business (benchmarks/
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.base import BuildSettings
 from builder.core.fingerprint import build_fingerprint
 from builder.runs.files import run_files
 from builder.core.errors import InputError, Problem
+from builder.core.paths import REPO_DIR
+from builder.site.parts import SiteParts
 from builder.site.write import STAMP, is_current, read_stamp
+
+if TYPE_CHECKING:
+    from builder.core.facts import FactTable
+    from builder.site.charts import SvgRenderer
 
 
 @dataclass(frozen=True)
@@ -182,7 +189,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
                                    latest_moment(_project(folder)).date())
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
     svg = SvgRenderer(settings.cache_dir / "svg") if settings.charts else None
-    parts = {b.name: b.site(computed[b.name], facts, svg) for b in registered()}
+    parts = _site_parts(computed, facts, svg)
     charts = any(part.charts for part in parts.values())
     stage = prepare_site(SiteInputs(
         facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today, set_aside=tuple(set_aside),
@@ -194,6 +201,25 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
         for benchmark in registered():
             generated.update(benchmark.pages(computed[benchmark.name], facts, stage.page_settings))
     return render_site(stage, generated), sum(len(part.runs) for part in parts.values())
+
+
+def _site_parts(computed: dict[str, Any], facts: FactTable, svg: SvgRenderer | None) -> dict[str, SiteParts]:
+    """Every plug-in's site parts, collected once: a table, chart or context name two of them
+    give is a located error here, naming the second plug-in, before anything is rendered."""
+    from builder.benchmarks import registered
+    from builder.site.parts import id_clashes
+    parts = {b.name: b.site(computed[b.name], facts, svg) for b in registered()}
+    where = {b.name: _module_file(type(b).__module__) for b in registered()}
+    clashes = id_clashes(parts, where)
+    if clashes:
+        raise InputError(clashes)
+    return parts
+
+
+def _module_file(module: str) -> str:
+    """A plug-in's module as a path from the checkout (builder/benchmarks/NAME/plugin.py)."""
+    path = Path(sys.modules[module].__file__ or module)
+    return str(path.relative_to(REPO_DIR)) if path.is_relative_to(REPO_DIR) else str(path)
 
 
 def _project(content_dir: Path) -> Path:

@@ -178,7 +178,7 @@ def test_a_new_benchmark_folder_reaches_the_site(toy_benchmark, tmp_path: Path):
 
 def test_two_benchmarks_may_not_share_a_table_id():
     one, two = SiteParts(tables={"t": object()}), SiteParts(tables={"t": object()})
-    with pytest.raises(ValueError, match="table 't' is defined by both a and b"):
+    with pytest.raises(InputError, match="table 't' is defined by both a and b"):
         merge_parts({"a": one, "b": two})
 
 

@@ -84,3 +84,59 @@ def reachable(root: Path, start: Iterable[str]) -> set[str]:
             seen.add(name)
             todo.extend(imports_of(paths[name], name, known))
     return seen
+
+
+# The shared layers, below the plug-ins (builder/benchmarks/), the pipeline and the CLI: they
+# may import one another, and nothing above them at run time (a plug-in hands them what they
+# need: the reader is given its run formats, `probe` the plug-ins).
+LOWER_LAYERS = ("core", "stats", "runs", "probing", "site", "claims", "ranker")
+
+
+def layer(module: str) -> str | None:
+    """The lower layer a module belongs to (`builder.runs.reader` -> "runs"); None above them."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == PACKAGE and parts[1] in LOWER_LAYERS else None
+
+
+def upward_imports(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """{lower-layer module: the modules above the lower layers it imports}; run-time imports
+    when `graph` is import_graph(root) (the package's own `builder/__init__` is no layer)."""
+    found = {m: sorted(i for i in imports if i != PACKAGE and layer(i) is None)
+             for m, imports in graph.items() if layer(m) is not None}
+    return {m: imports for m, imports in found.items() if imports}
+
+
+def lazy_imports(path: Path) -> Iterator[tuple[int, str, bool]]:
+    """(line, module, explained) for each import inside a function: explained when a comment on
+    its line, or on the line just above its run of imports, says why it is not at the top."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for function in ast.walk(ast.parse(text, str(path))):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                name = node.module or "" if isinstance(node, ast.ImportFrom) else node.names[0].name
+                yield node.lineno, "." * getattr(node, "level", 0) + name, _explained(lines, node.lineno)
+
+
+def _explained(lines: list[str], number: int) -> bool:
+    """A `#` on the import's line, or a comment line above the imports it opens with."""
+    if "#" in lines[number - 1]:
+        return True
+    above = number - 2
+    while above >= 0 and lines[above].lstrip().startswith(("from ", "import ", ")")) or (
+            above >= 0 and lines[above].startswith(" ") and lines[above].rstrip().endswith(",")):
+        above -= 1
+    return above >= 0 and lines[above].lstrip().startswith("#")
+
+
+def unexplained_lazy_imports(root: Path) -> list[str]:
+    """`path:line: module` for every function-level import under ROOT/builder with no comment
+    saying why it is deferred (a module-level import shows the graph; a lazy one must earn it)."""
+    found = []
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        for line, module, explained in lazy_imports(path):
+            if not explained:
+                found.append(f"{path.relative_to(root)}:{line}: {module}")
+    return found

@@ -10,8 +10,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from builder.core.errors import Problem
+
 if TYPE_CHECKING:
     from jinja2 import Environment
+
+    from builder.site.charts import Chart
+    from builder.site.tables import Table
 
 Files = dict[str, bytes]
 # Given the page's recording fact reader (`value(key)`), a benchmark's page functions.
@@ -43,12 +48,28 @@ class RunBrief:
 class SiteParts:
     """A benchmark's contribution to the site, all read from its computed state."""
 
-    tables: dict[str, Any] = field(default_factory=dict)  # id -> site.tables.Table
-    charts: dict[str, Any] = field(default_factory=dict)  # id -> site.charts.Chart
-    context: dict[str, Any] = field(default_factory=dict)  # names pages and blocks may read
+    tables: dict[str, Table] = field(default_factory=dict)  # by id, unique across the plug-ins
+    charts: dict[str, Chart] = field(default_factory=dict)  # by id, unique across the plug-ins
+    context: dict[str, Any] = field(default_factory=dict)  # names pages and blocks may read (any template value)
     page_functions: PageFunctions | None = None  # functions whose facts count as the page's
     sources: list[DataSource] = field(default_factory=list)
     runs: list[RunBrief] = field(default_factory=list)
+
+
+def id_clashes(parts: Mapping[str, SiteParts], where: Mapping[str, str]) -> list[Problem]:
+    """Every table, chart or page-context name that a second plug-in gives again (each names one
+    thing on the site), located at that plug-in (`where`: its module file, by plug-in name): a
+    spec'd benchmark's name can make an id, so a clash is reported like bad input, all at once."""
+    owner: dict[tuple[str, str], str] = {}
+    problems: list[Problem] = []
+    for name, part in sorted(parts.items()):
+        for kind, ids in (("table", part.tables), ("chart", part.charts), ("page context name", part.context)):
+            for key in ids:
+                first = owner.setdefault((kind, key), name)
+                if first != name:
+                    problems.append(Problem(where.get(name, name), f"{kind} {key!r} is defined by both {first} and "
+                                            f"{name}: an id names one thing on the site", None, f"site().{kind}"))
+    return problems
 
 
 @dataclass(frozen=True)
@@ -58,4 +79,4 @@ class PageSettings:
     env: "Environment"
     common: Mapping[str, Any]
     build_date: dt.date
-    charts: Mapping[str, Any] = field(default_factory=dict)  # every part's charts by id, for pages that show one
+    charts: Mapping[str, Chart] = field(default_factory=dict)  # every part's charts by id, for pages that show one

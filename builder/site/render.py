@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
 from markupsafe import Markup
 
 from builder import __version__
-from builder.site.parts import PageSettings, RunBrief, SiteParts
+from builder.site.parts import PageSettings, RunBrief, SiteParts, id_clashes
 from builder.claims.engine import PredictionVerdict
 from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
@@ -41,6 +41,9 @@ from builder.site.svg_file import standalone_svg
 from builder.site.reuse import citation_cff, repository_url
 from builder.site.search_index import search_index
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
+
+if TYPE_CHECKING:
+    from builder.site.charts import Chart
 
 Files = dict[str, bytes]
 SITE_FIELDS = ("title", "tagline", "url", "nav", "repository", "licence")
@@ -120,22 +123,20 @@ class Merged:
     """The benchmarks' parts side by side; a table, chart or context name two of them use is an error."""
 
     tables: dict[str, v.Table]
-    charts: dict[str, Any]
+    charts: dict[str, Chart]
     context: dict[str, Any]
 
 
 def merge_parts(parts: dict[str, SiteParts]) -> Merged:
-    merged = Merged({}, {}, {})
-    owner: dict[tuple[str, str], str] = {}
-    for name, part in sorted(parts.items()):
-        for kind, source, target in (("table", part.tables, merged.tables), ("chart", part.charts, merged.charts),
-                                     ("page context name", part.context, merged.context)):
-            for key, value in source.items():
-                if (kind, key) in owner:
-                    raise ValueError(f"{kind} {key!r} is defined by both {owner[kind, key]} and {name}")
-                owner[kind, key] = name
-                target[key] = value
-    return merged
+    """The parts side by side; the pipeline refuses clashing ids as it collects them, so a clash
+    here (a caller that skipped that) is the same located error (site.parts.id_clashes)."""
+    clashes = id_clashes(parts, {})
+    if clashes:
+        raise InputError(clashes)
+    ordered = [part for _, part in sorted(parts.items())]
+    return Merged({k: t for p in ordered for k, t in p.tables.items()},
+                  {k: c for p in ordered for k, c in p.charts.items()},
+                  {k: x for p in ordered for k, x in p.context.items()})
 
 
 def load_site_config(content_dir: Path, site_url: str = "") -> dict[str, Any]:
