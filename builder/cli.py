@@ -35,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"buzzprobe: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except DownloadError as exc:
+        # deferred: only the command that runs loads its modules
         from builder.core.redact import safe_message
         print(f"buzzprobe: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_FETCH
@@ -47,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    # deferred: only the command that runs loads its modules
     from builder import __version__
     parser = argparse.ArgumentParser(prog="buzzprobe", description=__doc__)
     parser.add_argument("--version", action="version", version=f"buzzprobe {__version__}")
@@ -64,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="print the result as one JSON object (the stages still go to stderr)")
     build.set_defaults(handler=_cmd_build)
 
+    # deferred: only the command that runs loads its modules
     from builder.benchmarks import probe_owner, registered
     from builder.listing import add_list_parser
     from builder.probing.command import add_probe_parser
@@ -75,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    # deferred: only the command that runs loads its modules
     from builder.pipeline import BuildConfig, build
     runs, content = (_given_folder(args.runs, "--runs"), _given_folder(args.content, "--content"))
     start = time.perf_counter()

@@ -15,6 +15,9 @@ from typing import Any
 
 from builder.core.errors import InputError
 from builder.core.names import visible
+from builder.benchmarks import registered
+from builder.runs.files import run_files
+from builder.runs.files import is_compressed
 
 _HEADER_LIMIT = 1 << 20  # bytes of a first line read at most: a header is a few hundred
 WHAT = ("benchmarks", "runs", "models")
@@ -42,7 +45,6 @@ def run_list(args: argparse.Namespace) -> int:
 
 def benchmark_rows(content: Path) -> list[dict[str, Any]]:
     """The plug-ins' own benchmarks, then every spec file in CONTENT/benchmarks/."""
-    from builder.benchmarks import registered
     rows = [{"name": b.name, "kind": "built in", "title": b.title, "probe": b.probes, "path": ""}
             for b in registered() if not (b.run_format_module and b.run_format().any_name)]
     rows += [{"name": p.stem, "kind": "spec", "title": "", "probe": True, "path": str(p)}
@@ -52,7 +54,6 @@ def benchmark_rows(content: Path) -> list[dict[str, Any]]:
 
 def run_rows(runs: Path) -> list[dict[str, Any]]:
     """One row per run file under RUNS, from its header."""
-    from builder.runs.files import run_files
     if not runs.is_dir():
         raise InputError.single(str(runs), "no such runs folder")
     return [_run_row(path, runs) for path in run_files(runs)]
@@ -74,7 +75,6 @@ def _run_row(path: Path, runs: Path) -> dict[str, Any]:
 
 
 def _first_line(path: Path) -> Any:
-    from builder.runs.files import is_compressed
     opener = gzip.open if is_compressed(path) else open
     with opener(path, "rb") as handle:
         return json.loads(handle.readline(_HEADER_LIMIT))

@@ -53,6 +53,7 @@ class BuildResult:
 
 def build(config: BuildConfig) -> BuildResult:
     """Build the site; skip all work when no input changed since the last build."""
+    # deferred: a no-change build answers before these load
     from builder.benchmarks import registered
     from builder.core.build_date import env_epoch
     env_epoch()  # a malformed SOURCE_DATE_EPOCH is reported before any library reads it (numpy does)
@@ -97,6 +98,7 @@ def _load(settings: BuildSettings, runs_dir: Path,
           say: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Any], list[Any]]:
     """Every run through the one reader, then each benchmark's data and runs; all problems at
     once. Also the runs set aside unscored (runs.load.SetAside)."""
+    # deferred: a no-change build answers before these load
     from builder.benchmarks import registered
     from builder.core.build_date import latest_moment
     from builder.runs.load import read_store
@@ -124,6 +126,7 @@ def _load(settings: BuildSettings, runs_dir: Path,
 
 def _served_names(settings: BuildSettings) -> dict[str, str]:
     """The benchmark names this build serves, each with the plug-in that serves it."""
+    # deferred: a no-change build answers before these load
     from builder.benchmarks import registered
     served: dict[str, str] = {}
     for benchmark in registered():
@@ -139,6 +142,7 @@ def _run_owners(served: dict[str, str], runs: dict[str, list[Any]]) -> dict[str,
     """Which plug-in reads the runs of each benchmark name: the registry's one rule
     (`run_owner`, which also chose the format that read them), when the owner serves that
     name in this build (a spec'd benchmark's name needs its spec)."""
+    # deferred: a no-change build answers before these load
     from builder.benchmarks import run_owner
     owners = {}
     for name, named in runs.items():
@@ -172,6 +176,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
             computed: dict[str, Any], set_aside: list[Any]) -> tuple[dict[str, bytes], int]:
     """Tracker verdicts, every benchmark's site parts, the site's shared stage, each
     benchmark's generated pages on that stage, then the site (one direction, no callback)."""
+    # deferred: a no-change build answers before these load
     from builder.benchmarks import registered
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
@@ -206,6 +211,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
 def _site_parts(computed: dict[str, Any], facts: FactTable, svg: SvgRenderer | None) -> dict[str, SiteParts]:
     """Every plug-in's site parts, collected once: a table, chart or context name two of them
     give is a located error here, naming the second plug-in, before anything is rendered."""
+    # deferred: a no-change build answers before these load
     from builder.benchmarks import registered
     from builder.site.parts import id_clashes
     parts = {b.name: b.site(computed[b.name], facts, svg) for b in registered()}
@@ -228,6 +234,7 @@ def _project(content_dir: Path) -> Path:
 
 
 def _cached_bundle(cache_dir: Path) -> bytes:
+    # deferred: a no-change build answers before these load
     import hashlib
 
     from builder.site.chart_bundle import bundle_version, vega_bundle

@@ -137,6 +137,7 @@ def _stream_to(url: str, out, timeout: float, check: _Check) -> tuple[str, int, 
     head = b""
     wanted = len(UTF8_BOM) + len(check.header or b"")
     headers = {"User-Agent": "buzzprobe-data-fetch", "Accept-Encoding": "identity"}  # the bytes counted are the bytes sent
+    # deferred: a heavy library, loaded only when this runs
     import httpx
     # Network trouble that a later attempt may not hit; other transport errors (e.g. an
     # unsupported URL scheme) are permanent and fail at once.

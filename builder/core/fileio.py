@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from builder.core.errors import InputError
+import hashlib
+from builder.core.textfiles import open_regular
 
 
 def umask_mode(base: int = 0o666) -> int:
@@ -131,8 +133,6 @@ def _still_at(fd: int, path: Path) -> bool:
 def file_sha256(path: str | Path) -> str:
     """The sha256 of a regular file's bytes, read in 1 MiB chunks (data files can be large); a
     FIFO or device is an InputError (builder.core.textfiles.open_regular), never waited on."""
-    import hashlib
-    from builder.core.textfiles import open_regular
     digest = hashlib.sha256()
     with open_regular(path) as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
+from builder.core.build_date import build_epoch
 
 ENV_INPUTS = ("SOURCE_DATE_EPOCH", "BUZZPROBE_SITE_URL", "GITHUB_REPOSITORY", "GITHUB_SERVER_URL")
 
@@ -40,6 +41,5 @@ def build_fingerprint(runs_dir: Path, runs: Iterable[Path], content_dir: Path, i
     digest.update(f"deps\0{environment_key()}\0".encode())
     for name in ENV_INPUTS:
         digest.update(f"env\0{name}={os.environ.get(name, '')}\0".encode())
-    from builder.core.build_date import build_epoch
     digest.update(f"date\0{build_epoch()}\0".encode())
     return digest.hexdigest()

@@ -108,27 +108,42 @@ def upward_imports(graph: dict[str, set[str]]) -> dict[str, list[str]]:
 
 def lazy_imports(path: Path) -> Iterator[tuple[int, str, bool]]:
     """(line, module, explained) for each import inside a function: explained when a comment on
-    its line, or on the line just above its run of imports, says why it is not at the top."""
+    its lines, or on the line just above the run of imports it belongs to, says why it is there."""
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     for function in ast.walk(ast.parse(text, str(path))):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for node in ast.walk(function):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                name = node.module or "" if isinstance(node, ast.ImportFrom) else node.names[0].name
-                yield node.lineno, "." * getattr(node, "level", 0) + name, _explained(lines, node.lineno)
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from _function_imports(function, lines)
 
 
-def _explained(lines: list[str], number: int) -> bool:
-    """A `#` on the import's line, or a comment line above the imports it opens with."""
-    if "#" in lines[number - 1]:
-        return True
-    above = number - 2
-    while above >= 0 and lines[above].lstrip().startswith(("from ", "import ", ")")) or (
-            above >= 0 and lines[above].startswith(" ") and lines[above].rstrip().endswith(",")):
-        above -= 1
-    return above >= 0 and lines[above].lstrip().startswith("#")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _function_imports(function: ast.FunctionDef | ast.AsyncFunctionDef,
+                      lines: list[str]) -> Iterator[tuple[int, str, bool]]:
+    """The imports in `function`'s own blocks (a nested function is walked on its own)."""
+    todo: list[ast.AST] = [function]
+    while todo:
+        node = todo.pop()
+        todo.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, _SCOPES))
+        for block in (getattr(node, name, None) for name in ("body", "orelse", "finalbody")):
+            if not isinstance(block, list):
+                continue
+            first: ast.stmt | None = None
+            for statement in block:
+                if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+                    first = None
+                    continue
+                first = first or statement
+                said = any("#" in lines[n - 1] for n in range(statement.lineno, (statement.end_lineno or 0) + 1))
+                above = lines[first.lineno - 2].strip() if first.lineno > 1 else ""
+                yield statement.lineno, _imported(statement), said or above.startswith("#")
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> str:
+    if isinstance(node, ast.Import):
+        return node.names[0].name
+    return "." * node.level + (node.module or "")
 
 
 def unexplained_lazy_imports(root: Path) -> list[str]:

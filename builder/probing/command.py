@@ -23,6 +23,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol
 
 from builder.core.errors import InputError
+from builder.core.names import display_name_problem
+from builder.core.textfiles import read_input
+from builder.runs.lines import LineError, load_line
 
 EXIT_FAILED = 1
 EXIT_FATAL = 4
@@ -183,7 +186,6 @@ def distinct_seeds(args: argparse.Namespace, default: int) -> list[int]:
 
 def model_name(text: str) -> str:
     """A --model value: control characters are refused here, before anything is asked."""
-    from builder.core.names import display_name_problem
     problem = display_name_problem(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
@@ -192,6 +194,7 @@ def model_name(text: str) -> str:
 
 def probe_settings(args: argparse.Namespace, max_tokens: int, selection: Any) -> Any:
     """The engine's settings from the client options every probing command shares."""
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.probing.client import RetryPolicy
     from builder.probing.runner import ProbeSettings
     return ProbeSettings(
@@ -220,6 +223,7 @@ def guarded(run: Callable[[argparse.Namespace, str | None], int], command: str) 
                   "to resume", file=sys.stderr)
             return EXIT_FAILED
         except Exception:
+            # deferred: `buzzprobe --help` loads this module and does not need these
             from builder.probing.client import Redactor, url_secrets
             redact = Redactor(key, *url_secrets(args.base_url or ""))
             print(redact(traceback.format_exc()), file=sys.stderr)
@@ -242,6 +246,7 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
                   report: Callable[[Any, Any], None] | None = None) -> int:
     """Dry run, resume, --retry-errors and the exit codes, the same for every benchmark's
     probe command: each plan is run by the one engine (builder.probing.runner)."""
+    # deferred: `buzzprobe --help` loads this module and does not need these
     import asyncio
 
     from builder.probing.client import FatalError, Redactor, url_secrets
@@ -305,6 +310,7 @@ def _result(plan: Any, outcome: Any) -> dict[str, Any]:
 
 
 def _say_score(plan: Any) -> None:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.probing.summary import describe
     if plan.score is not None:
         for line in describe(*plan.score(plan.path)):
@@ -327,10 +333,6 @@ def _report(plan: Any, outcome: Any) -> None:
 
 def read_runtime_info(path: Path) -> dict[str, Any]:
     """A flat JSON object of strings, numbers and booleans: it goes into run headers verbatim."""
-    import math
-
-    from builder.core.textfiles import read_input
-    from builder.runs.lines import LineError, load_line
     try:
         data = load_line(read_input(path, 1024 * 1024))
     except (OSError, LineError) as exc:

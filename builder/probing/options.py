@@ -8,13 +8,13 @@ import argparse
 
 from builder.core.errors import InputError
 from builder.core.names import check_name, fill_template
+from builder.probing.client import check_base_url
+from builder.probing.runner import DEFAULT_OUT
 
 
 def check_run_options(args: argparse.Namespace, seeds: int) -> str:
     """The endpoint and output options every probe command checks the same way; returns the
     output template."""
-    from builder.probing.client import check_base_url
-    from builder.probing.runner import DEFAULT_OUT
     if args.base_url is None and args.dry_run is None:
         raise InputError.single("--base-url", "required (e.g. http://127.0.0.1:8000/v1) unless --dry-run")
     check_base_url(args.base_url)

@@ -50,6 +50,7 @@ class LineProgress:
 
 def progress_bar(total: int, initial: int, desc: str, enabled: bool, stream: TextIO | None = None) -> Any:
     """tqdm on a terminal; LineProgress when `stream` (stderr) is not one; a silent bar when not `enabled`."""
+    # deferred: a heavy library, loaded only when this runs
     from tqdm import tqdm
     stream = stream or sys.stderr
     if enabled and not stream.isatty():

@@ -18,6 +18,8 @@ from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
 from builder.stats import ClassificationReport, Interval
+from builder.stats import bootstrap_intervals, classification_report
+from builder.stats import classification_report, paired_bootstrap_difference
 
 
 Figures = dict[str, Any]  # {"accuracy": {"value", "low", "high"}, "macro_f1": {...}, ...}
@@ -38,14 +40,12 @@ def gap_figures(blind: str, sighted: str, gap: dict[str, float], intervals: dict
 
 def score_from_labels(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str], failed: int = 0) -> Figures:
     """`score_figures` for a run given as gold and predicted labels."""
-    from builder.stats import bootstrap_intervals, classification_report
     return score_figures(classification_report(gold, pred, labels), bootstrap_intervals(gold, pred, labels), failed)
 
 
 def paired_gap(blind: str, sighted: str, gold: Sequence[str], pred_blind: Sequence[str],
                pred_sighted: Sequence[str], labels: Sequence[str]) -> Figures:
     """`gap_figures` for two arms given on the same items, in the same order."""
-    from builder.stats import classification_report, paired_bootstrap_difference
     s, b = classification_report(gold, pred_sighted, labels), classification_report(gold, pred_blind, labels)
     gap = {m: getattr(s, m) - getattr(b, m) for m, _ in METRICS}
     return gap_figures(blind, sighted, gap, paired_bootstrap_difference(gold, pred_sighted, pred_blind, labels))

@@ -20,6 +20,7 @@ from builder.runs.lines import LineError, load_line
 from builder.core.fileio import atomic_file
 from builder.core.textfiles import lines_with_ends, read_input
 from builder.runs.schema import Footer, Header, ItemLine
+import gzip
 
 # Header fields that may legitimately differ between the first start and a resume.
 _VOLATILE_HEADER_FIELDS = ("created", "tool")
@@ -60,7 +61,6 @@ def run_bytes(header: Header, items: Iterable[Any], footer: Footer | None, *, co
     raw = "".join(lines).encode("utf-8")
     if not compress:
         return raw
-    import gzip
     return gzip.compress(raw, compresslevel=9, mtime=0)
 
 

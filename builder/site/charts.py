@@ -63,6 +63,7 @@ from builder.core.names import xml_safe
 from builder.site.chart_bundle import VL_VERSION
 from builder.site.scriptjson import script_json
 from builder.site.svg_file import SVG_ROOT, SVG_XMLNS
+from builder.runs.cache import code_hash
 
 WIDTH = 760  # px of plot area; axis labels, titles and legends come on top of this
 FONT = "Liberation Sans, Arial, Helvetica, sans-serif"  # metric-compatible family, first one embedded in vl-convert
@@ -263,7 +264,6 @@ def remembered(builder: Callable[..., Chart]) -> Callable[..., Chart]:
         folder = renderer.cache if renderer is not None else None
         if folder is None:
             return builder(rows, renderer=renderer, **options)
-        from builder.runs.cache import code_hash
         named = [builder.__module__, builder.__qualname__, code_hash(), rows, sorted(options.items())]
         path = folder / f"chart-{hashlib.sha256(repr(named).encode()).hexdigest()}.pickle"
         chart = read_sealed_pickle(path, "chart", Chart)

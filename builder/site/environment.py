@@ -22,6 +22,7 @@ from builder.core.names import visible
 from builder.core.textfiles import MAX_DOCUMENT_BYTES, decode_utf8, read_input
 from builder.site.labels import column_label
 from builder.site.limits import LimitedSandbox
+from builder.site.template_cache import bytecode_cache
 
 PAGE_SOURCE = "<template>"  # the file name Jinja gives a template made from a string (a page body)
 
@@ -47,7 +48,6 @@ _OPTIONS = {"autoescape": True, "keep_trailing_newline": True, "trim_blocks": Tr
 
 def make_environment(template_dir: Path, cache_dir: Path | None = None) -> Environment:
     """The site's sandbox; with `cache_dir`, compiled templates are kept there (template_cache.py)."""
-    from builder.site.template_cache import bytecode_cache
     for path in sorted(template_dir.rglob("*")) if template_dir.is_dir() else ():
         if not path.is_dir():  # Jinja would block on a FIFO, read a device forever, fail on a bad byte
             _check_template(path)

@@ -47,6 +47,7 @@ def check_fact_keys(page: Page, facts: FactTable) -> None:
             if key not in facts:
                 problems.append((page.body_line + offset, key))
     if problems:
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.core.errors import Problem
         raise InputError([Problem(str(page.path), f"unknown fact key {key!r}", line, "fact")
                           for line, key in problems])

@@ -17,6 +17,9 @@ from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
 from builder.probing.command import model_name
 from builder.benchmarks.cibuzzbench.run_format import VARIANTS
+from builder.benchmarks import registered
+from builder.benchmarks.cibuzzbench.dataset.fetch import ensure_dataset, resolve_dataset_path
+from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
 
 GOLD_POOL_VARIANTS = tuple(v for v in VARIANTS if v != "original")
 
@@ -65,7 +68,6 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
 
 def _import_words(parser: argparse.ArgumentParser) -> dict[str, ImportHandler]:
     """Every plug-in's `import WORD PATH` handlers, its options added to `parser`."""
-    from builder.benchmarks import registered
     words: dict[str, ImportHandler] = {}
     for benchmark in registered():
         for word, handler in benchmark.add_import_options(parser).items():
@@ -77,7 +79,6 @@ def _import_words(parser: argparse.ArgumentParser) -> dict[str, ImportHandler]:
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
     """Every plug-in's pinned data, in the registry's (name) order."""
-    from builder.benchmarks import registered
     for benchmark in registered():
         benchmark.fetch_data(args.content, args.benchmark, lambda message: print(message, file=sys.stderr))
     return 0
@@ -86,7 +87,6 @@ def _cmd_fetch(args: argparse.Namespace) -> int:
 def fetch_csv(log: Callable[[str], None]) -> None:
     """The CSV, downloaded unless a copy is present; validated only when just downloaded (a
     present copy is validated by every build)."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import ensure_dataset, resolve_dataset_path
     present = resolve_dataset_path(os.environ)
     path = ensure_dataset(os.environ, log=log)
     if present is None:
@@ -100,7 +100,7 @@ def fetch_csv(log: Callable[[str], None]) -> None:
 def _cmd_gold_pool(args: argparse.Namespace) -> int:
     """The variant's CSV (dataset text: never commit it) for inspection and other tools;
     builds and `probe --variant NAME` derive the same bytes themselves."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.dataset.gold_pool import ensure_gold_pool, read_manifest
     variant = ensure_gold_pool(load_dataset(dataset_path()), args.out, variant=args.variant)
@@ -112,19 +112,19 @@ def _cmd_gold_pool(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     _cmd_check_path(dataset_path())
     return 0
 
 
 def _cmd_check_path(path: Path) -> None:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     ds = load_dataset(path)
     print(f"{path}: valid, {ds.rows} rows; file sha256 {ds.file_sha256}; content sha256 {ds.content_sha256}")
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
@@ -135,7 +135,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.official_import import import_official
     created = utc_now()

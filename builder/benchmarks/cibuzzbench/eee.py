@@ -23,6 +23,15 @@ from builder.benchmarks.cibuzzbench.plugin import UPSTREAM_TREE
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, harmful_f1
 from builder.runs.eee import UNKNOWN, Evaluation, Instance, Metric
 from builder.runs.schema import Run
+from builder.benchmarks.cibuzzbench.run_checks import declared_count
+from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+from builder.benchmarks.cibuzzbench.run_checks import validate_runs
+from builder.benchmarks.cibuzzbench.prompts import load_protocols
+from builder.benchmarks.cibuzzbench.views.run_pages import prompt_of
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.compute import BOOT
+from builder.stats.bootstrap import DEFAULT_RESAMPLES
 
 PROBE_DEVELOPER = "buzzprobe"  # a model-free probe is buzzprobe's own rule
 _EXTRACTION = {EQUIVALENT_SELECTION: "the official letter parser (first standalone A-D, else a leading "
@@ -33,7 +42,6 @@ _EXTRACTION = {EQUIVALENT_SELECTION: "the official letter parser (first standalo
 
 def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
     """The run checked against the dataset variant it names, mapped item by item."""
-    from builder.benchmarks.cibuzzbench.run_checks import declared_count
     dataset = _checked_dataset(run)
     protocol = _protocol(run, settings)
     score = score_run(run, dataset)
@@ -51,10 +59,8 @@ def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
 def _checked_dataset(run: Run) -> Dataset:
     """The CSV (CIBUZZBENCH_CSV or data/), or the gold-pool variant derived from it, that the run
     names; the run checked against it (a located error when it was made on other data)."""
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.benchmarks.cibuzzbench.run_checks import validate_runs
     datasets = {"original": load_dataset(dataset_path())}
     if run.header.variant != "original":  # seconds of work: only for a run that needs it
         datasets.update(derive_variants(datasets["original"], [run.header.variant]))
@@ -64,15 +70,12 @@ def _checked_dataset(run: Run) -> Dataset:
 
 def _protocol(run: Run, settings: BuildSettings) -> Any:
     """The protocol whose exact text the run recorded (content/protocols/cibuzzbench.yaml), or None."""
-    from builder.benchmarks.cibuzzbench.prompts import load_protocols
-    from builder.benchmarks.cibuzzbench.views.run_pages import prompt_of
     path = settings.content_dir / "protocols" / "cibuzzbench.yaml"
     return prompt_of(run.header, load_protocols(path)) if path.is_file() else None
 
 
 def instances(run: Run, dataset: Dataset, score: RunScore, protocol: Any) -> list[Instance]:
     """One per answered item, in the run's order, scored as the site scores it."""
-    from builder.benchmarks.cibuzzbench.dataset.options import option_sets
     seed = run.header.option_seed
     sets = option_sets(dataset, seed) if run.header.task == EQUIVALENT_SELECTION and seed is not None else None
     shown = _input_text(run, dataset, protocol)
@@ -96,6 +99,7 @@ def instances(run: Run, dataset: Dataset, score: RunScore, protocol: Any) -> lis
 def _input_text(run: Run, dataset: Dataset, protocol: Any) -> Callable[[int], str]:
     """row_id -> the text the subject was given (see the module's docstring)."""
     if protocol is not None:
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.cibuzzbench.prompts import prompt_builder
         build = prompt_builder(dataset, protocol, run.header.option_seed)
         return lambda row_id: build(row_id).messages[-1]["content"]
@@ -105,8 +109,6 @@ def _input_text(run: Run, dataset: Dataset, protocol: Any) -> Callable[[int], st
 
 def metrics(score: RunScore) -> list[Metric]:
     """Accuracy and macro F1 with the site's intervals; Task 3 also the harmful class's F1."""
-    from builder.benchmarks.cibuzzbench.compute import BOOT
-    from builder.stats.bootstrap import DEFAULT_RESAMPLES
     report, labels = score.report, "/".join(score.labels)
     how = {"accuracy": "share of items whose prediction is the gold label, x100",
            "macro_f1": f"scikit-learn precision_recall_fscore_support over labels {labels}, average='macro', "
@@ -136,6 +138,7 @@ def _details(run: Run, protocol: Any) -> dict[str, str]:
         details["system_prompt"] = protocol.system
         details["prompt_source"] = protocol.source
     if h.subject.get("kind") == "probe":
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.cibuzzbench.probes.generate import probe_rule
         details["probe_rule"] = probe_rule(h.subject) or str(h.subject_name)
     return details

@@ -48,6 +48,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         return [_dataset(settings)]
 
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> Loaded:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.claims.figure_statements import load_figure_statements
         from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
         from builder.core.reported import load_reported
@@ -66,6 +67,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         return Loaded(dataset, variants, valid, reported, statements, settings.run_cache, protocols)
 
     def compute(self, loaded: Loaded, facts: FactTable, settings: BuildSettings) -> State:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.analyses.fidelity import add_article_fidelity_facts
         from builder.benchmarks.cibuzzbench.analyses.leak_split import add_leak_split
         from builder.benchmarks.cibuzzbench.compute import compute
@@ -77,33 +79,40 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         return State(loaded, computed, split)
 
     def add_commands(self, subcommands: Any) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.commands import add_commands
         add_commands(subcommands)
 
     def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
         """The CSV, unless `--benchmark` asks only for other data."""
         if not names:
+            # deferred: the registry imports every plug-in to list it; a stage loads its own modules
             from builder.benchmarks.cibuzzbench.commands import fetch_csv
             fetch_csv(log)
 
     def add_probe_options(self, group: Any) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.probes.command import add_probe_options
         add_probe_options(group)
 
     def probe_plans(self, args: Any) -> list[Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.probes.command import probe_plans
         return probe_plans(args)
 
     def measures(self, state: State, facts: FactTable, registry: MeasureRegistry) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.measures import register_run_measures
         computed = state.computed
         register_run_measures(registry, computed.scores.values(), facts, computed.pair_triples())
 
     def fact_sections(self) -> tuple[Section, ...]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.fact_keys import SECTIONS
         return SECTIONS
 
     def site(self, state: State, facts: FactTable, svg: Any) -> SiteParts:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.views.chart_set import build_charts, finding_chart
         from builder.benchmarks.cibuzzbench.views.site_tables import site_tables
 
@@ -118,6 +127,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
             sources=[DataSource(self.title, loaded.dataset.content_sha256, UPSTREAM_TREE, PINNED_COMMIT)], runs=runs)
 
     def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages
         loaded = state.loaded
         return render_run_pages(settings.env, state.computed, {"original": loaded.dataset, **loaded.variants},
@@ -127,6 +137,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
 def _variants(dataset: Any, settings: BuildSettings) -> dict[str, Any]:
     """Derived dataset variants, kept in the cache folder by the original's content (deriving
     costs seconds); without a run cache, derived afresh."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     from builder.runs.cache import cached
     folder = _cache_folder(settings)
@@ -144,6 +155,7 @@ def _cached_steps(loaded: Loaded) -> dict[str, Callable[..., Any]]:
     """Scoring a run and analysing a blind/sighted pair through the per-run cache: a score
     depends on its run and the datasets, a pair on its two runs and the datasets (kept with
     run a, under run b's key)."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.analyses.paired import analyse_pair
     from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
     from builder.runs.cache import datasets_key
@@ -166,18 +178,21 @@ def _cached_steps(loaded: Loaded) -> dict[str, Callable[..., Any]]:
 
 def _dataset(settings: BuildSettings) -> Path:
     """The CSV the build was given, else CIBUZZBENCH_CSV or the downloaded copy (never the network)."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     given = _options(settings).dataset
     return given if given is not None else dataset_path()
 
 
 def _options(settings: BuildSettings) -> Any:
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.build_options import NAME, BuildOptions
     return settings.options_for(NAME, BuildOptions)
 
 
 def _add_importance(computed: Any, dataset: Any, cache_dir: Path) -> None:
     """Feature importance of the learned probe, shown only when its runs are in the build."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.analyses.importance import add_importance_facts, feature_importance
     learned = tuple(rid for rid, s in computed.scores.items()
                     if s.run.header.subject_name == "learned_options" and s.run.header.variant == "original")
@@ -187,6 +202,7 @@ def _add_importance(computed: Any, dataset: Any, cache_dir: Path) -> None:
 
 def _page_functions(computed: Any, value: Callable[[str], float]) -> dict[str, Callable[..., Any]]:
     """Functions CIBuzzBench's pages call besides the site's own."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
     from builder.benchmarks.cibuzzbench.views import model_views as mv
     facts = computed.facts

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from builder.benchmarks.cibuzzbench.dataset.gold_pool import CONSTRUCTIONS
 
 OPTION_SETS: tuple[tuple[str, str], ...] = (
     ("original", "Original"), ("gold_pool", "Gold pool (article)"), ("gold_pool_slot", "Gold pool, slot-matched"))
@@ -46,5 +47,4 @@ GOLD_POOL_ERRORS_NOTE = ("Gold-pool pairs are left out: there every wrong option
 def has_distractor_types(variant: str) -> bool:
     """Whether a run's wrong options are the literal / cultural / pragmatic distractors (not on a
     gold pool, dataset.gold_pool.CONSTRUCTIONS)."""
-    from builder.benchmarks.cibuzzbench.dataset.gold_pool import CONSTRUCTIONS
     return variant not in CONSTRUCTIONS

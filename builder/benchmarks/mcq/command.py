@@ -37,9 +37,9 @@ def add_data_option(parser: Any) -> None:
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
-    from builder.core.errors import InputError
     benchmark = load_benchmark(find_spec(args.spec), given=args.data)
     try:
         audit = run_audit(benchmark)

@@ -22,6 +22,7 @@ from typing import Any
 from builder.core.confine import Confinement
 from builder.core.errors import InputError, Problem
 from builder.core.yamlfile import web_link_problem
+from urllib.parse import quote
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _ENV = re.compile(r"BUZZPROBE_DATA_[A-Z0-9_]+|CIBUZZBENCH_CSV")  # buzzprobe's own data variables only
@@ -41,7 +42,6 @@ class Download:
 
     def url_of(self, relative: str) -> str:
         """The file's URL: its path percent-encoded (ChemBench's file names hold spaces)."""
-        from urllib.parse import quote
         return self.url.replace("{path}", quote(relative)).replace("{name}", quote(PurePosixPath(relative).name))
 
     def source(self) -> tuple[str | None, str | None]:

@@ -15,12 +15,12 @@ from builder.benchmarks.mcq.gold import gold_letters
 from builder.benchmarks.mcq.loading import Loaded
 from builder.runs.eee import Evaluation, Instance, Metric
 from builder.runs.schema import Run
+from builder.benchmarks.mcq.probe import spec_path
+from builder.benchmarks.mcq.loading import load_spec_runs
 
 
 def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
     """The run checked against its spec's data (content/benchmarks/<benchmark>.yaml), mapped."""
-    from builder.benchmarks.mcq.probe import spec_path
-    from builder.benchmarks.mcq.loading import load_spec_runs
     name = run.header.benchmark
     loaded = load_spec_runs(spec_path(name, None, settings.content_dir), settings.cache_dir, {name: [run]})
     run = loaded.runs[0]

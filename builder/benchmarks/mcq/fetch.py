@@ -16,6 +16,7 @@ from builder.core.download import download
 from builder.core.errors import InputError, Problem, gather
 from builder.core.fileio import file_sha256
 from builder.core.names import did_you_mean
+from builder.core.yamlfile import line_of, load_mapping
 
 
 def fetch_specs(content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> list[Path]:
@@ -54,7 +55,6 @@ def fetch_spec(spec: Spec, log: Callable[[str], None]) -> list[Path]:
 def missing_problem(spec: Spec, path: Path) -> Problem:
     """A missing data file, located at the spec's dataset_path line: the file, the variable
     that names a local copy and, when the spec pins it, the URL to download it from."""
-    from builder.core.yamlfile import line_of, load_mapping
     _, lines = load_mapping(spec.path)
     location = spec.location
     url = None

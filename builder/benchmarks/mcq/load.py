@@ -21,6 +21,7 @@ from builder.core.errors import InputError, Problem
 from builder.core.redact import excerpt
 from builder.core.yamlfile import line_of, load_mapping
 from builder.site.render_budget import BudgetSpent
+from builder.core.names import did_you_mean
 
 
 # The most records a spec may have: `make bench` measures 1,000,000 items audited within 10
@@ -139,8 +140,6 @@ def _spec_level(spec: Spec, data: DataFile, failed: list[tuple[Record, "_Located
     message = str(first.__cause__)
     if any(exc.key != first.key or str(exc.__cause__) != message for _, exc in failed):
         return []
-    from builder.core.names import did_you_mean
-    from builder.core.yamlfile import line_of, load_mapping
     missing = message.removeprefix("field ").removesuffix(" is missing")
     if missing != message and missing[:1] in "'\"":
         known = sorted({str(k) for record in records[:100] for k in record.data})

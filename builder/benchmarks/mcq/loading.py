@@ -19,6 +19,9 @@ from builder.core.errors import InputError, Problem, gather
 from builder.core.yamlfile import line_of, load_mapping
 from builder.runs.cache import RunCache
 from builder.runs.schema import Run
+from builder.runs.cache import cached
+from builder.benchmarks.mcq.analyses.reconcile import load_reconciliation
+from builder.benchmarks.mcq.fetch import missing_problem
 
 T = TypeVar("T")
 
@@ -41,7 +44,6 @@ def spec_cached(loaded: Loaded, kind: str, compute: Callable[[], T], value_type:
     another spec's entry); computed afresh without a cache folder."""
     if loaded.cache_dir is None or not loaded.key:
         return compute()
-    from builder.runs.cache import cached
     return cached(loaded.cache_dir / f"mcq-{kind}" / loaded.benchmark.spec.name, kind, loaded.key, compute,
                   value_type)
 
@@ -59,7 +61,6 @@ def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run], run_cach
     by_name: dict[str, list[Run]] = {}
     for run in runs:
         by_name.setdefault(run.header.benchmark, []).append(run)
-    from builder.benchmarks.mcq.analyses.reconcile import load_reconciliation
     return gather(spec_files(content_dir), lambda path: replace(
         load_spec_runs(path, cache_dir, by_name, run_cache), reconciliation=load_reconciliation(content_dir, path.stem)))
 
@@ -90,7 +91,6 @@ def _checked(run: Run, benchmark: SpecData, data: ChoiceSet, run_cache: RunCache
 
 
 def _check_data_file(spec: Spec) -> None:
-    from builder.benchmarks.mcq.fetch import missing_problem
     missing = spec.location.missing()
     if missing:
         raise InputError([missing_problem(spec, path) for path in missing])

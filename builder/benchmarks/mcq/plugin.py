@@ -48,6 +48,7 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
     def inputs(self, settings: BuildSettings) -> list[Path]:
         """The data files the specs name (a changed file changes the audit); a spec with a
         problem is reported by `load`."""
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.spec import load_spec, spec_files
         found: list[Path] = []
         for path in spec_files(settings.content_dir):
@@ -59,20 +60,24 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
         return found
 
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> list[Loaded]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.loading import load_specs
         return load_specs(settings.content_dir, settings.cache_dir, runs, settings.run_cache)
 
     def compute(self, loaded: list[Loaded], facts: FactTable, settings: BuildSettings) -> Shelf:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.analyses.index import Shelf, compute_index
         from builder.benchmarks.mcq.analyses.compute import compute_spec
         specs = [compute_spec(one, facts) for one in loaded]
         return Shelf(specs, compute_index(specs, facts, PAGE_DIR))
 
     def fact_sections(self) -> tuple[Section, ...]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.fact_keys import SECTIONS
         return SECTIONS
 
     def site(self, shelf: Shelf, facts: FactTable, svg: SvgRenderer | None) -> SiteParts:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.views.spec_tables import (INDEX_CHART, INDEX_TABLE, index_chart_rows, index_table,
                                                   leak_chart_id, spec_tables)
         from builder.site.charts import category_score_chart
@@ -103,6 +108,7 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
             runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])
 
     def pages(self, shelf: Shelf, facts: FactTable, settings: PageSettings) -> Files:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.shuffle import SEEDS
         from builder.benchmarks.mcq.views.spec_tables import LEAK_DIR, leak_chart_id, leak_prose, spec_tables
         from builder.site.tables import FactCells
@@ -131,31 +137,37 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
         return files
 
     def add_commands(self, subcommands: Any) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.command import add_audit_parser
         add_audit_parser(subcommands)
 
     def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.fetch import fetch_specs
         fetch_specs(content_dir, names, log)
 
     def add_import_options(self, parser: Any) -> dict[str, Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.results.command import WORD, add_results_options, run_results_import
         add_results_options(parser)
         return {WORD: run_results_import}
 
     def add_probe_options(self, group: Any) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.command import add_data_option
         group.add_argument("--spec", type=Path, default=None, metavar="PATH",
                            help="a multiple-choice benchmark's spec file (instead of content/benchmarks/NAME.yaml)")
         add_data_option(group)
 
     def probe_plans(self, args: Any) -> list[Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.probe import spec_plans
         return spec_plans(args)
 
 
 def _leak_chart(one: Computed, facts: FactTable, svg: SvgRenderer) -> Chart:
     """The leak split's gaps with their intervals, one row per model in strict-accuracy order."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.mcq.views.spec_tables import leak_chart_id, leak_chart_rows
     from builder.site.charts import category_score_chart
     return category_score_chart(
@@ -169,6 +181,7 @@ def _leak_chart(one: Computed, facts: FactTable, svg: SvgRenderer) -> Chart:
 def strata_csv(one: Computed) -> bytes:
     """The leak split within each stratum, a row per split run and stratum: the inputs of each
     run's adjusted gap (accuracies and gap in points, to six decimals; empty where a kind is absent)."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.site.tables_csv import table_csv
     from builder.stats.solvable_split import STRATA_COLUMNS
     labels = {r.header.run_id: r.header.subject_label for r in one.loaded.runs}
@@ -182,6 +195,7 @@ def strata_csv(one: Computed) -> bytes:
 
 def _cached_leak_csv(loaded: Loaded) -> bytes:
     """leak_csv of the audit, cached (loading.spec_cached): 40,000 rows cost 0.3 s per build."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.mcq.loading import spec_cached
     leak = loaded.audit.leak
     assert leak is not None  # every audit has one (audit.audit sets it; None is only the field's default)
@@ -191,6 +205,7 @@ def _cached_leak_csv(loaded: Loaded) -> bytes:
 def leak_csv(leak: LeakScores) -> bytes:
     """`id,leak_score,solvable` per audited item (probability to six decimals, solvable 0/1): the
     download the frontier split reads (builder.ranker.leak)."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.ranker.leak import CSV_COLUMNS
     from builder.site.tables_csv import table_csv
     return table_csv(CSV_COLUMNS, [(i, round(p, 6), int(s)) for i, p, s in leak.rows()])
@@ -204,6 +219,7 @@ def _source(computed: Computed) -> tuple[str | None, str | None]:
 
 def _example_prompts(computed: Computed) -> dict[str, str]:
     """The first audited item as each arm shows it under option seed 1111: what a model is asked."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.mcq import shuffle
     from builder.benchmarks.mcq.prompts import BLIND, SIGHTED, render_prompt
     data = computed.loaded.data

@@ -32,6 +32,10 @@ from builder.probing.jobs import ANSWER, Job, Reply
 from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
 from builder.runs.selection import Selection
 from builder.runs.schema import new_header
+from builder.benchmarks import registered
+from builder.probing.command import distinct_seeds, probe_settings
+from builder.probing.options import check_run_options
+from builder.runs.selection import make_selection
 
 DEFAULT_MAX_TOKENS = 8  # a letter, as for CIBuzzBench's Task 2
 SPECS_DIR = Path("content") / "benchmarks"
@@ -53,7 +57,6 @@ def spec_path(name: str, given: Path | None, content_dir: Path = Path("content")
 def _did_you_mean(name: str, content_dir: Path) -> str:
     """The closest names `probe --benchmark` takes (the probing plug-ins' own names and the
     spec files'), then all of them: a typo gets its fix, and a newcomer the list."""
-    from builder.benchmarks import registered
     own = {b.name for b in registered() if b.probes and not (b.run_format_module and b.run_format().any_name)}
     known = sorted(own | {p.stem for p in (content_dir / "benchmarks").glob("*.yaml")})
     return did_you_mean(name, known, "Benchmarks that can be probed")
@@ -140,10 +143,6 @@ def plan_spec_run(data: ChoiceSet, condition: str, settings: ProbeSettings, seed
 
 def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
     """The plans of `buzzprobe probe --benchmark NAME` (or `--spec PATH`), one per seed."""
-    from builder.probing.command import distinct_seeds, probe_settings
-    from builder.probing.options import check_run_options
-    from builder.runs.selection import make_selection
-
     seeds = distinct_seeds(args, shuffle.SEEDS[0])
     out = check_run_options(args, len(seeds))
     benchmark = load_benchmark(spec_path(args.benchmark, args.spec), given=args.data)

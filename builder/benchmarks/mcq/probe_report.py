@@ -12,10 +12,10 @@ from builder.benchmarks.mcq.fields import LETTERS
 from builder.probing.summary import Figures, paired_gap, score_from_labels, siblings
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
+from builder.benchmarks.mcq.analyses.compute import find_pairs
 
 
 def spec_probe_report(path: Path, data: ChoiceSet) -> tuple[Figures, list[Figures]]:
-    from builder.benchmarks.mcq.analyses.compute import find_pairs
     run = read_run(path)
     labels = LETTERS[:max(len(item.letter_map) for item in run.items)]
     gold, pred = _letters(run, data, sorted(run.row_ids))

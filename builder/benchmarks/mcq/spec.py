@@ -24,6 +24,8 @@ from builder.benchmarks.mcq.text_options import TextOptions, text_options
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
+from builder.benchmarks.mcq.results.mapping import results_mapping
+from builder.benchmarks.mcq.shuffle import recipe
 
 FORMATS: tuple[str, ...] = ("json", "jsonl", "csv", "tsv")
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
@@ -91,7 +93,6 @@ class Spec:
     @property
     def shuffle_recipe(self) -> str:
         """The option shuffle named as code: `random.Random(f"{seed}:{id}")`, or with the spec's key."""
-        from builder.benchmarks.mcq.shuffle import recipe
         return recipe(self.shuffle_key)
 
     @property
@@ -155,6 +156,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
     if "results" in data:
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.mcq.results.mapping import mapping_problems
         for key, message in mapping_problems(data["results"]):
             problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
@@ -231,7 +233,6 @@ def _strata(value: Any, problem: Any) -> tuple[tuple[str, Rule], ...]:
 
 
 def _results(value: Any) -> Any:
-    from builder.benchmarks.mcq.results.mapping import results_mapping
     return results_mapping(value)
 
 

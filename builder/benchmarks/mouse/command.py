@@ -20,6 +20,9 @@ from builder.benchmarks.mouse.labels import TASKS
 from builder.core.errors import InputError
 from builder.core.names import check_name, confined, fill_template
 from builder.probing.command import add_client_arguments, guarded, model_name, non_negative_float, positive_int
+from builder.runs.reader import read_run
+from builder.core.names import slug
+import json
 
 OUT_HELP = "output file; {run_id} and {model_slug} are filled in"
 
@@ -117,6 +120,7 @@ def _add_score(actions: Any) -> None:
 
 def _settings(args: argparse.Namespace, sample: int | None = None, sample_seed: int = 0) -> Any:
     """The engine's settings (those of `buzzprobe probe`); no --max-tokens: the protocol's budget."""
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.probing.client import check_base_url
     from builder.probing.command import probe_settings
     from builder.runs.selection import make_selection
@@ -135,16 +139,19 @@ def _check_out(args: argparse.Namespace) -> None:
 
 
 def _gold(args: argparse.Namespace) -> Any:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.config import load_gold_columns
     return load_gold_columns(args.gold_columns) if args.gold_columns else load_gold_columns()
 
 
 def _protocol(args: argparse.Namespace, task: str, condition: str) -> Any:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.probe_protocols import DEFAULT_MOUSE_PROTOCOLS, find_mouse_protocol, load_mouse_protocols
     return find_mouse_protocol(load_mouse_protocols(args.protocols or DEFAULT_MOUSE_PROTOCOLS), task, condition)
 
 
 def _probe(args: argparse.Namespace, key: str | None) -> int:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.probe import DEFAULT_OUT, plan_probe
     from builder.benchmarks.mouse.probe_score import load_data
     from builder.benchmarks.mouse.run_format import DATA_FILES
@@ -159,9 +166,9 @@ def _probe(args: argparse.Namespace, key: str | None) -> int:
 
 
 def _judge(args: argparse.Namespace, key: str | None) -> int:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.probe import plan_judge
     from builder.benchmarks.mouse.probe_score import MAIN, load_data
-    from builder.runs.reader import read_run
     protocol = _protocol(args, "judge", "sighted")
     settings = _settings(args)
     _check_out(args)
@@ -172,6 +179,7 @@ def _judge(args: argparse.Namespace, key: str | None) -> int:
 
 
 def _execute(args: argparse.Namespace, key: str | None, plan: Any) -> int:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.probing.command import execute_plans
     return execute_plans([plan], args, key, command="buzzprobe mouse", report=_report)
 
@@ -184,8 +192,8 @@ def _mouse_run(run: Any, path: Path) -> Any:
 
 
 def _report(plan: Any, outcome: Any) -> None:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.run_format import PROBE, unparsed
-    from builder.runs.reader import read_run
     state = "complete" if outcome.complete else "incomplete"
     h = plan.header
     if not outcome.complete:
@@ -203,11 +211,11 @@ def _report(plan: Any, outcome: Any) -> None:
 # ---------------------------------------------------------------- import and score
 
 def _import(args: argparse.Namespace) -> int:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.importer import import_icc, import_judge, import_main, import_single_choice
     from builder.benchmarks.mouse.probe_score import ICC, JUDGE_FILE, MAIN, SINGLE_CHOICE, classify, data_kind, output_kind
     from builder.benchmarks.mouse.run_format import unparsed
     from builder.benchmarks.mouse.runs import make_runs
-    from builder.core.names import slug
     from builder.runs.overwrite import write_checked
     gold = _gold(args)
     outputs = classify(args.outputs, output_kind, "output")
@@ -232,17 +240,16 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _load(kind: str, path: Path, gold: Any) -> Any:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.probe_score import load_data
     return load_data(path, gold, kind)
 
 
 def _score(args: argparse.Namespace) -> int:
-    import json
-
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.stats.bootstrap import DEFAULT_SEED
     from builder.benchmarks.mouse.analyses.metrics import BootstrapOptions
     from builder.benchmarks.mouse.probe_score import as_json, load_data, render, score
-    from builder.runs.reader import read_run
     if not 0 < args.level < 1:
         raise InputError.single("--level", f"must be between 0 and 1, got {args.level}")
     boot = None if args.no_intervals else BootstrapOptions(args.resamples, DEFAULT_SEED if args.seed is None

@@ -43,24 +43,29 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         """The data files in MOUSE_DATA, when given (a changed file changes the scores)."""
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.analyses.measured_runs import data_folder
         folder = data_folder()
         return sorted(p for p in folder.iterdir() if p.is_file()) if folder is not None and folder.is_dir() else []
 
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> MouseLoaded:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.analyses.measured_runs import check_runs, data_folder, load_mouse_data
         datasets = load_mouse_data(data_folder()) if runs else []
         return MouseLoaded(settings.content_dir, check_runs(list(runs), datasets), datasets)
 
     def add_commands(self, subcommands: Any) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.command import add_mouse_parser
         add_mouse_parser(subcommands)
 
     def fact_sections(self) -> tuple[Section, ...]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.fact_keys import SECTIONS
         return SECTIONS
 
     def compute(self, loaded: MouseLoaded, facts: FactTable, settings: BuildSettings) -> MouseState:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.analyses.measured_runs import add_measured_facts
         from builder.benchmarks.mouse.analyses.reported_figures import compute_mouse
         computed = compute_mouse(facts, loaded.content_dir)
@@ -70,6 +75,7 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
         return MouseState(computed, measured, [d for d in loaded.datasets if d.content_sha256 in used], loaded.runs)
 
     def site(self, state: MouseState, facts: FactTable, svg: Any) -> SiteParts:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.views.measured_table import MEASURED_TABLE, measured_table
         from builder.benchmarks.mouse.views.reported_tables import mouse_tables
         from builder.benchmarks.mouse.views.scale_chart import mouse_charts

@@ -10,13 +10,15 @@ from typing import Any
 
 from builder.core.errors import InputError, Problem
 from builder.core.paths import refuse_checkout
+from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
+from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
 
 HARNESSES = ("lm-eval", "inspect")
 EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out, not tasks (builder/runs/eee.py)
 
 
 def add_export_parser(sub: Any) -> None:
-    from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.probing.command import positive_int
     p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect, or a run "
                                       "as Every Eval Ever files",
@@ -46,14 +48,15 @@ def add_export_parser(sub: Any) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     if args.harness == EEE:
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.eee_export import export_run
         for path in export_run(args.run, args.out, args.developer):
             print(f"wrote {path}")
         return 0
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.runs.selection import make_selection
-    from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
     from builder.probing.command import distinct_seeds
     refuse_checkout(args.out)
     seeds = distinct_seeds(args, DEFAULT_SEED)
@@ -69,11 +72,12 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _variant(name: str) -> Any:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     dataset = load_dataset(dataset_path())
     if name == "original":
         return dataset
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     return derive_variants(dataset)[name]
 
@@ -81,7 +85,7 @@ def _variant(name: str) -> Any:
 def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str,
                        force: bool = False) -> int:
     """Each task's output in PATH -> one run; nothing is written unless every output is clean."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
@@ -117,7 +121,9 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
 
 def _outputs(harness: str, path: Path) -> Any:
     if harness == "lm-eval":
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.cibuzzbench.interop.lm_eval_log import find_samples, read_lm_eval
         return [read_lm_eval(p) for p in find_samples(path)]
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.interop.inspect_log import find_logs, read_inspect
     return [read_inspect(p) for p in find_logs(path)]

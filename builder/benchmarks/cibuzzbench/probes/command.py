@@ -13,6 +13,7 @@ from typing import Any
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, HARMFULNESS_DETECTION, TASKS
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.run_format import VARIANTS
+from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
 
 
 def add_probe_options(group: Any) -> None:
@@ -35,8 +36,8 @@ def add_probe_options(group: Any) -> None:
 
 def probe_plans(args: argparse.Namespace) -> list[Any]:
     """One plan per option seed (Task 3: one plan, no seed)."""
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.probes.plan import plan_run
     from builder.benchmarks.cibuzzbench.prompts import load_protocols
     from builder.probing.command import probe_settings, read_runtime_info
@@ -57,12 +58,14 @@ def probe_plans(args: argparse.Namespace) -> list[Any]:
                               make_selection(args.split, args.sample, args.sample_seed))
     dataset = load_dataset(dataset_path())
     if args.variant != "original":
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
         dataset = derive_variants(dataset, [args.variant])[args.variant]
     return [plan_run(dataset, protocol, settings, seed, out, args.run_id, args.variant, runtime) for seed in seeds]
 
 
 def _seeds(args: argparse.Namespace) -> list[int | None]:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.probing.command import distinct_seeds
     if args.task == HARMFULNESS_DETECTION:
         if args.seeds:

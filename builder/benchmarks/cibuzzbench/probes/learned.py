@@ -33,6 +33,7 @@ from builder.ranker import evaluate as ranker
 from builder.ranker.cues import GROUPS
 from builder.ranker.evaluate import CROSS_VALIDATION, FOLDS, TRAIN_TEST, Evaluation, Options
 from builder.runs.schema import Header, new_header
+from builder.ranker.evaluate import ALPHAS, FOLD_SEED, INNER_FOLDS
 
 NAME = "learned_options"
 LENGTHS = "learned_lengths"
@@ -117,7 +118,6 @@ def choose_letter(scores: np.ndarray, sources: tuple[str, ...], options: OptionS
 
 
 def parameters(evaluation: str, probe: str = NAME) -> dict[str, Any]:
-    from builder.ranker.evaluate import ALPHAS, FOLD_SEED, INNER_FOLDS
     return {
         "inputs": "the four English options only" if probe == NAME else "the lengths of the four English options only",
         "model": "listwise linear ranker (softmax over an item's options, L2, Newton)", "ranker": "builder.ranker",

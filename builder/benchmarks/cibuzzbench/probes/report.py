@@ -10,12 +10,12 @@ from pathlib import Path
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.probing.summary import Figures, gap_figures, score_figures, siblings
 from builder.runs.reader import read_run
+from builder.benchmarks.cibuzzbench.analyses.paired import analyse_pair
+from builder.benchmarks.cibuzzbench.analyses.paired_facts import find_pairs
+from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
 
 
 def probe_report(path: Path, dataset: Dataset) -> tuple[Figures, list[Figures]]:
-    from builder.benchmarks.cibuzzbench.analyses.paired import analyse_pair
-    from builder.benchmarks.cibuzzbench.analyses.paired_facts import find_pairs
-    from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
     run = read_run(path)
     score = score_run(run, dataset)
     gaps = []

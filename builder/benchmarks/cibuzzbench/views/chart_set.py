@@ -9,14 +9,16 @@ from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.views.tables import PROBE_LABELS
 from builder.benchmarks.cibuzzbench.wording import has_distractor_types
+from builder.benchmarks.cibuzzbench.views import charts as views_charts
+from builder.site import charts as c
+from builder.benchmarks.cibuzzbench.views.model_views import chart_labels
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 
 if TYPE_CHECKING:
     from builder.site.charts import SvgRenderer
 
 
 def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dict[str, Any]:
-    from builder.benchmarks.cibuzzbench.views import charts as views_charts
-    from builder.site import charts as c
     facts = computed.facts
     out = {}
     out["option-lengths"] = views_charts.option_length_chart(computed.length_distribution, renderer=renderer)
@@ -35,9 +37,6 @@ def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dic
 
 def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, Any]:
     """One point (and one set of bars) per model: means over its per-seed pairs."""
-    from builder.benchmarks.cibuzzbench.views import charts as views_charts
-    from builder.site import charts as c
-    from builder.benchmarks.cibuzzbench.views.model_views import chart_labels
     facts = computed.facts
     if not computed.pair_summaries:
         return {}
@@ -77,7 +76,6 @@ def _seed_words(summaries: list[Any]) -> tuple[bool, str]:
 
 
 def _category_rows(facts, probes: list[str]) -> list[tuple]:
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
     rows = []
     for category in CATEGORIES:
         for p in probes:
@@ -104,7 +102,6 @@ FINDING_REPORTED = (  # (label, reported figure): what the published probe and t
 def finding_chart(computed: Computed, reported: Any, renderer: SvgRenderer | None = None) -> dict[str, Any]:
     """The front page's one chart: Task 2 macro F1 without the Chinese (measured from the data and
     the probe runs) beside the sighted and blind figures the sources report (not re-run here)."""
-    from builder.benchmarks.cibuzzbench.views import charts as views_charts
     facts = computed.facts
     rows = [(label, facts[key], MEASURED) for label, key in FINDING_MEASURED if key in facts]
     rows += [(label, reported[key].value, f"reported by {reported[key].source.short}")

@@ -28,6 +28,8 @@ from builder.core.cachefile import environment_key, read_sealed_pickle, write_se
 from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
 from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
+from builder.runs.cache import cached
+from builder.core.import_graph import reachable
 
 # What the cached values are computed by: the audit, the loader and the findings rules, with
 # every module they may import (read from the source); an edit elsewhere (a page, a run's
@@ -41,12 +43,10 @@ def code_hash(cache_dir: Path | None = None) -> str:
     """sha256 over the source of the modules the cached values depend on (names and bytes, in
     name order) and the installed distributions' versions; kept in `cache_dir` under the whole
     package's hash, since finding those modules means parsing them (0.2 s of every build)."""
-    from builder.runs.cache import cached
     return cached(cache_dir, "mcq-code", "", _closure_hash, str)
 
 
 def _closure_hash() -> str:
-    from builder.core.import_graph import reachable
     root = PACKAGE_DIR.parent
     digest = hashlib.sha256(environment_key().encode())
     for path in sorted(root.joinpath(*name.split(".")) for name in reachable(root, _ROOTS)):

@@ -29,6 +29,8 @@ from builder.core.names import slug
 from builder.runs.schema import Run
 from builder.stats import classification_report, paired_bootstrap_difference
 from builder.stats.paired import discordant, mcnemar_exact
+from builder.benchmarks.mcq.analyses.leak_split import add_split_summary, solvable_rows
+from builder.benchmarks.mcq.analyses.rankings import tie_groups
 
 
 @dataclass(frozen=True)
@@ -62,12 +64,11 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     pairs = find_pairs(loaded.runs)
     for pair in pairs:
         _pair_facts(loaded, pair, facts, bench)
-    from builder.benchmarks.mcq.analyses.leak_split import add_split_summary, solvable_rows
-    from builder.benchmarks.mcq.analyses.rankings import tie_groups
     tie_groups(loaded.runs, summaries, facts, bench)
     split = [rid for rid, s in summaries.items() if s.split]
     leak = add_split_summary(split, summaries, solvable_rows(loaded), facts, bench) if split else None
     if loaded.reconciliation is not None:
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.mcq.analyses.reconcile import add_reconciliation_facts
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
     strata = tuple((rid, summaries[rid].strata) for rid in split)

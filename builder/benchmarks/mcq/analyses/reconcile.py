@@ -10,6 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.mcq import fact_keys as K
+from builder.claims.figure_statements import load_figure_statements
+from builder.core.reported import load_reported
+from builder.claims.fidelity import FidelityKeys
+from builder.claims.fidelity import add_fidelity_facts
+from builder.site.fidelity_table import fidelity_table
 
 FOLDER = "reconciliation"
 
@@ -25,25 +30,20 @@ def load_reconciliation(content_dir: Path, bench: str) -> Reconciliation | None:
     path = content_dir / FOLDER / f"{bench}.yaml"
     if not path.is_file():
         return None
-    from builder.claims.figure_statements import load_figure_statements
-    from builder.core.reported import load_reported
     reported = load_reported(content_dir / "reported.yaml")
     return Reconciliation(tuple(load_figure_statements(path, reported)), reported, path)
 
 
 def keys(bench: str) -> Any:
-    from builder.claims.fidelity import FidelityKeys
     return FidelityKeys(K.RECONCILE_SITE, K.RECONCILE_DIFFERENCE, K.RECONCILE_MATCHES, K.RECONCILE_COUNT,
                         (("bench", bench),), "upstream figures")
 
 
 def add_reconciliation_facts(facts: Any, bench: str, r: Reconciliation) -> None:
-    from builder.claims.fidelity import add_fidelity_facts
     add_fidelity_facts(facts, r.statements, r.reported, keys(bench))
 
 
 def reconciliation_table(cells: Any, bench: str, title: str, r: Reconciliation) -> Any:
-    from builder.site.fidelity_table import fidelity_table
     return fidelity_table(cells, r.statements, r.reported, keys=keys(bench), table=(
         f"mcq-{bench}-reconcile", f"{title}: the upstream's reported accuracies against this site's recomputation",
         "What the upstream reports", "Reported", "Matches: the site's value rounds to the reported figure (within "

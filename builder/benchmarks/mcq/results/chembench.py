@@ -26,6 +26,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from builder.core.errors import InputError
+from builder.core.archives import open_zip, read_member
+from builder.core.textfiles import read_input
+from builder.core.textfiles import decode_utf8
+from builder.runs.lines import load_document
 
 ROOT = "src/data/chem-bench-main"
 _TAG = re.compile(r"\[(START|END)_[A-Z_]+\]")
@@ -64,8 +68,6 @@ def option_key(text: str) -> str:
 
 def _members(path: Path, below: str) -> Iterator[tuple[str, bytes]]:
     """(shown path, bytes) of each .json under `below` (a ROOT-relative folder), from a zip or a clone."""
-    from builder.core.archives import open_zip, read_member
-    from builder.core.textfiles import read_input
     if not path.exists():
         raise InputError.single(path, "no such file or folder (a zip as shipped, or a clone of the upstream)")
     if path.is_file():
@@ -82,8 +84,6 @@ def _members(path: Path, below: str) -> Iterator[tuple[str, bytes]]:
 
 def _load(shown: str, raw: bytes) -> Any:
     """One JSON file, by the project's bounded JSON reader (the summaries write NaN for "not scored")."""
-    from builder.core.textfiles import decode_utf8
-    from builder.runs.lines import load_document
     return load_document(shown, decode_utf8(Path(shown), raw))
 
 

@@ -21,6 +21,10 @@ from typing import Any
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.results import chembench as C
 from builder.core.errors import InputError, Problem
+import hashlib
+from builder.benchmarks.mcq.results.sources import Element, Source
+from builder.core.textfiles import read_input
+from builder.benchmarks.mcq.results.sources import Answer
 
 HUMANS = "humans"
 
@@ -44,9 +48,6 @@ def results_source(path: Path, model: str, benchmark: Any) -> tuple[Any, list[st
     """The Source (one element per question answered), notes on what was left out, and for a
     system (not the chemists) `upstream_all`: its verdicts over every question it answered, the
     left-out ones too, as the upstream scores them (the paper's overall accuracy)."""
-    import hashlib
-    from builder.benchmarks.mcq.results.sources import Element, Source
-    from builder.core.textfiles import read_input
     items = {item.id: item for item in benchmark.items}
     skipped = {s.id for s in benchmark.filtered}
     reports = _human_reports(path) if model == HUMANS else list(C.read_reports(path, model)[0].values())
@@ -101,5 +102,4 @@ def _record(item: Any, group: list[C.Report], pooled: bool) -> dict[str, Any]:
 
 
 def answer(element: Any, record: Mapping[str, Any]) -> Any:
-    from builder.benchmarks.mcq.results.sources import Answer
     return Answer(element, record["id"], record.get("response"), record["prediction"], None, None, None)

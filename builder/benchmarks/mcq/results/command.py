@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.mcq.results.sources import FORMATS
+from builder.core.errors import InputError
 
 WORD = "results"
 
@@ -21,6 +22,7 @@ def add_results_options(p: Any) -> None:
     group = p.add_argument_group("import results FILE (a spec'd benchmark's published per-item results)")
     group.add_argument("--benchmark", help="the spec'd benchmark (content/benchmarks/NAME.yaml)")
     group.add_argument("--spec", type=Path, help="the spec file, instead of content/benchmarks/NAME.yaml")
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mcq.command import add_data_option
     add_data_option(group)
     group.add_argument("--format", choices=FORMATS, default=FORMATS[0], dest="results_format",
@@ -35,13 +37,13 @@ def add_results_options(p: Any) -> None:
 
 
 def run_results_import(args: argparse.Namespace, created: str) -> int:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mcq.load import load_benchmark
     from builder.benchmarks.mcq.choice_set import choice_set
     from builder.benchmarks.mcq.probe import spec_path
     from builder.benchmarks.mcq.results.importer import Origin, convert
     from builder.benchmarks.mcq.results.sources import read_source
     from builder.benchmarks.mcq.results.store import save, summary
-    from builder.core.errors import InputError
     if args.benchmark is None and args.spec is None:
         raise InputError.single("--benchmark", "required for `import results`")
     if args.model is None:
@@ -51,9 +53,11 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     mapping = benchmark.spec.results
     extra = None
     if args.results_format == "lawbench":  # a predictions zip or folder: the --model's task files
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.mcq.results.lawbench import results_source
         source, extra = results_source(args.path, args.model)
     elif args.results_format == "chembench":  # a system's reports zip or folder (--model: the system, or humans)
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.mcq.results.chembench_import import results_source as chembench_source
         source, notes, extra = chembench_source(args.path, args.model, benchmark)
         for note in notes:

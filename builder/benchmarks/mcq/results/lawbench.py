@@ -18,6 +18,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from builder.core.errors import InputError, Problem
+from builder.core.textfiles import read_input
+from builder.core.archives import open_zip, read_member
+from builder.core.textfiles import decode_utf8
+from builder.runs.lines import load_document
+import hashlib
+from builder.benchmarks.mcq.records import data_sha256
+from builder.benchmarks.mcq.results.sources import Element, Source
+from builder.benchmarks.mcq.results.sources import Answer
 
 TASKS = ("1-2", "3-6")  # the JEC-QA tasks: 4 options inside the question text, one gold
 OPTIONS = ("A", "B", "C", "D")
@@ -75,7 +83,6 @@ def _glob_safe(name: str) -> str:
 
 
 def _read(path: Path) -> bytes:
-    from builder.core.textfiles import read_input
     try:
         return read_input(path)
     except OSError as exc:
@@ -83,7 +90,6 @@ def _read(path: Path) -> bytes:
 
 
 def _from_zip(path: Path, model: str) -> list[tuple[str, str, bytes]]:
-    from builder.core.archives import open_zip, read_member
     wanted = {}
     with open_zip(path, _read(path)) as archive:
         for info in archive.infolist():
@@ -100,6 +106,7 @@ def _from_zip(path: Path, model: str) -> list[tuple[str, str, bytes]]:
 def models_in(path: Path) -> list[str]:
     """The models of a predictions zip or folder (those with at least one of the tasks' files)."""
     if path.is_file():
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.core.archives import open_zip
         with open_zip(path, _read(path)) as archive:
             names = [PurePosixPath(n).parts for n in archive.namelist()]
@@ -110,8 +117,6 @@ def models_in(path: Path) -> list[str]:
 
 def read_predictions(path: Path, model: str) -> list[Prediction]:
     """Every record of the model's task files, in task and data order; a bad record is a located problem."""
-    from builder.core.textfiles import decode_utf8
-    from builder.runs.lines import load_document
     out: list[Prediction] = []
     problems: list[Problem] = []
     for shown, task, raw in model_files(path, model):
@@ -160,9 +165,6 @@ def results_source(path: Path, model: str) -> tuple[Any, dict[str, Any]]:
     `{id, prediction, gold}` located in its file (`key N`); the sha256 is the archive's, or for a
     folder that of its task files' names and hashes. And `upstream_parts`: per task, the upstream's
     correct answers over every record (the items the audit leaves out too: its results.csv)."""
-    import hashlib
-    from builder.benchmarks.mcq.records import data_sha256
-    from builder.benchmarks.mcq.results.sources import Element, Source
     files = model_files(path, model)
     predictions = read_predictions(path, model)
     digest = hashlib.sha256(_read(path)).hexdigest() if path.is_file() else \
@@ -179,6 +181,5 @@ def results_source(path: Path, model: str) -> tuple[Any, dict[str, Any]]:
 def answer(element: Any, record: Mapping[str, Any]) -> Any:
     """One element of `results_source` as an Answer: the raw prediction is the response, the
     letter the upstream reads from it the prediction, `refr`'s letter the file's gold."""
-    from builder.benchmarks.mcq.results.sources import Answer
     return Answer(element, record["id"], record["prediction"], upstream_letter(record["prediction"]),
                   None, None, OPTIONS.index(record["gold"]))

@@ -19,6 +19,8 @@ from typing import Any
 from builder.core.errors import InputError, Problem
 from builder.core.archives import open_zip, read_member
 from builder.core.textfiles import csv_records, decode_utf8, numbered_lines, read_input
+import hashlib
+from builder.runs.lines import LineError, load_line
 
 FORMATS = ("mmlu-pro", "eee", "mapped", "lawbench", "chembench")
 MMLU_PRO_RESPONSE = ("model_outputs", "generated_text")  # the README names the first; most files use the second
@@ -68,7 +70,6 @@ class Source:
 
 def read_source(path: Path, fmt: str, records_key: str | None = None) -> Source:
     """The file's elements: JSON lists (a zip's single .json member too), JSONL lines, CSV rows."""
-    import hashlib
     try:
         raw = read_input(path)  # a FIFO, /dev/zero or a file over the cap is refused, not read
     except OSError as exc:
@@ -105,12 +106,12 @@ def _zip_member(path: Path, raw: bytes) -> tuple[str, bytes]:
 
 
 def _json(shown: str, text: str, key: str | None) -> list[Element]:
+    # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mcq.records import json_list
     return [Element(shown, None, n, value) for n, value in enumerate(json_list(shown, text, key), start=1)]
 
 
 def _jsonl(shown: str, text: str) -> list[Element]:
-    from builder.runs.lines import LineError, load_line
     out: list[Element] = []
     for line, content in numbered_lines(shown, text):
         try:

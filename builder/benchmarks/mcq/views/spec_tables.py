@@ -14,6 +14,7 @@ from builder.benchmarks.mcq.analyses.run_summary import strata_names
 from builder.runs.schema import Run
 from builder.site.tables import Cell, FactCells, Table
 from builder.stats.solvable_split import MIN_RANKED, TABLE_COLUMNS
+from builder.benchmarks.mcq.analyses.rankings import imported
 
 METRICS = (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))
 
@@ -30,7 +31,6 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
               _audit(c, cells, "published"), _ablation(c, cells)]
     if c.categories:
         tables.append(_categories(c, cells))
-    from builder.benchmarks.mcq.analyses.rankings import imported
     if len(imported(c.loaded.runs)) < len(c.loaded.runs):
         tables.append(_runs(c, cells))
     if imported(c.loaded.runs):
@@ -44,6 +44,7 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
     if c.pairs:
         tables.append(_pairs(c, cells))
     if c.loaded.reconciliation is not None:
+        # deferred: `buzzprobe --help` loads this module and does not need these
         from builder.benchmarks.mcq.analyses.reconcile import reconciliation_table
         found = reconciliation_table(cells, c.name, c.loaded.benchmark.spec.title, c.loaded.reconciliation)
         tables += [found] if found is not None else []
@@ -152,7 +153,6 @@ def _categories(c: Computed, cells: FactCells) -> Table:
 
 def _runs(c: Computed, cells: FactCells) -> Table:
     b = c.name
-    from builder.benchmarks.mcq.analyses.rankings import imported
     rows = []
     mine = {id(r) for r in imported(c.loaded.runs)}
     for run in (r for r in c.loaded.runs if id(r) not in mine):
@@ -176,7 +176,6 @@ def _runs(c: Computed, cells: FactCells) -> Table:
 
 def _published(c: Computed, cells: FactCells) -> Table:
     """Imported published results: strict and official accuracy, coverage, tie groups."""
-    from builder.benchmarks.mcq.analyses.rankings import imported
     def strict(run: Run) -> float:
         key = K.RUN_SCORE.key(bench=c.name, run_id=run.header.run_id, metric="accuracy")
         return float(cells.facts[key]) if key in cells.facts else -1.0

@@ -9,6 +9,7 @@ from builder.benchmarks.mouse.analyses.reported_figures import MouseComputed, re
 from builder.benchmarks.mouse.reported import Reported
 from builder.benchmarks.mouse.views.reported_tables import short_cite
 from builder.core.facts import FactTable
+from builder.site.charts import scale_chart
 
 if TYPE_CHECKING:  # charts pulls in Altair and vl-convert: imported only when a chart is drawn
     from builder.site.charts import Chart, SvgRenderer
@@ -27,7 +28,6 @@ def qwen3_scale_rows(facts: FactTable, r: Reported) -> list[tuple[str, str, floa
 
 
 def qwen3_scale_chart(facts: FactTable, r: Reported, renderer: "SvgRenderer | None" = None) -> Chart:
-    from builder.site.charts import scale_chart
     series = r.qwen3_scale_series()
     return scale_chart(
         qwen3_scale_rows(facts, r), id=SCALE_CHART,
