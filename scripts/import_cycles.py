@@ -1,11 +1,13 @@
-"""Import cycles in the `builder` package, read from the source (nothing is imported).
+"""The layering of the `builder` package, read from the source (nothing is imported): import
+cycles, run-time imports from a shared layer up into the plug-ins, pipeline or CLI, and
+function-level imports with no comment saying why they are deferred.
 
-Both kinds of import count: a module-level one and one inside a function (the CLI defers heavy
-imports that way), because a deferred import still ties the two modules together. Imports under
-`if TYPE_CHECKING:` never run, so they count only with --typing. A cycle is a strongly
-connected component of two or more modules.
+Both kinds of import count for cycles: a module-level one and one inside a function, because a
+deferred import still ties the two modules together. Imports under `if TYPE_CHECKING:` never
+run, so they count for cycles only with --typing (the layer test checks both ways). A cycle is
+a strongly connected component of two or more modules.
 
-    python scripts/import_cycles.py [--typing] [ROOT]   # prints the cycles; exit status 1 when there are any
+    python scripts/import_cycles.py [--typing] [ROOT]   # prints what it finds; exit status 1 when anything
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 # Run as a script with any Python (the system's too, without the project installed): the package
 # is read from this checkout, which is what the script reports on.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from builder.core.import_graph import import_graph  # noqa: E402
+from builder.core.import_graph import import_graph, unexplained_lazy_imports, upward_imports  # noqa: E402
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -65,7 +67,15 @@ def main(argv: list[str]) -> int:
     print(f"{len(graph)} modules, {edges} import edges, {len(found)} import cycle(s)")
     for component in found:
         print("  cycle: " + " <-> ".join(component))
-    return 1 if found else 0
+    upward = upward_imports(import_graph(root))
+    print(f"{len(upward)} shared-layer module(s) importing upward at run time")
+    for module, imports in sorted(upward.items()):
+        print(f"  upward: {module} -> {', '.join(imports)}")
+    lazy = unexplained_lazy_imports(root)
+    print(f"{len(lazy)} function-level import(s) without a comment saying why")
+    for where in lazy:
+        print(f"  lazy: {where}")
+    return 1 if found or upward or lazy else 0
 
 
 if __name__ == "__main__":

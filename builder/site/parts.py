@@ -63,12 +63,14 @@ def id_clashes(parts: Mapping[str, SiteParts], where: Mapping[str, str]) -> list
     owner: dict[tuple[str, str], str] = {}
     problems: list[Problem] = []
     for name, part in sorted(parts.items()):
-        for kind, ids in (("table", part.tables), ("chart", part.charts), ("page context name", part.context)):
+        for kind, attr, ids in (("table", "tables", part.tables), ("chart", "charts", part.charts),
+                                ("page context name", "context", part.context)):
             for key in ids:
                 first = owner.setdefault((kind, key), name)
                 if first != name:
-                    problems.append(Problem(where.get(name, name), f"{kind} {key!r} is defined by both {first} and "
-                                            f"{name}: an id names one thing on the site", None, f"site().{kind}"))
+                    problems.append(Problem(where.get(name, name), f"{kind} {key!r} is defined by both {first} "
+                                            f"and {name}: an id names one thing on the site", None,
+                                            f"site().{attr}[{key!r}]"))
     return problems
 
 
