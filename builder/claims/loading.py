@@ -145,7 +145,7 @@ def load_predictions(path: Path, known_measures: set[str], registry: MeasureRegi
         _check_dates(e, registered, deadline, latest)
         return Prediction(
             id=e.text("id"), claim=e.text("claim"), source=e.text("source"),
-            registered=registered,  # type: ignore[arg-type]
+            registered=registered,  # type: ignore[arg-type]  # required: None only with a problem, which drops the item
             deadline=deadline,
             supported_when=e.conditions("supported_when"), refuted_when=e.conditions("refuted_when"),
             note=str(e.raw.get("note", "")), population=e.population(), premise=e.premise(),
@@ -186,7 +186,7 @@ def _load(path: Path, key: str, known: set[str], build: Callable[[_Entry], T],
         problems.extend(entry.problems)
         if not entry.problems:
             out.append(item)
-    _unique_ids(path, [item.id for item in out], problems)  # type: ignore[attr-defined]
+    _unique_ids(path, [item.id for item in out], problems)  # type: ignore[attr-defined]  # every entry kind has an id
     if problems:
         raise InputError([_located(p, lines) for p in problems])
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -121,17 +121,18 @@ def fit_ranker(options: Options, train: np.ndarray, groups: Sequence[str],
     return model.fit(sub, select(sub, options.item_groups()[train]) if alpha is None else alpha), d
 
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def single_threaded(fn: F) -> F:
+def single_threaded(fn: Callable[P, R]) -> Callable[P, R]:
     """Run `fn` with one BLAS thread: threads on matrices this small cost up to 20x on a shared
     2-core machine, and one thread keeps floating-point sums in one order (deterministic)."""
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         with threadpool_limits(limits=1):
             return fn(*args, **kwargs)
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def fit_evaluate(options: Options, train: np.ndarray | None = None, test: np.ndarray | None = None,

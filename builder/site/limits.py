@@ -79,7 +79,7 @@ def _weighed_filter(name: str, real: Any) -> Any:
         return growth.made(real(*args, **kwargs), what)
     weighed.__name__ = getattr(real, "__name__", name)
     if skip:
-        weighed.jinja_pass_arg = real.jinja_pass_arg  # type: ignore[attr-defined]
+        weighed.jinja_pass_arg = real.jinja_pass_arg  # type: ignore[attr-defined]  # Jinja's marker, read off the function
     return weighed
 
 

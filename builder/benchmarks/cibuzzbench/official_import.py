@@ -300,7 +300,7 @@ class RowChecker:
                      f"for row_id {row_id} (outputs made on other data?)")
 
     def _options(self, row: SourceRow, row_id: int) -> dict[str, str]:
-        official = self.options[row_id]  # type: ignore[index]
+        official = self.options[row_id]  # type: ignore[index]  # called only when options is set (see item)
         if row.cells["gold_letter"].strip() != official.gold_letter:
             self.add(row, "gold_letter", f"gold letter {row.cells['gold_letter']!r} differs from the official "
                      f"shuffle for seed {self.source.seed}: {official.gold_letter!r}")

@@ -160,7 +160,7 @@ def main_instance(c: _Cells, gold: GoldColumns) -> MainInstance:
 
 def choice_instance(c: _Cells, gold: GoldColumns) -> ChoiceInstance:
     options = tuple(c.text(col) for col in MS_OPTIONS)
-    return ChoiceInstance(c.row.index, c.row.line, c.text(QUESTION), options,  # type: ignore[arg-type]
+    return ChoiceInstance(c.row.index, c.row.line, c.text(QUESTION), options,  # type: ignore[arg-type]  # len(MS_OPTIONS) == 3
                           c.letter(gold.single_choice_answer, MS_LABELS, "MS"))
 
 

@@ -125,7 +125,9 @@ def load_reported(directory: str | Path = DEFAULT_DIR) -> Reported:
     raise_problems(problems)
     groups, humans, families = ctx.groups(), ctx.humans(), ctx.families()
     raise_problems(problems)
-    reported = Reported(source, tables["main"], tables["mcc"], tables["human_cc"], groups, humans, families)  # type: ignore[arg-type]
+    # raise_problems above: no table is None past it
+    reported = Reported(source, tables["main"], tables["mcc"], tables["human_cc"],  # type: ignore[arg-type]
+                        groups, humans, families)
     raise_problems(_cross_checks(reported, ctx))
     return reported
 

@@ -112,7 +112,7 @@ def add_measured_facts(facts: FactTable, runs: list[Run], datasets: list[MouseSe
         entry = Measured(h.run_id, h.subject_label, h.task, h.condition, run.path, same)
         scores = score_run(run, dataset_for(run, datasets), boot)
         add = {TR: add_tr_facts, RC: add_rc_facts}.get(run.header.task, add_class_facts)
-        add(facts, entry.base, scores, (run.header.run_id,))  # type: ignore[operator]
+        add(facts, entry.base, scores, (run.header.run_id,))  # type: ignore[operator]  # the task's adder takes its scores
         rows.append(entry)
     if not runs:
         return rows  # no Mouse run in this build: the page and facts.json stay as they were
