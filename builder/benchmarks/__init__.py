@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 @cache
 def registered() -> tuple["Benchmark", ...]:
     """Every benchmark, in name order (so builds do not depend on discovery order)."""
-    # deferred: `buzzprobe --help` loads this module and does not need these
+    # deferred: the run reader installs this registry; the contract loads once plug-ins are listed
     from builder.benchmarks.base import Benchmark
     found = []
     for module in pkgutil.iter_modules(__path__):
