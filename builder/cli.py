@@ -17,7 +17,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from builder import __version__
+from builder.benchmarks import probe_owner, registered
 from builder.core.errors import DownloadError, InputError
+from builder.core.redact import safe_message
+from builder.listing import add_list_parser
+from builder.probing.command import add_probe_parser
 
 EXIT_INPUT = 2
 EXIT_FETCH = 3
@@ -35,8 +40,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"buzzprobe: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except DownloadError as exc:
-        # deferred: only the command that runs loads its modules
-        from builder.core.redact import safe_message
         print(f"buzzprobe: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_FETCH
     except KeyboardInterrupt:  # one line, not a traceback: whatever was written stays consistent
@@ -48,8 +51,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    # deferred: only the command that runs loads its modules
-    from builder import __version__
     parser = argparse.ArgumentParser(prog="buzzprobe", description=__doc__)
     parser.add_argument("--version", action="version", version=f"buzzprobe {__version__}")
     sub = parser.add_subparsers(required=True, metavar="command")
@@ -66,10 +67,6 @@ def _parser() -> argparse.ArgumentParser:
                        help="print the result as one JSON object (the stages still go to stderr)")
     build.set_defaults(handler=_cmd_build)
 
-    # deferred: only the command that runs loads its modules
-    from builder.benchmarks import probe_owner, registered
-    from builder.listing import add_list_parser
-    from builder.probing.command import add_probe_parser
     add_probe_parser(sub, registered(), probe_owner)
     add_list_parser(sub)
     for benchmark in registered():
@@ -78,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    # deferred: only the command that runs loads its modules
+    # deferred: `build` alone loads the pipeline, and a no-change build answers with little more
     from builder.pipeline import BuildConfig, build
     runs, content = (_given_folder(args.runs, "--runs"), _given_folder(args.content, "--content"))
     start = time.perf_counter()

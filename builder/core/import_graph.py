@@ -110,7 +110,7 @@ def lazy_imports(path: Path) -> Iterator[tuple[int, str, bool]]:
     """(line, module, explained) for each import inside a function: explained when a comment on
     its lines, or on the line just above the run of imports it belongs to, says why it is there."""
     text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
+    lines = text.split("\n")
     for function in ast.walk(ast.parse(text, str(path))):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield from _function_imports(function, lines)

@@ -18,7 +18,7 @@ from markupsafe import Markup, escape
 
 from builder.site.pages import Page
 from builder.core.reported import ReportedTable, Source
-from builder.core.errors import InputError
+from builder.core.errors import InputError, Problem
 from builder.core.facts import FactTable
 from builder.core.names import fact_anchor
 from builder.site.sanitise import sanitise
@@ -47,8 +47,6 @@ def check_fact_keys(page: Page, facts: FactTable) -> None:
             if key not in facts:
                 problems.append((page.body_line + offset, key))
     if problems:
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.core.errors import Problem
         raise InputError([Problem(str(page.path), f"unknown fact key {key!r}", line, "fact")
                           for line, key in problems])
 

@@ -27,7 +27,8 @@ from builder.benchmarks.cibuzzbench.run_checks import declared_count
 from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
 from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
 from builder.benchmarks.cibuzzbench.run_checks import validate_runs
-from builder.benchmarks.cibuzzbench.prompts import load_protocols
+from builder.benchmarks.cibuzzbench.prompts import load_protocols, prompt_builder
+from builder.benchmarks.cibuzzbench.probes.generate import probe_rule
 from builder.benchmarks.cibuzzbench.views.run_pages import prompt_of
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.compute import BOOT
@@ -59,7 +60,7 @@ def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
 def _checked_dataset(run: Run) -> Dataset:
     """The CSV (CIBUZZBENCH_CSV or data/), or the gold-pool variant derived from it, that the run
     names; the run checked against it (a located error when it was made on other data)."""
-    # deferred: `buzzprobe --help` loads this module and does not need these
+    # deferred: read at call time, so a test's stand-in for load_dataset applies
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     datasets = {"original": load_dataset(dataset_path())}
     if run.header.variant != "original":  # seconds of work: only for a run that needs it
@@ -99,8 +100,6 @@ def instances(run: Run, dataset: Dataset, score: RunScore, protocol: Any) -> lis
 def _input_text(run: Run, dataset: Dataset, protocol: Any) -> Callable[[int], str]:
     """row_id -> the text the subject was given (see the module's docstring)."""
     if protocol is not None:
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.benchmarks.cibuzzbench.prompts import prompt_builder
         build = prompt_builder(dataset, protocol, run.header.option_seed)
         return lambda row_id: build(row_id).messages[-1]["content"]
     terms = dataset.column("term_zh")
@@ -138,8 +137,6 @@ def _details(run: Run, protocol: Any) -> dict[str, str]:
         details["system_prompt"] = protocol.system
         details["prompt_source"] = protocol.source
     if h.subject.get("kind") == "probe":
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.benchmarks.cibuzzbench.probes.generate import probe_rule
         details["probe_rule"] = probe_rule(h.subject) or str(h.subject_name)
     return details
 

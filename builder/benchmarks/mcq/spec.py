@@ -24,7 +24,7 @@ from builder.benchmarks.mcq.text_options import TextOptions, text_options
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
 from builder.core.yamlfile import line_of, load_mapping, web_link_problem
-from builder.benchmarks.mcq.results.mapping import results_mapping
+from builder.benchmarks.mcq.results.mapping import mapping_problems, results_mapping
 from builder.benchmarks.mcq.shuffle import recipe
 
 FORMATS: tuple[str, ...] = ("json", "jsonl", "csv", "tsv")
@@ -156,8 +156,6 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
     if "results" in data:
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.benchmarks.mcq.results.mapping import mapping_problems
         for key, message in mapping_problems(data["results"]):
             problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
     strata = _strata(data.get("strata"), problem)

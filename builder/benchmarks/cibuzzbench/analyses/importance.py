@@ -16,7 +16,6 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.facts import FactTable
 from builder.core.cachefile import environment_key, read_sealed, write_sealed
-from builder.benchmarks.cibuzzbench.probes import learned
 
 COEF = "coefficient of the standardised feature in the learned probe trained on the train split"
 PERMUTATION = ("drop in test-split accuracy (points) when the feature is shuffled across test options, "
@@ -35,6 +34,8 @@ def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[s
     data = read_sealed(path, "feature-importance") if path is not None else None
     if data is not None:
         return [(name, float(value)) for name, value in json.loads(data)]
+    # deferred: loads the ranker (scipy, scikit-learn: about a second), only when this runs
+    from builder.benchmarks.cibuzzbench.probes import learned
     result = learned.feature_importance(dataset)
     if path is not None:
         write_sealed(path, json.dumps(result).encode("utf-8"), "feature-importance")  # a cache: losing it costs a recompute

@@ -31,7 +31,6 @@ from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 from builder.core.facts import FactTable
 from builder.runs.cache import cached
 from builder.stats.solvable_split import add_split_facts, solvable_split, split_ranking
-from builder.ranker.leak import leak_scores
 
 if TYPE_CHECKING:
     from builder.ranker.leak import LeakScores
@@ -55,6 +54,8 @@ def t2_leak_scores(dataset: Dataset, folder: Path | None) -> LeakScores:
 
 
 def _fit(dataset: Dataset) -> LeakScores:
+    # deferred: loads the ranker (scipy, scikit-learn: about a second), only when this runs
+    from builder.ranker.leak import leak_scores
     frame = dataset.frame
     texts = [list(row) for row in frame[[column for _, column in SOURCES]].itertuples(index=False)]
     gold = [[name for name, _ in SOURCES].index(GOLD)] * len(texts)

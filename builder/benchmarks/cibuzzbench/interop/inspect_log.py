@@ -79,7 +79,7 @@ def _load(path: Path, use_library: bool) -> dict[str, Any]:
         _check_members(path)  # before anything inflates them, the library included
     if use_library:
         try:
-            # deferred: a heavy library, loaded only when this runs
+            # deferred: optional (the interop extra) and heavy
             from inspect_ai.log import read_eval_log
         except ImportError:
             pass

@@ -20,7 +20,6 @@ from builder.benchmarks.cibuzzbench.run_format import Item
 from builder.runs.schema import Footer, Header, new_header
 from builder.runs.writer import write_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION
-from builder.benchmarks.cibuzzbench.probes.learned import LENGTHS, PROBES, learned_probe_runs
 
 PROBE_DIR = Path("runs/probes")
 ORIGINAL = "original"
@@ -128,6 +127,8 @@ def _learned_runs(dataset: Dataset, created: str, variant: str) -> Iterator[tupl
     the original, because on a gold-pool variant held-out golds reappear as training
     distractors and n-grams memorise them; the length-only probe cannot memorise a string,
     so its CV is valid on every set."""
+    # deferred: scipy loads only after `runs` checked SOURCE_DATE_EPOCH (numpy's f2py reads it at import)
+    from builder.benchmarks.cibuzzbench.probes.learned import LENGTHS, PROBES, learned_probe_runs
     for probe in PROBES:
         for header, items in learned_probe_runs(dataset, seeds=OFFICIAL_SEEDS, created=created,
                                                 variant=variant, probe=probe):

@@ -22,6 +22,7 @@ from builder.benchmarks.mcq.gold import gold_letters
 from builder.benchmarks.mcq.loading import Loaded, spec_cached
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.analyses.run_summary import run_summary
+from builder.benchmarks.mcq.analyses.reconcile import add_reconciliation_facts
 from builder.core.errors import InputError
 from builder.core.redact import excerpt
 from builder.core.facts import FactTable
@@ -68,8 +69,6 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     split = [rid for rid, s in summaries.items() if s.split]
     leak = add_split_summary(split, summaries, solvable_rows(loaded), facts, bench) if split else None
     if loaded.reconciliation is not None:
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.benchmarks.mcq.analyses.reconcile import add_reconciliation_facts
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
     strata = tuple((rid, summaries[rid].strata) for rid in split)
     return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs), leak, strata)

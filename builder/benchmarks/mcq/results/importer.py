@@ -56,11 +56,11 @@ def reader_for(fmt: str, data: ChoiceSet) -> Callable[[Element, Mapping[str, Any
     if fmt == "eee":
         return A.eee
     if fmt == "lawbench":
-        # deferred: `buzzprobe --help` loads this module and does not need these
+        # deferred: a format's reader loads only for an import of that format
         from builder.benchmarks.mcq.results.lawbench import answer
         return answer
     if fmt == "chembench":
-        # deferred: `buzzprobe --help` loads this module and does not need these
+        # deferred: a format's reader loads only for an import of that format
         from builder.benchmarks.mcq.results.chembench_import import answer as chembench_answer
         return chembench_answer
     mapping = data.benchmark.spec.results

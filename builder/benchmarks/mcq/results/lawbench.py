@@ -106,8 +106,6 @@ def _from_zip(path: Path, model: str) -> list[tuple[str, str, bytes]]:
 def models_in(path: Path) -> list[str]:
     """The models of a predictions zip or folder (those with at least one of the tasks' files)."""
     if path.is_file():
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.core.archives import open_zip
         with open_zip(path, _read(path)) as archive:
             names = [PurePosixPath(n).parts for n in archive.namelist()]
     else:

@@ -9,6 +9,7 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.audit import PROBES
 from builder.benchmarks.mcq.analyses.compute import Computed
+from builder.benchmarks.mcq.analyses.reconcile import reconciliation_table
 from builder.benchmarks.mcq.analyses.index import chosen_model
 from builder.benchmarks.mcq.analyses.run_summary import strata_names
 from builder.runs.schema import Run
@@ -44,8 +45,6 @@ def spec_tables(c: Computed, cells: FactCells) -> dict[str, Table]:
     if c.pairs:
         tables.append(_pairs(c, cells))
     if c.loaded.reconciliation is not None:
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.benchmarks.mcq.analyses.reconcile import reconciliation_table
         found = reconciliation_table(cells, c.name, c.loaded.benchmark.spec.title, c.loaded.reconciliation)
         tables += [found] if found is not None else []
     return {t.id: t for t in tables}
