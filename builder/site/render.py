@@ -37,6 +37,8 @@ from builder.site.shortcodes import Shortcodes, block_html
 from builder.site.tables import tables_as_csv
 from builder.site.tables_csv import FULL_PRECISION, table_csv
 from builder.site.structured import dataset_jsonld, faq_jsonld, sitemap
+from builder.site.canonical import with_canonical
+from builder.site.chart_png import chart_png
 from builder.site.svg_file import standalone_svg
 from builder.site.reuse import citation_cff, repository_url
 from builder.site.search_index import search_index
@@ -231,7 +233,7 @@ def _render_site(stage: SiteStage, generated: Files) -> Files:
     files["assets/search-index.js"] = search_index(files, config.get("title", ""))
     files["CITATION.cff"] = citation_cff(config, common["version"], common["build_date"])
     files.update(inputs.assets)
-    return files
+    return with_canonical(files, config.get("url") or "")
 
 
 def _check_page_names(pages: list[Page]) -> None:
@@ -253,7 +255,7 @@ def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any
     return {
         "site": config, "version": __version__, "build_date": inputs.build_date.isoformat(),
         "data_sources": [s for _, part in sorted(inputs.parts.items()) for s in part.sources],
-        "provenance": inputs.facts.provenance, "run_count": len(runs), "canonical": "",
+        "provenance": inputs.facts.provenance, "run_count": len(runs),
         "newest_run": newest_run_date(runs), "complete_run_count": sum(run.complete for run in runs),
         "run_ids": frozenset(run.run_id for run in runs if run.has_page),  # runs with a page to link
     }
@@ -430,6 +432,7 @@ def _data_files(inputs: SiteInputs, merged: Merged) -> Files:
     for chart in merged.charts.values():
         files[f"tables/chart-{chart.id}.csv"] = table_csv(chart.columns, [[plain_datum(x) for x in row] for row in chart.rows])
         files[f"tables/chart-{chart.id}.svg"] = standalone_svg(chart.svg)
+        files[f"tables/chart-{chart.id}.png"] = chart_png(files[f"tables/chart-{chart.id}.svg"], inputs.cache_dir)
         files[f"{FULL_PRECISION}chart-{chart.id}.csv"] = table_csv(chart.columns, chart.rows)
     return files
 

@@ -84,10 +84,12 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         for one in computed:
             if one.leak is not None and svg is not None:
                 charts[leak_chart_id(one.name)] = _leak_chart(one, facts, svg)
-        listed = [{"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{PAGE_DIR}/{c.name}.html"}
-                  for c in computed]
+        from builder.benchmarks.mcq.views.summary import shelf_listing
+        listed = shelf_listing(computed, PAGE_DIR)
         return SiteParts(
-            tables=tables, charts=charts, context={"mcq_benchmarks": listed, "mcq_index": shelf.index},
+            tables=tables, charts=charts, context={"mcq_benchmarks": listed, "mcq_index": shelf.index,
+                                                   "mcq_leak": sorted((b for b in listed if b["leak_models"]),
+                                                                      key=lambda b: -b["leak_models"])},
             sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256, *_source(c))
                      for c in computed],
             runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])
@@ -95,6 +97,7 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
     def pages(self, shelf: Any, facts: FactTable, settings: PageSettings) -> Files:
         from builder.benchmarks.mcq.shuffle import SEEDS
         from builder.benchmarks.mcq.views.spec_tables import LEAK_DIR, leak_chart_id, leak_prose, spec_tables
+        from builder.benchmarks.mcq.views.summary import page_summary
         from builder.site.tables import FactCells
         computed = shelf.specs
         files: Files = {}
@@ -109,9 +112,11 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
             html = template.render(**settings.common, root="../", slug=PAGE_DIR, title=spec.title,
                                    leak_chart=chart_macro.render(chart) if chart is not None else "",
                                    leak_prose=leak_prose(one, FactCells(facts)) if one.leak is not None else [],
+                                   summary=page_summary(one, FactCells(facts)),
                                    description=f"Composition, option lengths, the model-free audit and model runs "
                                                f"of {spec.title}.",
-                                   spec=spec, computed=one, tables=tables, prompts=_example_prompts(one),
+                                   spec=spec, computed=one, tables=tables,
+                                   prompts=_example_prompts(one) if spec.quote_items else {},
                                    seed=SEEDS[0])
             files[f"{PAGE_DIR}/{one.name}.html"] = html.encode("utf-8")
             files[f"{LEAK_DIR}/{one.name}.csv"] = _cached_leak_csv(one.loaded)

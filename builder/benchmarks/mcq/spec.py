@@ -20,6 +20,7 @@ from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_v
 from builder.benchmarks.mcq.fields import TARGET_KINDS, Rule, compile_rule, environment
 from builder.benchmarks.mcq.spec_extras import (LabelFile, filter_rule, label_file, nested_lists, split_rule,
                                                 table_delimiter)
+from builder.benchmarks.mcq.spec_page import PAGE_KEYS, page_keys
 from builder.benchmarks.mcq.text_options import TextOptions, text_options
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
@@ -35,7 +36,7 @@ LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
                          "doc_to_text", "doc_to_choice", "doc_to_target", "target_kind", *FIELD_KEYS, "test_split",
                          "train_split", "sighted", "blind", "results", "strata", "filter", "options_from_text",
-                         "delimiter", "labels")
+                         "delimiter", "labels", *PAGE_KEYS)
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 FROM_TEXT = ("doc_to_text", "doc_to_choice")  # optional with options_from_text: its stem and options
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
@@ -87,6 +88,8 @@ class Spec:
     delimiter: str | None = None  # a CSV/TSV file's one-character separator (None: the format's own)
     labels: LabelFile | None = None  # a plain-text file of one value per record, exposed as a field
     nested_lists: tuple[str, ...] = ()  # `nested` as parallel lists: one record per position
+    quote_items: bool = True  # the page may show an item's text (spec_page.py)
+    runs_page: str | None = None  # the site page holding the model runs another plug-in reads
 
     @property
     def shuffle_recipe(self) -> str:
@@ -159,7 +162,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         for key, message in mapping_problems(data["results"]):
             problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
     strata = _strata(data.get("strata"), problem)
-    extras = _released(data, fmt, location, problem)
+    extras = {**_released(data, fmt, location, problem), **page_keys(data, problem)}
     if problems or location is None or fmt is None:
         raise InputError(problems)
     if extras["options_from_text"] is not None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dict[str, Any]:
     from builder.benchmarks.cibuzzbench.views import charts as views_charts
     from builder.site import charts as c
+    from builder.site.labels import column_label
     facts = computed.facts
     out = {}
     out["option-lengths"] = views_charts.option_length_chart(computed.length_distribution, renderer=renderer)
@@ -28,7 +29,11 @@ def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dic
         out["heuristic-seeds"] = views_charts.heuristic_seed_chart(seed_rows, renderer=renderer)
     category_rows = _category_rows(facts, probes)
     if category_rows:
-        out["category-scores"] = c.category_score_chart(category_rows, renderer=renderer)
+        out["category-scores"] = c.category_score_chart(
+            category_rows, renderer=renderer, title="Accuracy by category, options alone",
+            value_title=f"{column_label('accuracy')} (%)", series_title=column_label("probe"),
+            description=f"Each model-free probe's accuracy within each category at option seed {DEFAULT_SEED}, "
+                        "with its 95% bootstrap interval.")
     out.update(_pair_charts(computed, renderer))
     return out
 
