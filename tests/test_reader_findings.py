@@ -167,15 +167,22 @@ def test_page_keys_are_checked_and_located(tmp_path: Path) -> None:
 
 def test_a_page_quotes_no_item_where_the_spec_says_so_and_links_runs_read_elsewhere(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    import json
+    from tests.test_mcq_probe import synthetic_records
     monkeypatch.chdir(project)  # the repository a spec may read from
+    records = synthetic_records()
+    records[1]["choices"] = list(records[0]["choices"])  # a shared option set: the findings note quotes it
+    (project / "data" / "probe.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     spec = project / "content" / "benchmarks" / f"{NAME}.yaml"
     page = (build_site(project) / "benchmarks" / f"{NAME}.html").read_text(encoding="utf-8")
     assert "Synthetic question 1?" in page  # quoted by default (the first item's prompt)
+    assert "Shared option sets: 1 sets" in page and records[0]["choices"][1] in html_lib.unescape(page)
     assert "No runs yet" in page and "No model has been run on it yet." in page
     spec.write_text(spec.read_text(encoding="utf-8") + "url: https://example.org/upstream\nquote_items: false\n"
                     "runs_page: models\n", encoding="utf-8")
     page = (build_site(project) / "benchmarks" / f"{NAME}.html").read_text(encoding="utf-8")
     assert "Synthetic question" not in page and "indeed so" not in page  # no item's text anywhere
+    assert "Shared option sets: 1 sets" in page and records[0]["choices"][1] not in html_lib.unescape(page)
     assert 'its licence does not clearly allow republishing its text' in page
     assert 'at <a href="https://example.org/upstream">' in page
     assert "No runs yet" not in page and 'see\n<a href="../models.html">Models</a>' in page

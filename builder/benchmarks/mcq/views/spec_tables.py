@@ -72,8 +72,9 @@ def _findings(c: Computed, cells: FactCells) -> Table:
     note = "Excluded items are neither audited nor probed; kept ones are counted (docs/audit.md, Findings)."
     if shared is not None and shared.groups:
         sets = cells(K.SHARED_SETS.key(bench=b), "count").shown
-        note += (f" Shared option sets: {sets} sets, each kept on one side of every fold of the learned probe; "
-                 f"e.g. {'; '.join(shared.excerpts)}.")
+        note += f" Shared option sets: {sets} sets, each kept on one side of every fold of the learned probe"
+        # the options themselves only where the data's licence lets the page quote its text (spec quote_items)
+        note += f"; e.g. {'; '.join(shared.excerpts)}." if c.loaded.benchmark.spec.quote_items else "."
     return Table(table_id(b, "findings"), "Findings: flaws the data set ships with", ("Finding", "Rule", "Items"), rows,
                  note)
 
