@@ -223,3 +223,11 @@ def test_canonical_addresses_only_when_the_address_is_known() -> None:
            b'<meta property="og:url" content="https://example.org/site/a.html">\n' in out["a.html"]
     assert b'href="https://example.org/site/runs/b c.html"' in out["runs/b c.html"]
     assert out["404.html"] == page and out["x.csv"] == b"a"
+
+
+def test_the_index_names_the_split_whose_gaps_clear_zero_most_often_first() -> None:
+    """Not the split with the most models: 12 of 51 clearing zero is weaker evidence than 29 of 29."""
+    from builder.benchmarks.mcq.views.summary import strongest_splits
+    listed = [{"name": "many", "leak_models": 51, "leak_above": 12}, {"name": "none", "leak_models": 0, "leak_above": 0},
+              {"name": "all", "leak_models": 29, "leak_above": 29}, {"name": "few", "leak_models": 13, "leak_above": 2}]
+    assert [b["name"] for b in strongest_splits(listed)] == ["all", "many", "few"]

@@ -84,12 +84,11 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         for one in computed:
             if one.leak is not None and svg is not None:
                 charts[leak_chart_id(one.name)] = _leak_chart(one, facts, svg)
-        from builder.benchmarks.mcq.views.summary import shelf_listing
-        listed = shelf_listing(computed, PAGE_DIR)
+        from builder.benchmarks.mcq.views.summary import shelf_listing, strongest_splits
+        listed = shelf_listing(computed, PAGE_DIR, facts)
         return SiteParts(
             tables=tables, charts=charts, context={"mcq_benchmarks": listed, "mcq_index": shelf.index,
-                                                   "mcq_leak": sorted((b for b in listed if b["leak_models"]),
-                                                                      key=lambda b: -b["leak_models"])},
+                                                   "mcq_leak": strongest_splits(listed)},
             sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256, *_source(c))
                      for c in computed],
             runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])

@@ -11,6 +11,7 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.compute import Computed
 from builder.benchmarks.mcq.analyses.rankings import imported
+from builder.core.facts import FactTable
 from builder.site.tables import FactCells
 
 
@@ -67,12 +68,26 @@ def _models(c: Computed, cells: FactCells) -> Finding:
     return Finding("No model has been run on it yet.", "models")
 
 
-def shelf_listing(computed: list[Computed], page_dir: str) -> list[dict[str, Any]]:
+def shelf_listing(computed: list[Computed], page_dir: str, facts: FactTable) -> list[dict[str, Any]]:
     """Each benchmark as the index, the FAQ and the benchmarks page name it: its page, whether
     it shows tie groups (imported published results, or a leak split's ranks: chained exact
-    McNemar tests, rankings.py) and how many model runs its leak split has (0: none)."""
-    return [{"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{page_dir}/{c.name}.html",
-             "tie_groups": bool(imported(c.loaded.runs)) or c.leak is not None,
-             "leak_models": len(c.leak.run_ids) if c.leak is not None else 0,
-             "leak_adjusted": bool(c.leak is not None and c.leak.adjusted)}
-            for c in computed]
+    McNemar tests, rankings.py), how many model runs its leak split has (0: none) and how many of
+    them have a gap whose 95% interval lies above zero (adjusted within strata where every run has
+    an adjusted gap, as the page's own sentence reads it)."""
+    listed = []
+    for c in computed:
+        adjusted = bool(c.leak is not None and c.leak.adjusted)
+        above = (K.LEAK_ADJUSTED_COUNT.key(bench=c.name, count="above_zero") if adjusted
+                 else K.LEAK_WIDER.key(bench=c.name))
+        listed.append({"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{page_dir}/{c.name}.html",
+                       "tie_groups": bool(imported(c.loaded.runs)) or c.leak is not None,
+                       "leak_models": len(c.leak.run_ids) if c.leak is not None else 0,
+                       "leak_above": int(facts[above]) if c.leak is not None else 0, "leak_adjusted": adjusted})
+    return listed
+
+
+def strongest_splits(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The benchmarks with a leak split, the largest share of models whose gap clears zero first
+    (then the most models, then by name): the index names the first and the rest beside it."""
+    split = [b for b in listed if b["leak_models"]]
+    return sorted(split, key=lambda b: (-b["leak_above"] / b["leak_models"], -b["leak_models"], b["name"]))
