@@ -85,6 +85,7 @@ def test_benchmark_page_opens_with_computed_findings_then_the_leak_split(two_mod
     # the numbers are the audit table's and the split's own cells, not typed
     learned = _text(re.search(r"<tr><td[^>]*>learned options</td>(.*?)</tr>", page, re.S).group(1)).split()[0]
     assert f"picks the right answer on {learned}% of the" in _text(items[0])
+    assert "%%" not in _text(summary) and "% of those items are option-solvable" in _text(items[0])
     split = _text(page[page.index('id="leak-split"'):page.index("</p>", page.index('id="leak-split"'))])
     assert _text(items[1]).removesuffix(" Evidence") in split
     # page-type sentences only where they apply: no pairs here, so none about sighted and blind runs

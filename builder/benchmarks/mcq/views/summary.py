@@ -42,7 +42,7 @@ def _options_alone(c: Computed, cells: FactCells) -> Finding:
             f"{cells(K.INDEX_GAIN.key(**gain)).shown} points over chance (95% interval {low.shown} to "
             f"{cells(K.INDEX_GAIN.high(**gain)).shown}). ")
     text += ("The options alone give part of the answer away: "
-             f"{cells(K.SOLVABLE.key(bench=b), 'pct').shown}% of those items are option-solvable (the probe ranks "
+             f"{cells(K.SOLVABLE.key(bench=b), 'pct').shown} of those items are option-solvable (the probe ranks "
              "the gold first)." if clears else
              "That interval reaches chance, so the options alone do not measurably give the answer away.")
     return Finding(text, "audit")
