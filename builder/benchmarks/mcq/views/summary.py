@@ -63,8 +63,8 @@ def _models(c: Computed, cells: FactCells) -> Finding:
         return Finding(f"{len(c.loaded.runs)} model run{'s' if len(c.loaded.runs) > 1 else ''} "
                        f"({published} imported from published results).", "models")
     if spec.runs_page is not None:
-        return Finding("Its model runs are read by the site's own pages for this data set, not by this audit: "
-                       "the models section links to them.", "models")
+        return Finding("Its model runs are shown on the site's own pages for this data set (the models section "
+                       "links to them); this page audits the options.", "models")
     return Finding("No model has been run on it yet.", "models")
 
 
