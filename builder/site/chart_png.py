@@ -21,9 +21,11 @@ _GROUND = b'<rect width="100%" height="100%" fill="#ffffff"/>'
 def chart_png(svg_file: bytes, cache_dir: Path | None) -> bytes:
     """The PNG of a standalone SVG (svg_file.standalone_svg's output), from the cache when it
     holds this SVG's image under this vl-convert version."""
+    from importlib.metadata import version
+
     import vl_convert
 
-    key = hashlib.sha256(vl_convert.__version__.encode() + b"\0" + str(SCALE).encode() + b"\0" + svg_file)
+    key = hashlib.sha256(version("vl-convert-python").encode() + b"\0" + str(SCALE).encode() + b"\0" + svg_file)
     path = cache_dir / "chart-png" / f"{key.hexdigest()[:32]}.png.sealed" if cache_dir is not None else None
     if path is not None:
         from builder.core.cachefile import read_sealed
