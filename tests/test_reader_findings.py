@@ -21,7 +21,7 @@ from builder.core.errors import InputError
 from builder.site.canonical import with_canonical
 from builder.site.chart_png import chart_png
 from tests.loopback_server import LoopbackServer, reply
-from tests.test_mcq_probe import KEY_ENV, NAME, SPEC, answer, build_site, probe, project  # noqa: F401 (fixture)
+from tests.test_mcq_probe import KEY_ENV, NAME, SPEC, answer, build_site, project  # noqa: F401 (fixture)
 
 STRONG, WEAK = "loop-model", "a-weak-model"  # the weaker model sorts first by name, second by score
 
