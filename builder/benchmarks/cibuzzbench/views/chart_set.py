@@ -95,10 +95,17 @@ def _category_rows(facts, probes: list[str]) -> list[tuple]:
 
 MEASURED = "measured here"
 FINDING_MEASURED = (  # (label, fact key): what the options give away, before any model reads the Chinese
-    ("Random letter (all items, 5 option seeds)", "leak.random.macro_f1.mean"),
-    ("Pick the longest option (all items, 5 option seeds)", "leak.longest_chars.macro_f1.mean"),
-    ("Learned option-only probe (test split, 5 option seeds)", "leak.learned_options.test.macro_f1.mean"),
+    ("Random letter (all items", "leak.random.macro_f1.mean"),
+    ("Pick the longest option (all items", "leak.longest_chars.macro_f1.mean"),
+    ("Learned option-only probe (test split", "leak.learned_options.test.macro_f1.mean"),
 )
+
+
+def _seeds_label(facts: Any, label: str, key: str) -> str:
+    """The label closed with the number of option seeds the mean was taken over: one run per seed
+    stands behind the fact, so the count is read from its provenance, never written by hand."""
+    seeds = len(facts.provenance[key].runs)
+    return f"{label}, {seeds} option seed{'' if seeds == 1 else 's'})"
 FINDING_REPORTED = (  # (label, reported figure): what the published probe and the paper state
     ("Published blind probe, Gemini Flash blind (400 items)", "probe.blind.macro_f1"),
     ("Paper: six frontier models sighted, lowest", "paper.task2.macro_f1.min"),
@@ -111,7 +118,7 @@ def finding_chart(computed: Computed, reported: Any, renderer: SvgRenderer | Non
     the probe runs) beside the sighted and blind figures the sources report (not re-run here)."""
     from builder.benchmarks.cibuzzbench.views import charts as views_charts
     facts = computed.facts
-    rows = [(label, facts[key], MEASURED) for label, key in FINDING_MEASURED if key in facts]
+    rows = [(_seeds_label(facts, label, key), facts[key], MEASURED) for label, key in FINDING_MEASURED if key in facts]
     rows += [(label, reported[key].value, f"reported by {reported[key].source.short}")
              for label, key in FINDING_REPORTED if key in reported]
     if not rows:
