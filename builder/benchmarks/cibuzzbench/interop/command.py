@@ -41,14 +41,24 @@ def add_export_parser(sub: Any) -> None:
     p.add_argument("--protocol", action="append", default=[], metavar="ID",
                    help="a named alternative prompt replacing its arm's default (repeatable)")
     p.add_argument("--protocols", type=Path, default=None, help="protocol file (default: content/protocols/cibuzzbench.yaml)")
+    p.add_argument("--benchmark", metavar="NAME", help="lm-eval, inspect: a spec'd benchmark's tasks "
+                   "(content/benchmarks/NAME.yaml) instead of CIBuzzBench's")
+    p.add_argument("--condition", choices=("sighted", "blind"), nargs="+", metavar="ARM",
+                   help="with --benchmark: which arms, sighted and/or blind (default: both)")
     p.set_defaults(handler=run_export)
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from builder.benchmarks.mcq.interop.export import check_condition_use, run_spec_export
+    check_condition_use(args)
     if args.harness == EEE:
         from builder.runs.eee import export_run
         for path in export_run(args.run, args.out, args.developer):
             print(f"wrote {path}")
+        return 0
+    if args.benchmark is not None:
+        refuse_checkout(args.out)
+        print("\n".join(run_spec_export(args)))
         return 0
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols

@@ -11,7 +11,7 @@ selection; the import re-derives all of them and refuses what does not match.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol as Shape
 
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
@@ -28,6 +28,29 @@ TASK_PREFIX = "cibuzzbench"
 _TAGS = {EQUIVALENT_SELECTION: "t2", "harmfulness_detection": "t3"}
 
 
+class HarnessTask(Shape):
+    """What the lm-eval and Inspect writers need of a task, whichever benchmark it asks:
+    CIBuzzBench's ExportTask, or a spec'd benchmark's (builder/benchmarks/mcq/interop/tasks.py)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def system_message(self) -> bool: ...
+
+    def describe(self) -> str: ...
+
+    def metadata(self) -> dict[str, Any]: ...
+
+    def records(self, dataset: Any) -> list[dict[str, Any]]: ...
+
+
 @dataclass(frozen=True)
 class ExportTask:
     """One exported task: the run a harness will make."""
@@ -37,6 +60,24 @@ class ExportTask:
     variant: str
     selection: Selection
     content_sha256: str  # of the variant's dataset
+
+    @property
+    def max_tokens(self) -> int:
+        return self.protocol.max_tokens
+
+    @property
+    def version(self) -> int:
+        return self.protocol.version
+
+    @property
+    def system_message(self) -> bool:
+        """Every CIBuzzBench protocol sends a system message before the user's."""
+        return True
+
+    def describe(self) -> str:
+        """What the task is, for the head of its exported file."""
+        p = self.protocol
+        return f"CIBuzzBench {p.task}, {p.condition}, protocol {p.id} v{p.version}"
 
     @property
     def name(self) -> str:
