@@ -145,7 +145,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
         harness = str(args.results)
         if harness not in HARNESSES:
             raise InputError.single(harness, f"unknown harness (expected one of: {', '.join(HARNESSES)})")
-        return run_harness_import(harness, args.path, args.model, args.out, created, args.force)
+        return run_harness_import(harness, args.path, args.model, args.out, created, args.force,
+                                  getattr(args, "benchmark", None))
     if args.model is None:
         raise InputError.single("--model", "required when importing official outputs")
     dataset = load_dataset(dataset_path())

@@ -89,15 +89,42 @@ def _variant(name: str) -> Any:
 
 
 def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str,
-                       force: bool = False) -> int:
-    """Each task's output in PATH -> one run; nothing is written unless every output is clean."""
+                       force: bool = False, benchmark: str | None = None) -> int:
+    """Each task's output in PATH -> one run; nothing is written unless every output is clean.
+    Tasks `export` wrote name their benchmark; another task's samples are mapped onto the spec
+    `--benchmark NAME` names (builder/benchmarks/mcq/interop/)."""
+    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, imported_path
+    from builder.benchmarks.mcq.interop.runs import spec_runs
+    from builder.runs.overwrite import write_checked
+    outputs = _outputs(harness, path)
+    spec_outputs, others = spec_runs(outputs, benchmark)
+    runs, problems = _cibuzzbench_runs(others, model, created) if others else ([], [])
+    found, more, notes = spec_outputs.convert(created, model)
+    runs += found
+    problems += more
+    first: dict[str, str] = {}
+    for run in runs:
+        if run.header.run_id in first:
+            problems.append(Problem(run.path, f"gives run {run.header.run_id} again (also from {first[run.header.run_id]}); "
+                                    "import one of them"))
+        first.setdefault(run.header.run_id, run.path)
+    if problems:
+        raise InputError(problems)
+    results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
+    for run, (written, changed) in zip(runs, results, strict=True):
+        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items{notes.get(run.path, '')})")
+        for warning in run.header.subject["parameters"].get("import_warnings", []):
+            print(f"  warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _cibuzzbench_runs(outputs: list[Any], model: str | None, created: str) -> tuple[list[Any], list[Problem]]:
+    """CIBuzzBench's exported tasks -> runs (and the problems of those that are not clean)."""
     from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
-    from builder.runs.overwrite import write_checked
+    from builder.benchmarks.cibuzzbench.interop.importing import convert
     from builder.benchmarks.cibuzzbench.prompts import load_protocols
-    outputs = _outputs(harness, path)
     dataset = load_dataset(dataset_path())
     datasets = {"original": dataset}
     if any(isinstance(o.metadata, dict) and o.metadata.get("variant", "original") != "original" for o in outputs):
@@ -109,20 +136,7 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
             runs.append(convert(output, datasets, protocols, created, model))
         except InputError as exc:
             problems.extend(exc.problems)
-    first: dict[str, str] = {}
-    for run in runs:
-        if run.header.run_id in first:
-            problems.append(Problem(run.path, f"gives run {run.header.run_id} again (also from {first[run.header.run_id]}); "
-                                    "import one of them"))
-        first.setdefault(run.header.run_id, run.path)
-    if problems:
-        raise InputError(problems)
-    results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
-    for run, (written, changed) in zip(runs, results, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items)")
-        for warning in run.header.subject["parameters"].get("import_warnings", []):
-            print(f"  warning: {warning}", file=sys.stderr)
-    return 0
+    return runs, problems
 
 
 def _outputs(harness: str, path: Path) -> Any:

@@ -53,6 +53,7 @@ class HarnessSample:
     usage: dict[str, int] | None = None
     target: Any = None  # the gold the export wrote (checked against the dataset for Task 3)
     prompt_field: str = "messages"  # where the log keeps the messages sent, for error locations
+    raw: Any = None  # the sample as logged: a task buzzprobe did not write is mapped from it (mcq/interop/foreign.py)
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
     found = _Collected(output, task, dataset)
     for sample in output.samples:
         found.add(sample)
-    problems = found.checker.problems + _coverage(output, task.selection.row_ids(dataset), found.answered)
+    problems = found.checker.problems + coverage_problems(output, task.selection.row_ids(dataset), found.answered)
     if problems:
         raise InputError(problems)
     if found.differing:
@@ -159,7 +160,8 @@ def _task_of(output: HarnessOutput, datasets: dict[str, Dataset],
     meta, where = output.metadata, str(output.path)
     if not isinstance(meta, dict) or meta.get("schema") != METADATA_SCHEMA:
         raise InputError.single(where, f"unknown task {output.task_name!r}: it carries no buzzprobe export "
-                                "metadata (only tasks written by `buzzprobe export` can be imported)", field="task")
+                                "metadata: import a task `buzzprobe export` wrote, or map another multiple-choice task's "
+                                "samples onto a spec'd benchmark with --benchmark NAME (docs/lm-eval.md)", field="task")
     if meta.get("task_name") != output.task_name:
         raise InputError.single(where, f"unknown task {output.task_name!r}: its metadata names "
                                 f"{meta.get('task_name')!r} (renamed after export?)", field="task")
@@ -241,7 +243,7 @@ def _relocate(problems: list[Problem], start: int, sample: HarnessSample) -> Non
         problems[i] = Problem(p.path, p.message, sample.line, f"{sample.where}{name}")
 
 
-def _coverage(output: HarnessOutput, expected: list[int], seen: set[int]) -> list[Problem]:
+def coverage_problems(output: HarnessOutput, expected: list[int], seen: set[int]) -> list[Problem]:
     """The output must answer exactly the exported items: none missing, none extra (an item
     refused for another reason is not reported again here)."""
     problems = []

@@ -119,7 +119,7 @@ def _read_samples(path: Path) -> tuple[list[HarnessSample], dict[str, Any] | Non
         samples.append(HarnessSample(
             row_id=doc.get("row_id"), letter_map=doc.get("letter_map"), target=doc.get("target"),
             messages=_messages(context), response=response, line=number, where="doc.",
-            prompt_field="arguments.gen_args_0.arg_0",
+            prompt_field="arguments.gen_args_0.arg_0", raw=record,
             error=None if response is not None else "lm-eval recorded no response"))
     if problems:
         raise InputError(problems)
