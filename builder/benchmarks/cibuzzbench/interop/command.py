@@ -124,11 +124,14 @@ def _cibuzzbench_runs(outputs: list[Any], model: str | None, created: str) -> tu
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     from builder.benchmarks.cibuzzbench.interop.importing import convert
+    from builder.benchmarks.cibuzzbench.interop.spec import METADATA_SCHEMA
     from builder.benchmarks.cibuzzbench.prompts import load_protocols
-    dataset = load_dataset(dataset_path())
-    datasets = {"original": dataset}
-    if any(isinstance(o.metadata, dict) and o.metadata.get("variant", "original") != "original" for o in outputs):
-        datasets.update(derive_variants(dataset))  # seconds of work: only when a task needs it
+    datasets = {}
+    exported = [o.metadata for o in outputs if isinstance(o.metadata, dict) and o.metadata.get("schema") == METADATA_SCHEMA]
+    if exported:  # a task with no export metadata is refused as unknown without the CSV
+        datasets["original"] = load_dataset(dataset_path())
+    if any(meta.get("variant", "original") != "original" for meta in exported):
+        datasets.update(derive_variants(datasets["original"]))  # seconds of work: only when a task needs it
     protocols = load_protocols()
     runs, problems = [], []
     for output in outputs:

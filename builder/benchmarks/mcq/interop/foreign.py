@@ -53,7 +53,7 @@ def convert_foreign(output: HarnessOutput, data: ChoiceSet, created: str, model:
         try:
             answers.append(_answer(output.harness, sample, element, index))
         except _Unmatched as exc:
-            problems.append(Problem(str(output.path), str(exc), sample.line, f"{_where(sample, number)}{exc.field}"))
+            problems.append(Problem(str(output.path), str(exc), sample.line, _field(output.harness, sample, exc.field)))
     problems += answer_problems(answers, data)
     if problems:
         raise InputError(problems)
@@ -70,8 +70,12 @@ def convert_foreign(output: HarnessOutput, data: ChoiceSet, created: str, model:
     return replace(imported, run=replace(imported.run, header=header))
 
 
-def _where(sample: HarnessSample, number: int) -> str:
-    return sample.where if sample.where.startswith("sample") else f"sample {number}: "
+def _field(harness: str, sample: HarnessSample, name: str) -> str:
+    """Where in the log: an lm-eval line's own key (its id and question are the `doc`'s), an
+    Inspect sample by its id."""
+    if harness == "lm-eval":
+        return "doc" if name in ("id", "question") else name
+    return f"{sample.where}{name}"
 
 
 def _sha256(path: Path) -> str:
@@ -115,7 +119,7 @@ class _Index:
 def _answer(harness: str, sample: HarnessSample, element: Element, index: _Index) -> Answer:
     read = _lm_eval if harness == "lm-eval" else _inspect
     ids, texts, choices, chosen, gold, response = read(sample, index)
-    item = index.find(ids, texts)
+    item = index.find(list(dict.fromkeys(ids)), texts)
     published = [c.strip() for c in item.choices]
     shown = [c.strip() for c in choices]
     if sorted(shown) == sorted(published) and len(set(shown)) == len(shown):
