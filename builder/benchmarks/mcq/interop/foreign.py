@@ -141,8 +141,9 @@ def _lm_eval(sample: HarnessSample, index: _Index) -> tuple[list[str], list[str]
                                                              int | None, str | None]:
     """A `multiple_choice` sample: one (context, continuation) request per option and a
     log-likelihood per option; the answer is the option with the highest."""
-    raw = sample.raw if isinstance(sample.raw, dict) else {}
-    doc = raw.get("doc") if isinstance(raw.get("doc"), dict) else {}
+    raw: dict[str, Any] = sample.raw if isinstance(sample.raw, dict) else {}
+    found = raw.get("doc")
+    doc: dict[str, Any] = found if isinstance(found, dict) else {}
     arguments = raw.get("arguments")
     requests = list(arguments.values()) if isinstance(arguments, dict) else []
     choices = [r.get("arg_1") for r in requests if isinstance(r, dict)]
@@ -175,7 +176,7 @@ def _likelihoods(value: Any, k: int) -> list[float]:
 def _inspect(sample: HarnessSample, index: _Index) -> tuple[list[str], list[str], list[str], int | None,
                                                             int | None, str | None]:
     """A `multiple_choice()` sample: its choices, and the letter its scorer read."""
-    raw = sample.raw if isinstance(sample.raw, dict) else {}
+    raw: dict[str, Any] = sample.raw if isinstance(sample.raw, dict) else {}
     choices = raw.get("choices")
     if not isinstance(choices, list) or not choices or not all(isinstance(c, str) for c in choices):
         raise _Unmatched("choices", "the sample has no choices: only multiple-choice samples can be mapped onto a spec")
@@ -189,8 +190,8 @@ def _inspect(sample: HarnessSample, index: _Index) -> tuple[list[str], list[str]
 
 def _inspect_letter(raw: Mapping[str, Any], response: str | None, k: int) -> str:
     """The letter a scorer recorded as the answer, else the completion's `ANSWER: X`; "" unparsed."""
-    scores = raw.get("scores") if isinstance(raw.get("scores"), dict) else {}
-    for score in scores.values():
+    scores = raw.get("scores")
+    for score in scores.values() if isinstance(scores, dict) else ():
         answer = score.get("answer") if isinstance(score, dict) else None
         if isinstance(answer, str) and answer.strip() in LETTERS[:k]:
             return answer.strip()

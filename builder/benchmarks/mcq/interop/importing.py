@@ -37,7 +37,9 @@ def convert_exported(output: HarnessOutput, data: ChoiceSet, created: str, model
     """The run this output amounts to; InputError (every problem, located) when it does not match."""
     from builder.benchmarks.mcq.run_checks import run_problems
     condition, seed, selection, warnings = _task_of(output, data)
-    items, problems, differing = [], [], []
+    items: list[ChoiceItem] = []
+    problems: list[Problem] = []
+    differing: list[int] = []
     seen: set[int] = set()
     for sample in output.samples:
         item = _item(output, sample, data, condition, seed, seen, problems, differing)
