@@ -175,7 +175,8 @@ def _sample(s: dict[str, Any]) -> HarnessSample:
         response=None if error else _resolve(str(output.get("completion") or ""), attachments),
         error=_error_text(error.get("message") if isinstance(error, dict) else error) if error else None,
         where=f"sample {str(s.get('id'))[:40]}: ", prompt_field=f"sample {str(s.get('id'))[:40]}: input",
-        latency_ms=float(latency) * 1000.0 if isinstance(latency, (int, float)) and not isinstance(latency, bool) else None, usage=usage or None, raw=s)
+        latency_ms=float(latency) * 1000.0 if isinstance(latency, (int, float)) and not isinstance(latency, bool)
+        else None, usage=usage or None, raw=s)
 
 
 def _dict(value: Any) -> dict[str, Any]:
