@@ -13,6 +13,7 @@ from builder.core.paths import refuse_checkout
 
 HARNESSES = ("lm-eval", "inspect")
 EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out, not tasks (builder/runs/eee.py)
+IMPORTS = (*HARNESSES, EEE)  # `buzzprobe import WORD PATH`: eee reads back what `export eee` wrote
 
 
 def add_export_parser(sub: Any) -> None:
@@ -52,9 +53,13 @@ def run_export(args: argparse.Namespace) -> int:
     from builder.benchmarks.mcq.interop.export import check_condition_use, run_spec_export
     check_condition_use(args)
     if args.harness == EEE:
-        from builder.runs.eee import export_run
-        for path in export_run(args.run, args.out, args.developer):
+        from builder.runs.eee import export_run, export_warnings, validator_command
+        written = export_run(args.run, args.out, args.developer)
+        for path in written:
             print(f"wrote {path}")
+        for warning in export_warnings(written[0], args.out):
+            print(f"warning: {warning}", file=sys.stderr)
+        print(f"validate: {validator_command(args.out, written)}", file=sys.stderr)
         return 0
     if args.benchmark is not None:
         refuse_checkout(args.out)
@@ -96,6 +101,10 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
     from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, imported_path
     from builder.benchmarks.mcq.interop.runs import spec_runs
     from builder.runs.overwrite import write_checked
+    if harness == EEE:
+        from builder.runs.eee_import import run_eee_import
+        print("\n".join(run_eee_import(path, out, force)))
+        return 0
     outputs = _outputs(harness, path)
     spec_outputs, others = spec_runs(outputs, benchmark)
     runs, problems = _cibuzzbench_runs(others, model, created) if others else ([], [])
