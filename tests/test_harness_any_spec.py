@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.benchmarks.cibuzzbench.interop.inspect_log import read_inspect
+from builder.interop.inspect_log import read_inspect
 from builder.cli import main
 from builder.core.errors import InputError
 from builder.runs.reader import read_run

@@ -178,7 +178,7 @@ def _score_problems(aggregate: Path, log: dict[str, Any], evaluation: Evaluation
 def run_eee_import(path: Path, out: str | None, force: bool) -> list[str]:
     """Every export under PATH -> its run, written where a probe of the model writes it; the
     lines to print. Nothing is written unless every file is clean."""
-    from builder.benchmarks.cibuzzbench.interop.importing import imported_path
+    from builder.interop.harness import imported_path
     from builder.runs.overwrite import write_checked
     runs, problems = [], []
     for aggregate in find_aggregates(path):

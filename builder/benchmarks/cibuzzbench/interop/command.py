@@ -1,5 +1,7 @@
-"""`buzzprobe export lm-eval|inspect` and `buzzprobe import lm-eval|inspect` (docs/lm-eval.md,
-docs/inspect.md). Only argparse at module level: the CLI stays fast for other commands."""
+"""The `buzzprobe export` command and the `import lm-eval|inspect|eee` words (docs/lm-eval.md,
+docs/inspect.md, docs/every-eval-ever.md): their options here, the work in the shared
+builder/interop/command.py (which asks every plug-in through the contract) and
+builder/runs/eee*.py. Only argparse at module level: the CLI stays fast for other commands."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from builder.core.errors import InputError, Problem
-from builder.core.paths import refuse_checkout
 
 HARNESSES = ("lm-eval", "inspect")
 EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out, not tasks (builder/runs/eee.py)
@@ -50,8 +50,6 @@ def add_export_parser(sub: Any) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from builder.benchmarks.mcq.interop.export import check_condition_use, run_spec_export
-    check_condition_use(args)
     if args.harness == EEE:
         from builder.runs.eee import export_run, export_warnings, validator_command
         written = export_run(args.run, args.out, args.developer)
@@ -61,99 +59,17 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         print(f"validate: {validator_command(args.out, written)}", file=sys.stderr)
         return 0
-    if args.benchmark is not None:
-        refuse_checkout(args.out)
-        print("\n".join(run_spec_export(args)))
-        return 0
-    from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
-    from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
-    from builder.runs.selection import make_selection
-    from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
-    from builder.probing.command import distinct_seeds
-    refuse_checkout(args.out)
-    seeds = distinct_seeds(args, DEFAULT_SEED)
-    dataset = _variant(args.variant)
-    request = ExportRequest(tuple(dict.fromkeys(args.arms)), args.lang, tuple(seeds), args.variant,
-                            make_selection(args.split, args.sample, args.sample_seed), tuple(args.protocol))
-    tasks = plan_exports(request, load_protocols(args.protocols or DEFAULT_PROTOCOLS), dataset)
-    write = export_lm_eval if args.harness == "lm-eval" else export_inspect
-    for path in write(tasks, dataset, args.out):
-        print(f"wrote {path}")
-    print(f"{len(tasks)} task(s): {', '.join(t.name for t in tasks)}")
+    from builder.interop.command import run_harness_export
+    print("\n".join(run_harness_export(args)))
     return 0
-
-
-def _variant(name: str) -> Any:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    dataset = load_dataset(dataset_path())
-    if name == "original":
-        return dataset
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    return derive_variants(dataset)[name]
 
 
 def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str,
                        force: bool = False, benchmark: str | None = None) -> int:
-    """Each task's output in PATH -> one run; nothing is written unless every output is clean.
-    Tasks `export` wrote name their benchmark; another task's samples are mapped onto the spec
-    `--benchmark NAME` names (builder/benchmarks/mcq/interop/)."""
-    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, imported_path
-    from builder.benchmarks.mcq.interop.runs import spec_runs
-    from builder.runs.overwrite import write_checked
+    """`import lm-eval|inspect PATH` (builder/interop/command.py), or `import eee PATH`."""
     if harness == EEE:
         from builder.runs.eee_import import run_eee_import
         print("\n".join(run_eee_import(path, out, force)))
         return 0
-    outputs = _outputs(harness, path)
-    spec_outputs, others = spec_runs(outputs, benchmark)
-    runs, problems = _cibuzzbench_runs(others, model, created) if others else ([], [])
-    found, more, notes = spec_outputs.convert(created, model)
-    runs += found
-    problems += more
-    first: dict[str, str] = {}
-    for run in runs:
-        if run.header.run_id in first:
-            problems.append(Problem(run.path, f"gives run {run.header.run_id} again (also from {first[run.header.run_id]}); "
-                                    "import one of them"))
-        first.setdefault(run.header.run_id, run.path)
-    if problems:
-        raise InputError(problems)
-    results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
-    for run, (written, changed) in zip(runs, results, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items{notes.get(run.path, '')})")
-        for warning in run.header.subject["parameters"].get("import_warnings", []):
-            print(f"  warning: {warning}", file=sys.stderr)
-    return 0
-
-
-def _cibuzzbench_runs(outputs: list[Any], model: str | None, created: str) -> tuple[list[Any], list[Problem]]:
-    """CIBuzzBench's exported tasks -> runs (and the problems of those that are not clean)."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.benchmarks.cibuzzbench.interop.importing import convert
-    from builder.benchmarks.cibuzzbench.interop.spec import METADATA_SCHEMA
-    from builder.benchmarks.cibuzzbench.prompts import load_protocols
-    datasets = {}
-    exported = [o.metadata for o in outputs if isinstance(o.metadata, dict) and o.metadata.get("schema") == METADATA_SCHEMA]
-    if exported:  # a task with no export metadata is refused as unknown without the CSV
-        datasets["original"] = load_dataset(dataset_path())
-    if any(meta.get("variant", "original") != "original" for meta in exported):
-        datasets.update(derive_variants(datasets["original"]))  # seconds of work: only when a task needs it
-    protocols = load_protocols()
-    runs, problems = [], []
-    for output in outputs:
-        try:
-            runs.append(convert(output, datasets, protocols, created, model))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    return runs, problems
-
-
-def _outputs(harness: str, path: Path) -> Any:
-    if harness == "lm-eval":
-        from builder.benchmarks.cibuzzbench.interop.lm_eval_log import find_samples, read_lm_eval
-        return [read_lm_eval(p) for p in find_samples(path)]
-    from builder.benchmarks.cibuzzbench.interop.inspect_log import find_logs, read_inspect
-    return [read_inspect(p) for p in find_logs(path)]
+    from builder.interop import command
+    return command.run_harness_import(harness, path, model, out, created, force, benchmark)

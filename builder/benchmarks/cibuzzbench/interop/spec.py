@@ -11,44 +11,21 @@ selection; the import re-derives all of them and refuses what does not match.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol as Shape
+from typing import Any
 
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
-from builder.core.errors import InputError
 from builder.core.names import identifier
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
+from builder.interop.harness import selection_metadata
 from builder.runs.selection import Selection
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
 METADATA_SCHEMA = "buzzprobe.export/1"
 TASK_PREFIX = "cibuzzbench"
 _TAGS = {EQUIVALENT_SELECTION: "t2", "harmfulness_detection": "t3"}
-
-
-class HarnessTask(Shape):
-    """What the lm-eval and Inspect writers need of a task, whichever benchmark it asks:
-    CIBuzzBench's ExportTask, or a spec'd benchmark's (builder/benchmarks/mcq/interop/tasks.py)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def max_tokens(self) -> int: ...
-
-    @property
-    def version(self) -> int: ...
-
-    @property
-    def system_message(self) -> bool: ...
-
-    def describe(self) -> str: ...
-
-    def metadata(self) -> dict[str, Any]: ...
-
-    def records(self, dataset: Any) -> list[dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -118,26 +95,3 @@ class ExportTask:
                 record["target"] = harm[row_id]
             out.append(record)
         return out
-
-
-def selection_from(items: Any, where: str) -> Selection:
-    """The Selection a task's metadata names (the inverse of `Selection.header`)."""
-    if not isinstance(items, dict):
-        raise InputError.single(where, "task metadata has no item selection", field="items")
-    kind = items.get("selection")
-    if kind == "all":
-        return Selection("all")
-    if kind == "split" and items.get("split") in ("train", "test"):
-        return Selection("split", items["split"])
-    if kind == "sample" and type(items.get("sample_seed")) is int and type(items.get("n_sample")) is int:
-        return Selection("sample", items.get("split"), items["n_sample"], items["sample_seed"])
-    raise InputError.single(where, f"unsupported item selection {items!r}", field="items")
-
-
-def selection_metadata(selection: Selection) -> dict[str, Any]:
-    """`Selection.header` with the sample size kept apart from the item count."""
-    out = selection.header(0)
-    out.pop("n", None)
-    if selection.kind == "sample":
-        out["n_sample"] = selection.n
-    return out

@@ -1,6 +1,6 @@
 """`buzzprobe export lm-eval|inspect --benchmark NAME`: a spec'd benchmark's sighted and blind
 arms as the harness's tasks, written by the same writers as CIBuzzBench's
-(builder/benchmarks/cibuzzbench/interop/export.py), into the user's folder only."""
+(builder/interop/writers.py), into the user's folder only."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from builder.core.names import identifier
 
 def run_spec_export(args: argparse.Namespace) -> list[str]:
     """The lines to print: each file written, then the tasks."""
-    from builder.benchmarks.cibuzzbench.interop.export import export_inspect, export_lm_eval
+    from builder.interop.writers import export_inspect, export_lm_eval
     from builder.benchmarks.mcq import shuffle
     from builder.benchmarks.mcq.choice_set import choice_set
     from builder.benchmarks.mcq.load import load_benchmark
@@ -43,19 +43,13 @@ def inspect_file(benchmark: str) -> str:
 
 def _refuse_cibuzzbench_options(args: argparse.Namespace) -> None:
     """Options that shape CIBuzzBench's tasks only: said, not silently ignored."""
-    given = [name for name, value, default in (("--protocol", args.protocol, []), ("--variant", args.variant, "original"),
-                                               ("--lang", args.lang, "en"), ("--protocols", args.protocols, None))
+    given = [name for name, value, default in (("--protocol", getattr(args, "protocol", []), []),
+                                               ("--variant", getattr(args, "variant", "original"), "original"),
+                                               ("--lang", getattr(args, "lang", "en"), "en"),
+                                               ("--protocols", getattr(args, "protocols", None), None))
              if value != default]
-    if args.arms != ["t2-sighted", "t2-blind", "t3"]:
+    if getattr(args, "arms", None) not in (None, ["t2-sighted", "t2-blind", "t3"]):
         given.append("--arms")
     if given:
         raise InputError.single(given[0], f"{', '.join(given)} shape CIBuzzBench's tasks; a spec'd benchmark's "
                                 "arms are chosen with --condition sighted|blind")
-
-
-def check_condition_use(args: argparse.Namespace) -> None:
-    """--condition chooses a spec's arms: without --benchmark it would be ignored."""
-    if args.condition and args.benchmark is None:
-        raise InputError.single("--condition", "chooses a spec'd benchmark's arms: give --benchmark NAME "
-                                "(CIBuzzBench's are chosen with --arms)")
-

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample
+from builder.interop.harness import HarnessOutput, HarnessSample
 from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import Item

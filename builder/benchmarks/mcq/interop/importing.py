@@ -1,7 +1,6 @@
 """A harness's answers to an exported spec'd task -> one ordinary run of that benchmark.
 
-The same checks as CIBuzzBench's harness import (builder/benchmarks/cibuzzbench/interop/
-importing.py), with the spec's own rules: the task must carry buzzprobe's export metadata for
+The same checks as CIBuzzBench's harness import (its interop/importing.py), with the spec's own rules: the task must carry buzzprobe's export metadata for
 this benchmark and data, its items must be exactly the exported selection, every letter map the
 seeded shuffle the probe uses, the options shown those of that shuffle; every response is parsed
 again with the probe's letter parser; a prompt that differs from the spec's (another template
@@ -14,8 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, coverage_problems
-from builder.benchmarks.cibuzzbench.interop.spec import selection_from
+from builder.interop.harness import HarnessOutput, HarnessSample, coverage_problems, selection_from
 from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.interop.tasks import CONDITIONS, METADATA_SCHEMA, shown_letter_map, template_sha256
 from builder.benchmarks.mcq.run_format import ChoiceItem

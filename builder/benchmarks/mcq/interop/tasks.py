@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from builder import __version__
-from builder.benchmarks.cibuzzbench.interop.spec import selection_metadata
+from builder.interop.harness import selection_metadata
 from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.core.names import identifier
 from builder.runs.selection import Selection

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
+from builder.interop.harness import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
 from builder.core.textfiles import decode_utf8, numbered_lines, read_input
 from builder.runs.lines import MAX_DOCUMENT_DEPTH, LineError, load_document, load_line

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
+from builder.interop.harness import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
 from builder.core.archives import open_zip, read_member
 from builder.core.textfiles import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS, read_input
