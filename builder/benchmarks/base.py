@@ -21,7 +21,8 @@ Plus `add_commands`, which registers the benchmark's CLI subcommands, `fetch_dat
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
 generated from them, and a test checks every key a build produces against them; and
 `eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
-eee`; builder/runs/eee.py writes the files).
+eee`; builder/runs/eee.py writes the files); and `harness_interop`, its tasks for
+lm-evaluation-harness and Inspect, out and back (builder/interop/).
 """
 
 from __future__ import annotations
