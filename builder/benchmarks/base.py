@@ -21,7 +21,8 @@ Plus `add_commands`, which registers the benchmark's CLI subcommands, `fetch_dat
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
 generated from them, and a test checks every key a build produces against them; and
 `eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
-eee`; builder/runs/eee.py writes the files).
+eee`; builder/runs/eee.py writes the files); and `harness_interop`, its tasks for
+lm-evaluation-harness and Inspect, out and back (builder/interop/).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from builder.core.reported import ReportedTable
     from builder.runs.cache import RunCache
     from builder.runs.formats import RunFormat
+    from builder.interop.harness import HarnessInterop
     from builder.runs.eee import Evaluation
     from builder.runs.schema import Run
     from builder.site.charts import SvgRenderer
@@ -164,6 +166,11 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
         """`buzzprobe data fetch`: get this plug-in's pinned data unless a local copy is named.
         `names`: the `--benchmark` values given (None: everything), which a plug-in that serves
         names checks; `log` takes progress lines."""
+
+    def harness_interop(self) -> "HarnessInterop | None":
+        """`buzzprobe export|import lm-eval|inspect`: this plug-in's tasks for lm-evaluation-harness
+        and Inspect, out and back (builder/interop/harness.py); None when it writes none."""
+        return None
 
     def add_import_options(self, parser: "argparse.ArgumentParser") -> Mapping[str, ImportHandler]:
         """`buzzprobe import WORD PATH`: add the options this plug-in's imports read to the import

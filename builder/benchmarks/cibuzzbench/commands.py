@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from builder.benchmarks.base import ImportHandler
-from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, add_export_parser, run_harness_import
+from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, IMPORTS, add_export_parser, run_harness_import
 from builder.core.build_date import created_stamp, utc_now
 from builder.core.errors import InputError
 from builder.probing.command import model_name
@@ -45,13 +45,16 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
 
     imports = sub.add_parser("import", help="convert official CIBuzzBench outputs, or lm-eval / Inspect outputs, into runs",
                              usage="buzzprobe import RESULTS --model NAME [--out DIR]\n"
-                                   "       buzzprobe import {lm-eval,inspect} PATH [--model NAME] [--out DIR]\n"
+                                   "       buzzprobe import {lm-eval,inspect} PATH [--benchmark NAME] [--model NAME] [--out DIR]\n"
+                                   "       buzzprobe import eee AGGREGATE.json|DIR [--out DIR] [--force]\n"
                                    "       buzzprobe import results FILE --benchmark NAME --model NAME "
                                    "[--format mmlu-pro|eee|mapped] [--force]")
     imports.add_argument("results", type=Path, help="the official results folder <output_dir>/<model>/<lang> (docs/import.md), "
-                         "or `lm-eval` / `inspect` followed by PATH (docs/lm-eval.md, docs/inspect.md)")
+                         "or `lm-eval` / `inspect` / `eee` followed by PATH (docs/lm-eval.md, docs/inspect.md, "
+                         "docs/every-eval-ever.md)")
     imports.add_argument("path", type=Path, nargs="?", help="lm-eval: a samples_*.jsonl file or its output folder; "
-                         "inspect: a .eval or .json log")
+                         "inspect: a .eval or .json log, or a folder of them; eee: an aggregate .json `export eee` wrote, or a "
+                         "folder of them")
     imports.add_argument("--model", type=model_name, help="the model's name, as it should appear on the site "
                          "(required for official outputs; harness imports default to the logged name)")
     imports.add_argument("--out", default=None, help="folder for the runs (default runs/official; harness imports "
@@ -143,9 +146,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
         return args.import_words[str(args.results)](args, created)
     if args.path is not None:
         harness = str(args.results)
-        if harness not in HARNESSES:
-            raise InputError.single(harness, f"unknown harness (expected one of: {', '.join(HARNESSES)})")
-        return run_harness_import(harness, args.path, args.model, args.out, created, args.force)
+        if harness not in IMPORTS:
+            raise InputError.single(harness, f"unknown harness (expected one of: {', '.join(IMPORTS)})")
+        return run_harness_import(harness, args.path, args.model, args.out, created, args.force,
+                                  getattr(args, "benchmark", None))
     if args.model is None:
         raise InputError.single("--model", "required when importing official outputs")
     dataset = load_dataset(dataset_path())

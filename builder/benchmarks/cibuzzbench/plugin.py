@@ -94,6 +94,10 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         from builder.benchmarks.cibuzzbench.probes.command import probe_plans
         return probe_plans(args)
 
+    def harness_interop(self) -> Any:
+        from builder.benchmarks.cibuzzbench.interop.hooks import CIBuzzBenchHarness
+        return CIBuzzBenchHarness()
+
     def measures(self, state: State, facts: FactTable, registry: MeasureRegistry) -> None:
         from builder.benchmarks.cibuzzbench.measures import register_run_measures
         computed = state.computed

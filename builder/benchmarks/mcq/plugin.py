@@ -146,6 +146,10 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         from builder.benchmarks.mcq.probe import spec_plans
         return spec_plans(args)
 
+    def harness_interop(self) -> Any:
+        from builder.benchmarks.mcq.interop.hooks import SpecHarness
+        return SpecHarness()
+
 
 def _leak_chart(one: Any, facts: FactTable, svg: Any) -> Any:
     """The leak split's gaps with their intervals, one row per model in strict-accuracy order."""

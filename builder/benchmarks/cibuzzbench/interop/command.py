@@ -1,5 +1,7 @@
-"""`buzzprobe export lm-eval|inspect` and `buzzprobe import lm-eval|inspect` (docs/lm-eval.md,
-docs/inspect.md). Only argparse at module level: the CLI stays fast for other commands."""
+"""The `buzzprobe export` command and the `import lm-eval|inspect|eee` words (docs/lm-eval.md,
+docs/inspect.md, docs/every-eval-ever.md): their options here, the work in the shared
+builder/interop/command.py (which asks every plug-in through the contract) and
+builder/runs/eee*.py. Only argparse at module level: the CLI stays fast for other commands."""
 
 from __future__ import annotations
 
@@ -8,11 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from builder.core.errors import InputError, Problem
-from builder.core.paths import refuse_checkout
 
 HARNESSES = ("lm-eval", "inspect")
 EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out, not tasks (builder/runs/eee.py)
+IMPORTS = (*HARNESSES, EEE)  # `buzzprobe import WORD PATH`: eee reads back what `export eee` wrote
 
 
 def add_export_parser(sub: Any) -> None:
@@ -41,83 +42,34 @@ def add_export_parser(sub: Any) -> None:
     p.add_argument("--protocol", action="append", default=[], metavar="ID",
                    help="a named alternative prompt replacing its arm's default (repeatable)")
     p.add_argument("--protocols", type=Path, default=None, help="protocol file (default: content/protocols/cibuzzbench.yaml)")
+    p.add_argument("--benchmark", metavar="NAME", help="lm-eval, inspect: a spec'd benchmark's tasks "
+                   "(content/benchmarks/NAME.yaml) instead of CIBuzzBench's")
+    p.add_argument("--condition", choices=("sighted", "blind"), nargs="+", metavar="ARM",
+                   help="with --benchmark: which arms, sighted and/or blind (default: both)")
     p.set_defaults(handler=run_export)
 
 
 def run_export(args: argparse.Namespace) -> int:
     if args.harness == EEE:
-        from builder.runs.eee import export_run
-        for path in export_run(args.run, args.out, args.developer):
+        from builder.runs.eee import export_run, export_warnings, validator_command
+        written = export_run(args.run, args.out, args.developer)
+        for path in written:
             print(f"wrote {path}")
+        for warning in export_warnings(written[0], args.out):
+            print(f"warning: {warning}", file=sys.stderr)
+        print(f"validate: {validator_command(args.out, written)}", file=sys.stderr)
         return 0
-    from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
-    from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
-    from builder.runs.selection import make_selection
-    from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
-    from builder.probing.command import distinct_seeds
-    refuse_checkout(args.out)
-    seeds = distinct_seeds(args, DEFAULT_SEED)
-    dataset = _variant(args.variant)
-    request = ExportRequest(tuple(dict.fromkeys(args.arms)), args.lang, tuple(seeds), args.variant,
-                            make_selection(args.split, args.sample, args.sample_seed), tuple(args.protocol))
-    tasks = plan_exports(request, load_protocols(args.protocols or DEFAULT_PROTOCOLS), dataset)
-    write = export_lm_eval if args.harness == "lm-eval" else export_inspect
-    for path in write(tasks, dataset, args.out):
-        print(f"wrote {path}")
-    print(f"{len(tasks)} task(s): {', '.join(t.name for t in tasks)}")
+    from builder.interop.command import run_harness_export
+    print("\n".join(run_harness_export(args)))
     return 0
-
-
-def _variant(name: str) -> Any:
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    dataset = load_dataset(dataset_path())
-    if name == "original":
-        return dataset
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    return derive_variants(dataset)[name]
 
 
 def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str,
-                       force: bool = False) -> int:
-    """Each task's output in PATH -> one run; nothing is written unless every output is clean."""
-    from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
-    from builder.runs.overwrite import write_checked
-    from builder.benchmarks.cibuzzbench.prompts import load_protocols
-    outputs = _outputs(harness, path)
-    dataset = load_dataset(dataset_path())
-    datasets = {"original": dataset}
-    if any(isinstance(o.metadata, dict) and o.metadata.get("variant", "original") != "original" for o in outputs):
-        datasets.update(derive_variants(dataset))  # seconds of work: only when a task needs it
-    protocols = load_protocols()
-    runs, problems = [], []
-    for output in outputs:
-        try:
-            runs.append(convert(output, datasets, protocols, created, model))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    first: dict[str, str] = {}
-    for run in runs:
-        if run.header.run_id in first:
-            problems.append(Problem(run.path, f"gives run {run.header.run_id} again (also from {first[run.header.run_id]}); "
-                                    "import one of them"))
-        first.setdefault(run.header.run_id, run.path)
-    if problems:
-        raise InputError(problems)
-    results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
-    for run, (written, changed) in zip(runs, results, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items)")
-        for warning in run.header.subject["parameters"].get("import_warnings", []):
-            print(f"  warning: {warning}", file=sys.stderr)
-    return 0
-
-
-def _outputs(harness: str, path: Path) -> Any:
-    if harness == "lm-eval":
-        from builder.benchmarks.cibuzzbench.interop.lm_eval_log import find_samples, read_lm_eval
-        return [read_lm_eval(p) for p in find_samples(path)]
-    from builder.benchmarks.cibuzzbench.interop.inspect_log import find_logs, read_inspect
-    return [read_inspect(p) for p in find_logs(path)]
+                       force: bool = False, benchmark: str | None = None) -> int:
+    """`import lm-eval|inspect PATH` (builder/interop/command.py), or `import eee PATH`."""
+    if harness == EEE:
+        from builder.runs.eee_import import run_eee_import
+        print("\n".join(run_eee_import(path, out, force)))
+        return 0
+    from builder.interop import command
+    return command.run_harness_import(harness, path, model, out, created, force, benchmark)
