@@ -80,6 +80,26 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         from builder.benchmarks.cibuzzbench.commands import add_commands
         add_commands(subcommands)
 
+    def add_data_actions(self, actions: Any) -> None:
+        from builder.benchmarks.cibuzzbench.commands import add_data_actions
+        add_data_actions(actions)
+
+    def check_data(self, log: Callable[[str], None]) -> list[dict[str, Any]]:
+        from builder.benchmarks.cibuzzbench.commands import check_data
+        return check_data(log)
+
+    def add_import_options(self, parser: Any) -> dict[str, Any]:
+        from builder.benchmarks.cibuzzbench.commands import add_import_options
+        return add_import_options(parser)
+
+    def add_export_options(self, parser: Any) -> dict[str, Any]:
+        from builder.benchmarks.cibuzzbench.interop.command import add_export_options
+        return add_export_options(parser)
+
+    def assets(self, settings: BuildSettings) -> dict[str, Path]:
+        """The item browser its run pages load (content/templates/run.html)."""
+        return {"assets/item-browser.js": settings.content_dir / "static" / "item-browser.js"}
+
     def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
         """The CSV, unless `--benchmark` asks only for other data."""
         if not names:

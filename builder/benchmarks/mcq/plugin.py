@@ -119,9 +119,13 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
                 files[f"{LEAK_DIR}/{one.name}-strata.csv"] = strata_csv(one)
         return files
 
-    def add_commands(self, subcommands: Any) -> None:
-        from builder.benchmarks.mcq.command import add_audit_parser
-        add_audit_parser(subcommands)
+    def add_audit_options(self, parser: Any) -> Any:
+        from builder.benchmarks.mcq.command import add_audit_options
+        return add_audit_options(parser)
+
+    def probe_names(self, content_dir: Path) -> list[str]:
+        """Every spec file's name (content/benchmarks/NAME.yaml)."""
+        return sorted(p.stem for p in (content_dir / "benchmarks").glob("*.yaml"))
 
     def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
         from builder.benchmarks.mcq.fetch import fetch_specs

@@ -12,22 +12,15 @@ from builder.core.errors import InputError, Problem
 from builder.core.paths import refuse_checkout
 
 HARNESSES = ("lm-eval", "inspect")
-EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out, not tasks (builder/runs/eee.py)
 
 
-def add_export_parser(sub: Any) -> None:
+def add_export_options(p: Any) -> dict[str, Any]:
+    """CIBuzzBench's part of the shared `buzzprobe export` (builder/commands/export.py): the
+    task options of `export lm-eval|inspect`, in a group of their own, and the two words."""
     from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
     from builder.probing.command import positive_int
-    p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect, or a run "
-                                      "as Every Eval Ever files",
-                       description="Write buzzprobe's Task 2 sighted/blind and Task 3 protocol as another harness's "
-                                   "tasks, or (eee) one run as Every Eval Ever's aggregate log and instance sidecar. "
-                                   "Both carry the dataset's text: --out must be outside the repository.")
-    p.add_argument("harness", choices=(*HARNESSES, EEE), help="lm-eval, inspect (tasks) or eee (one run)")
-    p.add_argument("--run", type=Path, help="eee: the run file to export (CIBuzzBench's or a spec'd benchmark's)")
-    p.add_argument("--developer", help="eee: the model's developer, a folder of the datastore path "
-                                         "(default: buzzprobe for a model-free probe, else unknown)")
-    p.add_argument("--out", type=Path, required=True, help="folder to write into (your own, never the repository)")
+    p = p.add_argument_group("export lm-eval|inspect (CIBuzzBench's Task 2 sighted/blind and Task 3 as the "
+                             "harness's tasks; they carry the dataset's text)")
     p.add_argument("--arms", nargs="+", choices=("t2-sighted", "t2-blind", "t3"),
                    default=["t2-sighted", "t2-blind", "t3"], help="which tasks (default: all three)")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
@@ -41,15 +34,11 @@ def add_export_parser(sub: Any) -> None:
     p.add_argument("--protocol", action="append", default=[], metavar="ID",
                    help="a named alternative prompt replacing its arm's default (repeatable)")
     p.add_argument("--protocols", type=Path, default=None, help="protocol file (default: content/protocols/cibuzzbench.yaml)")
-    p.set_defaults(handler=run_export)
+    return {harness: run_export for harness in HARNESSES}
 
 
 def run_export(args: argparse.Namespace) -> int:
-    if args.harness == EEE:
-        from builder.runs.eee import export_run
-        for path in export_run(args.run, args.out, args.developer):
-            print(f"wrote {path}")
-        return 0
+    from builder.commands.report import current
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.runs.selection import make_selection
@@ -63,8 +52,8 @@ def run_export(args: argparse.Namespace) -> int:
     tasks = plan_exports(request, load_protocols(args.protocols or DEFAULT_PROTOCOLS), dataset)
     write = export_lm_eval if args.harness == "lm-eval" else export_inspect
     for path in write(tasks, dataset, args.out):
-        print(f"wrote {path}")
-    print(f"{len(tasks)} task(s): {', '.join(t.name for t in tasks)}")
+        current().add(f"wrote {path}", path=str(path))
+    current().add(f"{len(tasks)} task(s): {', '.join(t.name for t in tasks)}", tasks=[t.name for t in tasks])
     return 0
 
 
@@ -87,6 +76,7 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
     from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
     from builder.runs.overwrite import write_checked
     from builder.benchmarks.cibuzzbench.prompts import load_protocols
+    from builder.commands.report import current
     outputs = _outputs(harness, path)
     dataset = load_dataset(dataset_path())
     datasets = {"original": dataset}
@@ -109,7 +99,8 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
         raise InputError(problems)
     results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
     for run, (written, changed) in zip(runs, results, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items)")
+        current().add(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items)",
+                      path=str(written), changed=changed, run_id=run.header.run_id, items=len(run.items))
         for warning in run.header.subject["parameters"].get("import_warnings", []):
             print(f"  warning: {warning}", file=sys.stderr)
     return 0

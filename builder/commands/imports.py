@@ -1,0 +1,74 @@
+"""`buzzprobe import WHAT [PATH]`: another tool's outputs into runs, for whichever plug-in reads them.
+
+Each plug-in adds its options and claims its words through the contract (`add_import_options`):
+`import results FILE` (the spec'd benchmarks), `import lm-eval|inspect PATH` and, without a word,
+`import FOLDER` (CIBuzzBench's official outputs). The options every importer reads (`--model`,
+`--out`, `--force`, `--json`) are the command's. Nothing is written unless the input is clean.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from builder.benchmarks.base import IMPORT_DEFAULT, ImportHandler
+from builder.commands.report import reporting
+from builder.core.errors import InputError
+from builder.core.names import did_you_mean
+from builder.probing.command import model_name
+
+
+def add_import_parser(sub: Any) -> None:
+    """Register `import`, with every plug-in's words and options."""
+    p = sub.add_parser("import", help="convert other tools' outputs (official scripts, lm-eval, Inspect, published "
+                                      "per-item results) into runs")
+    p.add_argument("results", type=Path, metavar="WHAT",
+                   help="an importer's word followed by PATH (see the list below), or, alone, the folder of the "
+                        "default importer")
+    p.add_argument("path", type=Path, nargs="?", help="the file or folder the importer named by WHAT reads")
+    p.add_argument("--model", type=model_name, help="the model's name, as it should appear on the site (some "
+                   "importers default to the name their input logged)")
+    p.add_argument("--out", default=None, help="folder for the runs (default: each importer's, under runs/)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing run that has different content (refused otherwise)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the runs written) instead of lines")
+    words = import_words(p)
+    p.description = "Importers: " + "; ".join(_described(words)) + ". Warnings go to stderr."
+    p.set_defaults(handler=run_import, import_words=words)
+
+
+def import_words(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ImportHandler]]:
+    """Every plug-in's words, each with its plug-in's name and handler, its options added to `parser`."""
+    from builder.benchmarks import registered
+    words: dict[str, tuple[str, ImportHandler]] = {}
+    for benchmark in registered():
+        for word, handler in benchmark.add_import_options(parser).items():
+            if word in words:
+                raise TypeError(f"two plug-ins claim `buzzprobe import {word or 'PATH'}` "
+                                f"({words[word][0]} and {benchmark.name})")
+            words[word] = (benchmark.name, handler)
+    return words
+
+
+def _described(words: dict[str, tuple[str, ImportHandler]]) -> list[str]:
+    return [f"{word or 'PATH alone'} ({owner})" for word, (owner, _) in sorted(words.items())] or ["none"]
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from builder.core.build_date import utc_now
+    words: dict[str, tuple[str, ImportHandler]] = args.import_words
+    word = str(args.results)
+    if args.path is not None and word in words:
+        handler = words[word][1]
+    elif args.path is None and IMPORT_DEFAULT in words and word not in words:
+        handler = words[IMPORT_DEFAULT][1]
+    else:
+        named = sorted(w for w in words if w)
+        if args.path is None:
+            raise InputError.single(word, f"give the file or folder to import after {word!r}" if word in words
+                                    else "no default importer here; give an importer's word, then PATH"
+                                    + did_you_mean(word, named, "Importers"))
+        raise InputError.single(word, f"no importer called {word!r}" + did_you_mean(word, named, "Importers"))
+    with reporting(args.json, command="import"):
+        return handler(args, utc_now())
