@@ -36,7 +36,7 @@ def add_list_parser(sub: Any) -> None:
 def run_list(args: argparse.Namespace) -> int:
     rows = {"benchmarks": lambda: benchmark_rows(args.content), "runs": lambda: run_rows(args.runs),
             "models": lambda: model_rows(run_rows(args.runs))}[args.what]()
-    print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else _table(rows))
+    print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else plain_table(rows))
     return 0
 
 
@@ -93,7 +93,7 @@ def model_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "benchmarks": sorted(map(str, m["benchmarks"]))} for _, m in sorted(found.items())]
 
 
-def _table(rows: list[dict[str, Any]]) -> str:
+def plain_table(rows: list[dict[str, Any]]) -> str:
     """Plain columns, one row a line (no colour, no box drawing: greppable and pasteable)."""
     if not rows:
         return "(none)"

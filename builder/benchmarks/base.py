@@ -20,7 +20,7 @@ builder/commands/ defines once (so no plug-in hosts another's command or calls a
 `fetch_data`, `check_data` and `add_data_actions` (`buzzprobe data`), `add_import_options`
 (`buzzprobe import`), `add_export_options` (`buzzprobe export`), `add_audit_options`
 (`buzzprobe audit`), `add_probe_options`, `probe_names` and `probe_plans` for a benchmark that
-`buzzprobe probe --benchmark NAME` asks; and `fact_sections`,
+`buzzprobe probe --benchmark NAME` asks, `score_run` (`buzzprobe score RUN`); and `fact_sections`,
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
 generated from them, and a test checks every key a build produces against them; and
 `eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
@@ -200,6 +200,13 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
         """The names `buzzprobe probe --benchmark` takes for this plug-in (only when it `probes`),
         for the command's did-you-mean: by default its own name."""
         return [self.name]
+
+    def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """`buzzprobe score RUN`: one finished run's scores, each metric with its 95% interval
+        (`{metric: {"value", "low", "high"}, "items", "failed"}`, builder.probing.summary), and
+        the paired gaps with the runs beside it, as `buzzprobe probe` ends with them."""
+        raise InputError.single(path, f"runs of {self.title} cannot be scored by `buzzprobe score` yet", line=1,
+                                field="benchmark")
 
     def assets(self, settings: BuildSettings) -> Mapping[str, Path]:
         """Files the site ships as they are, by site path (e.g. "assets/x.js"), each with the

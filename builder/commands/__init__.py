@@ -26,8 +26,10 @@ def add_shared_commands(sub: Any) -> None:
     from builder.commands.export import add_export_parser
     from builder.commands.imports import add_import_parser
     from builder.commands.probe import add_probe_parser
+    from builder.commands.score import add_score_parser
     from builder.listing import add_list_parser
     add_probe_parser(sub)
+    add_score_parser(sub)
     add_list_parser(sub)
     add_data_parser(sub)
     add_import_parser(sub)

@@ -123,6 +123,16 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         from builder.benchmarks.mcq.command import add_audit_options
         return add_audit_options(parser)
 
+    def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Scored against its spec (content/benchmarks/NAME.yaml), as `probe` scores it."""
+        from builder.benchmarks.mcq.choice_set import choice_set
+        from builder.benchmarks.mcq.load import load_benchmark
+        from builder.benchmarks.mcq.probe import spec_path
+        from builder.benchmarks.mcq.probe_report import spec_probe_report
+        from builder.runs.reader import read_run
+        name = read_run(path).header.benchmark
+        return spec_probe_report(path, choice_set(load_benchmark(spec_path(name, None, settings.content_dir))))
+
     def probe_names(self, content_dir: Path) -> list[str]:
         """Every spec file's name (content/benchmarks/NAME.yaml)."""
         return sorted(p.stem for p in (content_dir / "benchmarks").glob("*.yaml"))
