@@ -74,11 +74,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from builder.pipeline import BuildConfig, build
+    from builder.probing.progress import stages
     runs, content = (_given_folder(args.runs, "--runs"), _given_folder(args.content, "--content"))
     start = time.perf_counter()
-
-    def stage(text: str) -> None:  # one line per stage, on stderr: stdout keeps the one-line result
-        print(f"build: {text} [{time.perf_counter() - start:.1f}s]", file=sys.stderr, flush=True)
+    stage = stages("build")  # one line per stage, on stderr: stdout keeps the one-line result
 
     result = build(BuildConfig(runs_dir=runs or Path("runs"), content_dir=content or Path("content"), out=args.out,
                                force=args.force, progress=stage))

@@ -70,5 +70,12 @@ def run_import(args: argparse.Namespace) -> int:
                                     else "no default importer here; give an importer's word, then PATH"
                                     + did_you_mean(word, named, "Importers"))
         raise InputError.single(word, f"no importer called {word!r}" + did_you_mean(word, named, "Importers"))
-    with reporting(args.json, command="import"):
-        return handler(args, utc_now())
+    from builder.probing.progress import stages
+    say = stages("import")
+    owner = words[word if word in words and args.path is not None else IMPORT_DEFAULT][0]
+    say(f"reading {args.path or args.results} ({owner}'s {'`' + word + '`' if args.path is not None else 'default'} "
+        "importer)")
+    with reporting(args.json, command="import") as report:
+        code = handler(args, utc_now())
+        say(f"done, {report.count} run(s)")
+    return code

@@ -24,9 +24,11 @@ class Report:
 
     as_json: bool = False
     records: list[dict[str, Any]] = field(default_factory=list)
+    count: int = 0  # things reported, in either mode (a closing progress line says how many)
 
     def add(self, text: str, **record: Any) -> None:
         """One thing done: `text` is its line for a person, `record` its fields for --json."""
+        self.count += 1
         if self.as_json:
             self.records.append(record)
         else:

@@ -185,7 +185,7 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
                 print(json.dumps(_result(plan, None)))
             else:
                 print(f"{plan.path}: already complete, nothing to ask")
-                _say_score(plan)
+                say_score(plan)
             continue
         try:
             outcome = asyncio.run(execute(plan, key, prior=prior))
@@ -222,7 +222,7 @@ def _result(plan: Any, outcome: Any) -> dict[str, Any]:
     return out
 
 
-def _say_score(plan: Any) -> None:
+def say_score(plan: Any) -> None:
     from builder.probing.summary import describe
     if plan.score is not None:
         for line in describe(*plan.score(plan.path)):
@@ -234,13 +234,18 @@ def _report(plan: Any, outcome: Any) -> None:
     state = "complete" if outcome.complete else "incomplete"
     print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries")
     if outcome.complete:
-        _say_score(plan)
-    usage = outcome.usage_totals
-    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
-        print(f"  tokens: {usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} completion")
+        say_score(plan)
+    say_tokens(outcome)
     if outcome.errors:
         print("  failed items are recorded with `error` and count as wrong; "
               "re-ask them with --retry-errors", file=sys.stderr)
+
+
+def say_tokens(outcome: Any) -> None:
+    """The tokens the run spent, when the endpoint counted them."""
+    usage = outcome.usage_totals
+    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
+        print(f"  tokens: {usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} completion")
 
 
 def read_runtime_info(path: Path) -> dict[str, Any]:

@@ -33,15 +33,24 @@ def add_data_option(parser: Any) -> None:
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
+    """Progress on stderr (records counted, then the stages), the audit on stdout."""
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
+    from builder.benchmarks.mcq.shuffle import SEEDS
     from builder.core.errors import InputError
-    benchmark = load_benchmark(find_spec(args.spec), given=args.data)
+    from builder.probing.progress import counter, stages
+    say = stages("audit")
+    spec = find_spec(args.spec)
+    say(f"reading the records of {spec}")
+    benchmark = load_benchmark(spec, given=args.data, progress=counter("audit", "record"))
+    say(f"auditing {len(benchmark.items):,} items: rule probes over {len(SEEDS)} option seeds, then the learned "
+        "probe (the longest step)")
     try:
         audit = run_audit(benchmark)
     except MemoryError:  # numpy's ArrayMemoryError too: a machine smaller than the audit's budget
         raise InputError.single(args.spec, f"the audit of {len(benchmark.items):,} items ran out of memory; it needs "
                                 "up to 2 GB at 200,000 items and 4 GB at 1,000,000 (docs/audit.md)") from None
+    say("done")
     print(audit_json(audit) if args.json else audit_table(audit))
     return 0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,7 @@ def _protocol(args: argparse.Namespace, task: str, condition: str) -> Any:
 
 def _probe(args: argparse.Namespace, key: str | None) -> int:
     from builder.benchmarks.mouse.probe import DEFAULT_OUT, plan_probe
-    from builder.benchmarks.mouse.probe_score import load_data
+    from builder.benchmarks.mouse.probe_score import figures, load_data
     from builder.benchmarks.mouse.run_format import DATA_FILES
     if args.condition == "blind" and args.task not in ("ms", "cc"):
         raise InputError.single("--condition", "the blind arm exists for ms and cc only")
@@ -155,12 +156,14 @@ def _probe(args: argparse.Namespace, key: str | None) -> int:
     _check_out(args)
     data = load_data(args.data, _gold(args), DATA_FILES[args.task])
     plan = plan_probe(args.task, data, protocol, settings, out_template=args.out or DEFAULT_OUT, run_id=args.run_id)
+    if args.task != "tr":  # a translation run is scored once judged (`mouse judge`)
+        plan = replace(plan, score=lambda path: figures(path, [data]))
     return _execute(args, key, plan)
 
 
 def _judge(args: argparse.Namespace, key: str | None) -> int:
     from builder.benchmarks.mouse.probe import plan_judge
-    from builder.benchmarks.mouse.probe_score import MAIN, load_data
+    from builder.benchmarks.mouse.probe_score import MAIN, figures, load_data
     from builder.runs.reader import read_run
     protocol = _protocol(args, "judge", "sighted")
     settings = _settings(args)
@@ -168,7 +171,7 @@ def _judge(args: argparse.Namespace, key: str | None) -> int:
     translations = _mouse_run(read_run(args.run), args.run)
     data = load_data(args.data, _gold(args), MAIN)
     plan = plan_judge(translations, data, protocol, settings, out_template=args.out, run_id=args.run_id)
-    return _execute(args, key, plan)
+    return _execute(args, key, replace(plan, score=lambda path: figures(path, [data])))
 
 
 def _execute(args: argparse.Namespace, key: str | None, plan: Any) -> int:
@@ -184,7 +187,10 @@ def _mouse_run(run: Any, path: Path) -> Any:
 
 
 def _report(plan: Any, outcome: Any) -> None:
+    """What was asked, then (a finished run) its metrics with their intervals, then the tokens
+    spent: the shape of `buzzprobe probe`'s closing lines."""
     from builder.benchmarks.mouse.run_format import PROBE, unparsed
+    from builder.probing.command import say_score, say_tokens
     from builder.runs.reader import read_run
     state = "complete" if outcome.complete else "incomplete"
     h = plan.header
@@ -194,8 +200,11 @@ def _report(plan: Any, outcome: Any) -> None:
         parsed = "translations only: judge them with `buzzprobe mouse judge`; "
     else:
         parsed = f"{unparsed(h.task, read_run(plan.path).items)} unparsed (counted wrong); "
-    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries; "
-          f"{parsed}usage {outcome.usage_totals}")
+    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries"
+          + (f"; {parsed.rstrip('; ')}" if parsed else ""))
+    if outcome.complete:
+        say_score(plan)
+    say_tokens(outcome)
     if outcome.errors:
         print("  failed items keep raw null and count as wrong; re-ask them with --retry-errors", file=sys.stderr)
 

@@ -59,13 +59,8 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
     def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """`buzzprobe mouse score`'s metrics at the site's bootstrap (MOUSE_DATA's files; tr runs need none)."""
         from builder.benchmarks.mouse.analyses.measured_runs import data_folder, load_mouse_data
-        from builder.benchmarks.mouse.analyses.metrics import BootstrapOptions
-        from builder.benchmarks.mouse.probe_score import as_json, score
-        from builder.runs.reader import read_run
-        boot = BootstrapOptions()
-        found = as_json(score(read_run(path), load_mouse_data(data_folder()), boot), boot.level)
-        counts = found["counts"]
-        return {**found["metrics"], "items": counts.get("n"), "failed": counts.get("missing", 0)}, []
+        from builder.benchmarks.mouse.probe_score import figures
+        return figures(path, load_mouse_data(data_folder()))
 
     def fact_sections(self) -> tuple[Section, ...]:
         from builder.benchmarks.mouse.fact_keys import SECTIONS

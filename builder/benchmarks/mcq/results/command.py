@@ -47,7 +47,9 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
         raise InputError.single("--benchmark", "required for `import results`")
     if args.model is None:
         raise InputError.single("--model", "required for `import results`")
-    benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec), given=args.data)
+    from builder.probing.progress import counter
+    benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec), given=args.data,
+                               progress=counter("import: the spec's records", "record"))
     data = choice_set(benchmark)
     mapping = benchmark.spec.results
     extra = None
