@@ -11,7 +11,8 @@ command and never the command:
 - `audit`   audit.py   (`add_audit_options`)
 
 `build` stays in builder/cli.py beside `main`; a command only one benchmark has is that
-plug-in's `add_commands`. report.py is how a command prints lines or one `--json` object.
+plug-in's `add_commands`. builder/core/report.py is how a command (and the plug-in code it
+runs) prints lines or one `--json` object.
 """
 
 from __future__ import annotations

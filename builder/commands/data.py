@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from builder.commands.report import reporting
+from builder.core.report import reporting
 
 
 def add_data_parser(sub: Any) -> None:

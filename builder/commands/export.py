@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.base import CommandHandler
-from builder.commands.report import current, reporting
+from builder.core.report import current, reporting
 
 EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out (builder/runs/eee.py)
 

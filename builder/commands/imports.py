@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.base import IMPORT_DEFAULT, ImportHandler
-from builder.commands.report import reporting
+from builder.core.report import reporting
 from builder.core.errors import InputError
 from builder.core.names import did_you_mean
 from builder.probing.command import model_name

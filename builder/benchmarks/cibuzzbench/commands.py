@@ -14,6 +14,7 @@ from typing import Any
 from builder.benchmarks.base import IMPORT_DEFAULT, ImportHandler
 from builder.benchmarks.cibuzzbench.interop.command import HARNESSES, run_harness_import
 from builder.benchmarks.cibuzzbench.run_format import VARIANTS
+from builder.core.report import reporting
 from builder.core.build_date import created_stamp
 from builder.core.errors import InputError
 
@@ -24,6 +25,7 @@ def add_commands(sub: "argparse._SubParsersAction") -> None:
     runs = sub.add_parser("runs", help="regenerate the model-free probe runs in runs/probes/")
     runs.add_argument("--out", type=Path, default=Path("runs/probes"),
                       help="folder for the probe runs (default %(default)s)")
+    runs.add_argument("--json", action="store_true", help="print one JSON object (the runs written) instead of a line")
     runs.set_defaults(handler=_cmd_runs)
 
 
@@ -33,6 +35,7 @@ def add_data_actions(actions: "argparse._SubParsersAction") -> None:
                       help="gold_pool: the article's length-matched set; gold_pool_slot: the ablation matched to "
                            "each replaced distractor (docs/gold-pool.md; default %(default)s)")
     pool.add_argument("--out", type=Path, default=Path("data"), help="folder for the variant (default %(default)s)")
+    pool.add_argument("--json", action="store_true", help="print one JSON object instead of a line")
     pool.set_defaults(handler=_cmd_gold_pool)
 
 
@@ -80,9 +83,11 @@ def _cmd_gold_pool(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.dataset.gold_pool import ensure_gold_pool, read_manifest
     variant = ensure_gold_pool(load_dataset(dataset_path()), args.out, variant=args.variant)
     counts = read_manifest(args.out, args.variant)["counts"]
-    print(f"{variant.path}: {args.variant} variant, content sha256 {variant.content_sha256}; items "
-          f"{counts['items']}, fully within 10% {counts['items_fully_within_10pct']}, widened "
-          f"{counts['items_with_widened_slot']}, unmatched {counts['items_with_unmatched_slot']}")
+    with reporting(args.json, command="data gold-pool") as report:
+        report.add(f"{variant.path}: {args.variant} variant, content sha256 {variant.content_sha256}; items "
+                   f"{counts['items']}, fully within 10% {counts['items_fully_within_10pct']}, widened "
+                   f"{counts['items_with_widened_slot']}, unmatched {counts['items_with_unmatched_slot']}",
+                   path=str(variant.path), variant=args.variant, content_sha256=variant.content_sha256, **counts)
     return 0
 
 
@@ -101,7 +106,8 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     dataset = load_dataset(dataset_path())
     written = generate_probe_runs(dataset, args.out, created_stamp(), derive_variants(dataset), learned=True)
-    print(f"wrote {len(written)} probe runs to {args.out}/")
+    with reporting(args.json, command="runs", out=str(args.out)) as report:
+        report.add(f"wrote {len(written)} probe runs to {args.out}/", written=[str(path) for path in written])
     return 0
 
 
@@ -110,7 +116,7 @@ def _cmd_import(args: argparse.Namespace, created: str) -> int:
     from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
     from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
     from builder.benchmarks.cibuzzbench.official_import import import_official
-    from builder.commands.report import current
+    from builder.core.report import current
     if args.model is None:
         raise InputError.single("--model", "required when importing official outputs")
     dataset = load_dataset(dataset_path())

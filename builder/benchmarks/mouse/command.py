@@ -95,6 +95,7 @@ def _add_import(actions: Any) -> None:
                    help="folder (default runs/<model slug>/, where the build reads them)")
     p.add_argument("--force", action="store_true",
                    help="replace an existing run that has different content (refused otherwise)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the runs written) instead of lines")
     p.set_defaults(handler=_import)
 
 
@@ -216,6 +217,7 @@ def _import(args: argparse.Namespace) -> int:
     from builder.benchmarks.mouse.probe_score import ICC, JUDGE_FILE, MAIN, SINGLE_CHOICE, classify, data_kind, output_kind
     from builder.benchmarks.mouse.run_format import unparsed
     from builder.benchmarks.mouse.runs import make_runs
+    from builder.core.report import reporting
     from builder.core.names import slug
     from builder.runs.overwrite import write_checked
     gold = _gold(args)
@@ -234,9 +236,12 @@ def _import(args: argparse.Namespace) -> int:
                      main=main, judge=judge, ms=ms, cc=cc, dataset_content=content)
     folder = args.out or Path("runs") / slug(args.model)
     planned = [(confined(folder, run.header.run_id, ".jsonl", "--out"), run) for run in runs]
-    for (path, changed), run in zip(write_checked(planned, force=args.force), runs, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {path} ({run.header.task}, {len(run.items)} items, {unparsed(run.header.task, run.items)} "
-              "unparsed)")
+    with reporting(args.json, command="mouse import") as report:
+        for (path, changed), run in zip(write_checked(planned, force=args.force), runs, strict=True):
+            left = unparsed(run.header.task, run.items)
+            report.add(f"{'wrote' if changed else 'unchanged'} {path} ({run.header.task}, {len(run.items)} items, "
+                       f"{left} unparsed)", path=str(path), changed=changed, run_id=run.header.run_id,
+                       task=run.header.task, items=len(run.items), unparsed=left)
     return 0
 
 

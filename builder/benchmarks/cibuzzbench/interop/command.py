@@ -38,7 +38,7 @@ def add_export_options(p: Any) -> dict[str, Any]:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from builder.commands.report import current
+    from builder.core.report import current
     from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
     from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
     from builder.runs.selection import make_selection
@@ -76,7 +76,7 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
     from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
     from builder.runs.overwrite import write_checked
     from builder.benchmarks.cibuzzbench.prompts import load_protocols
-    from builder.commands.report import current
+    from builder.core.report import current
     outputs = _outputs(harness, path)
     dataset = load_dataset(dataset_path())
     datasets = {"original": dataset}

@@ -41,7 +41,7 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     from builder.benchmarks.mcq.results.importer import Origin, convert
     from builder.benchmarks.mcq.results.sources import read_source
     from builder.benchmarks.mcq.results.store import save, summary
-    from builder.commands.report import current
+    from builder.core.report import current
     from builder.core.errors import InputError
     if args.benchmark is None and args.spec is None:
         raise InputError.single("--benchmark", "required for `import results`")
