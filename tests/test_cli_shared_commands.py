@@ -130,3 +130,16 @@ def test_each_plugins_part_of_a_shared_command_goes_with_it(without, capsys) -> 
         main(["export", words["export"], "--out", "x"])
     with pytest.raises(SystemExit):
         main(["data", "gold-pool"])
+
+
+def test_probe_names_the_benchmarks_there_are_by_plugin(workdir: Path, without, capsys) -> None:
+    """A name no plug-in probes gets the closest name and every name with its plug-in, whether
+    the spec'd benchmarks' plug-in answers (it serves any name) or the command does."""
+    assert main(["probe", "--benchmark", "synthetic-reslts", "--model", "m", "--dry-run", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'synthetic-results'?" in err and "cibuzzbench, synthetic-results" in err
+    without("mcq")
+    assert main(["probe", "--benchmark", "cibuzbench", "--model", "m", "--dry-run", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "no installed plug-in probes 'cibuzbench'; did you mean 'cibuzzbench'?" in err
+    assert "(by plug-in: cibuzzbench: cibuzzbench)" in err

@@ -203,8 +203,9 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
 
     def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """`buzzprobe score RUN`: one finished run's scores, each metric with its 95% interval
-        (`{metric: {"value", "low", "high"}, "items", "failed"}`, builder.probing.summary), and
-        the paired gaps with the runs beside it, as `buzzprobe probe` ends with them."""
+        (`{metric: {"value", "low", "high"}, "items", "failed"}` in points, or with `"unit": "0-1"`;
+        builder.probing.summary), and the paired gaps with the runs beside it, as `buzzprobe probe`
+        ends with them."""
         raise InputError.single(path, f"runs of {self.title} cannot be scored by `buzzprobe score` yet", line=1,
                                 field="benchmark")
 

@@ -53,9 +53,10 @@ def paired_gap(blind: str, sighted: str, gold: Sequence[str], pred_blind: Sequen
 
 def describe(score: Figures, gaps: list[Figures]) -> list[str]:
     """The closing lines: accuracy 61.2 (95% interval 55.0 to 67.4), ... and one line per gap.
-    Accuracy and macro F1 are points (one decimal); a benchmark's other metrics (Mouse's, on a
-    0-1 scale) are shown to three significant digits, and without an interval when it has none."""
-    parts = [_metric(m, score[m]) for m in score if isinstance(score[m], dict)]
+    Figures are points (one decimal) unless the score says `"unit": "0-1"` (Mouse's metrics:
+    three significant digits); a metric without an interval is shown without one."""
+    spec = ".3g" if score.get("unit") == "0-1" else ".1f"
+    parts = [_metric(m, score[m], spec) for m in score if isinstance(score[m], dict)]
     tail = f", {score['failed']} of them failed (counted wrong)" if score["failed"] else ""
     lines = [f"score: {', '.join(parts)} on {score['items']} items{tail}"]
     for gap in gaps:
@@ -65,9 +66,8 @@ def describe(score: Figures, gaps: list[Figures]) -> list[str]:
     return lines
 
 
-def _metric(metric: str, figure: dict[str, Any]) -> str:
+def _metric(metric: str, figure: dict[str, Any], spec: str) -> str:
     name = dict(METRICS).get(metric, metric.replace("_", " "))
-    spec = ".1f" if metric in dict(METRICS) else ".3g"
     if figure.get("value") is None:
         return f"{name} -"
     if figure.get("low") is None or figure.get("high") is None:
