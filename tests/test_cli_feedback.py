@@ -94,8 +94,24 @@ def test_import_and_export_print_one_json_document(workdir: Path, capsys) -> Non
     written = json.loads(capsys.readouterr().out)["records"]
     assert len(written) == 2 and all(Path(r["path"]).is_file() for r in written)
     assert main(["data", "check", "--json"]) == 0
-    (checked,) = json.loads(capsys.readouterr().out)["records"]
-    assert checked["benchmark"] == "cibuzzbench" and checked["rows"] > 0 and len(checked["content_sha256"]) == 64
+    csv, spec = json.loads(capsys.readouterr().out)["records"]
+    assert csv["benchmark"] == "cibuzzbench" and csv["rows"] > 0 and len(csv["content_sha256"]) == 64
+    assert spec["benchmark"] == SPEC and spec["files"] == 1 and len(spec["sha256"]) == 64
+
+
+def test_data_check_finds_a_spec_file_that_is_not_the_pinned_one(workdir: Path, capsys) -> None:
+    """A spec that pins its download: the copy in data_dir must carry the pinned sha256."""
+    spec = workdir / "content" / "benchmarks" / f"{SPEC}.yaml"
+    text = spec.read_text(encoding="utf-8")
+    folder = workdir / "content" / "benchmarks"
+    pin = "0" * 64
+    spec.write_text(text.replace(f"dataset_path: {folder}/results_reference.json",
+                                 f"data_dir: {folder}\ndataset_path: {folder}/results_reference.json\n"
+                                 f"download:\n  url: https://example.org/{{path}}\n  files:\n"
+                                 f"    results_reference.json: '{pin}'"), encoding="utf-8")
+    assert main(["data", "check", "--benchmark", SPEC]) == 2
+    err = capsys.readouterr().err
+    assert "results_reference.json is not the pinned file" in err and f"data fetch --benchmark {SPEC}" in err
 
 
 def test_score_prints_any_benchmarks_run_as_a_table_or_json(workdir: Path, capsys) -> None:

@@ -178,9 +178,11 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
         (IMPORT_DEFAULT: the handler of `buzzprobe import PATH`, no word)."""
         return {}
 
-    def check_data(self, log: Callable[[str], None]) -> list[dict[str, Any]]:
-        """`buzzprobe data check`: validate this plug-in's local data copy; one report (a flat
-        JSON-able dict with `benchmark`, `path` and `text`, the line shown) per file checked."""
+    def check_data(self, content_dir: Path, names: Sequence[str] | None,
+                   log: Callable[[str], None]) -> list[dict[str, Any]]:
+        """`buzzprobe data check`: validate this plug-in's local data copy (`names` as for
+        `fetch_data`); one report (a flat JSON-able dict with `benchmark`, `path` and `text`, the
+        line shown) per copy checked."""
         return []
 
     def add_data_actions(self, actions: "argparse._SubParsersAction") -> None:

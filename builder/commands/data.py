@@ -28,8 +28,12 @@ def add_data_parser(sub: Any) -> None:
                        help="only this spec's data (repeatable; the built-in benchmarks' data is then left alone)")
     fetch.add_argument("--content", type=Path, default=Path("content"), help="the content folder (default %(default)s)")
     fetch.set_defaults(handler=_fetch)
-    check = actions.add_parser("check", help="validate the local data copies and print their hashes")
-    check.add_argument("--json", action="store_true", help="print one JSON object instead of a line per file")
+    check = actions.add_parser("check", help="validate the local data copies (CIBuzzBench's CSV, each spec's files "
+                               "against its pins) and print their hashes")
+    check.add_argument("--benchmark", action="append", metavar="NAME",
+                       help="only this spec's data (repeatable; the built-in benchmarks' data is then left alone)")
+    check.add_argument("--content", type=Path, default=Path("content"), help="the content folder (default %(default)s)")
+    check.add_argument("--json", action="store_true", help="print one JSON object instead of a line per copy")
     check.set_defaults(handler=_check)
     for benchmark in registered():
         benchmark.add_data_actions(actions)
@@ -47,6 +51,6 @@ def _check(args: argparse.Namespace) -> int:
     from builder.benchmarks import registered
     with reporting(args.json, command="data check") as report:
         for benchmark in registered():
-            for found in benchmark.check_data(report.warn):
+            for found in benchmark.check_data(args.content, args.benchmark, report.warn):
                 report.add(str(found["text"]), **{k: v for k, v in found.items() if k != "text"})
     return 0

@@ -141,6 +141,10 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
         from builder.benchmarks.mcq.fetch import fetch_specs
         fetch_specs(content_dir, names, log)
 
+    def check_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> list[Any]:
+        from builder.benchmarks.mcq.fetch import check_specs
+        return check_specs(content_dir, names)
+
     def add_import_options(self, parser: Any) -> dict[str, Any]:
         from builder.benchmarks.mcq.results.command import WORD, add_results_options, run_results_import
         add_results_options(parser)

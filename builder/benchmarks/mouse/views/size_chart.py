@@ -5,6 +5,7 @@ Imported only when a chart is drawn: it pulls in Altair."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import altair as alt
 
@@ -25,7 +26,10 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     first appear; points within a series are drawn by size. The x axis ticks at the sizes
     present, so every model sits on a labelled tick.
     """
-    values, table, series, sizes = [], [], [], set()
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    series: list[str] = []
+    sizes: set[float] = set()
     for row in rows:
         label, model, size, value = unpack_row(row, 4, "scale")
         label, model = label_text(label, "series"), label_text(model, "model")
