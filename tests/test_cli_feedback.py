@@ -40,6 +40,7 @@ def test_every_command_and_option_has_help() -> None:
     """`--help` is the reference a user reads: no option may be a bare flag in it."""
     missing = []
     for path, parser in _walk(_parser()):
+        assert parser.format_help(), path  # renders: a bare "%" in a help string breaks `--help`
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
                 helped = {a.dest for a in action._choices_actions if a.help}

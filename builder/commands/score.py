@@ -18,7 +18,7 @@ from builder.core.errors import InputError, Problem
 
 def add_score_parser(sub: Any) -> None:
     """Register `score` on the CLI's subparsers."""
-    p = sub.add_parser("score", help="print finished runs' scores (any benchmark), with 95% intervals",
+    p = sub.add_parser("score", help="print finished runs' scores (any benchmark), with 95%% intervals",
                        description="Score run files as the site does: each metric with its 95% bootstrap interval, "
                                    "then the paired sighted - blind gap with a partner run in the same folder.")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run files (.jsonl or .jsonl.gz)")
