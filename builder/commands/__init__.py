@@ -4,7 +4,7 @@ command and never the command:
 
 - `probe`   probe.py   (a plug-in's `probes`, `add_probe_options`, `probe_names`, `probe_plans`)
 - `score`   score.py   (any run a plug-in's run format reads)
-- `list`    builder/listing.py
+- `list`    listing.py
 - `data`    data.py    (`fetch_data`, `check_data`, `add_data_actions`)
 - `import`  imports.py (`add_import_options`)
 - `export`  export.py  (`eee_evaluation`, `add_export_options`)
@@ -28,7 +28,7 @@ def add_shared_commands(sub: Any) -> None:
     from builder.commands.imports import add_import_parser
     from builder.commands.probe import add_probe_parser
     from builder.commands.score import add_score_parser
-    from builder.listing import add_list_parser
+    from builder.commands.listing import add_list_parser
     add_probe_parser(sub)
     add_score_parser(sub)
     add_list_parser(sub)

@@ -64,7 +64,7 @@ def score_one(path: Path, settings: Any) -> dict[str, Any]:
 
 def score_table(results: list[dict[str, Any]]) -> str:
     """One row per run (each metric as `value [low, high]`), then one line per paired gap."""
-    from builder.listing import plain_table
+    from builder.commands.listing import plain_table
     metrics = list(dict.fromkeys(m for r in results for m, v in r["score"].items() if isinstance(v, dict)))
     rows = [{"run": r["run_id"], "benchmark": r["benchmark"], "items": r["score"].get("items"),
              "failed": r["score"].get("failed"),
