@@ -66,8 +66,8 @@ def _run_row(path: Path, runs: Path) -> dict[str, Any]:
         return {**row, "problem": f"unreadable: {str(exc)[:200]}"}
     if not isinstance(header, dict) or header.get("type") != "header":
         return {**row, "problem": "unreadable: the first line is not a run header"}
-    subject = header.get("subject") if isinstance(header.get("subject"), dict) else {}
-    items = header.get("items") if isinstance(header.get("items"), dict) else {}
+    subject: dict[str, Any] = header["subject"] if isinstance(header.get("subject"), dict) else {}
+    items: dict[str, Any] = header["items"] if isinstance(header.get("items"), dict) else {}
     return {"run_id": header.get("run_id"), "benchmark": header.get("benchmark"), "task": header.get("task"),
             "condition": header.get("condition"), "subject": subject.get("name"), "kind": subject.get("kind"),
             "items": items.get("n"), "option_seed": header.get("option_seed"), **row}

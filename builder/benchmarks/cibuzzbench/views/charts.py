@@ -6,6 +6,7 @@ look, SVG rendering); the slots and their colours are CIBuzzBench's."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import altair as alt
 
@@ -230,7 +231,8 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
     bounds may be ``None``. Points are labelled when there are at most 12 of them.
     """
-    values, table = [], []
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
     for row in rows:
         label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
         label = label_text(label, "label")
@@ -260,10 +262,9 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
         x=alt.datum(lo, type="quantitative", scale=scale), y=alt.datum(lo, type="quantitative", scale=scale),
         x2=alt.datum(hi), y2=alt.datum(hi),
     )
-    interval = {"color": PALETTE[0], "strokeWidth": 1.5}
-    x_bars = alt.Chart().mark_rule(**interval).encode(
+    x_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(
         x=alt.X("blo:Q", title=x_title, scale=scale), x2="bhi:Q", y=y, tooltip=tooltip)
-    y_bars = alt.Chart().mark_rule(**interval).encode(
+    y_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(
         x=x, y=alt.Y("slo:Q", title=y_title, scale=scale), y2="shi:Q", tooltip=tooltip)
     points = alt.Chart().mark_point(filled=True, size=70, opacity=1, color=PALETTE[0]).encode(
         x=x, y=y, tooltip=tooltip)
