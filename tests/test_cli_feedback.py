@@ -25,7 +25,8 @@ from tests.test_mouse_probe import FIXTURES as MOUSE, oracle
 
 # The commands that report what they did; each takes --json (one document on stdout).
 REPORTING = [("build",), ("probe",), ("score",), ("list",), ("data", "check"), ("data", "gold-pool"), ("import",),
-             ("export",), ("audit",), ("runs",), ("mouse", "import"), ("mouse", "score")]
+             ("export",), ("audit",), ("runs",), ("mouse", "probe"),
+             ("mouse", "judge"), ("mouse", "import"), ("mouse", "score")]
 
 
 def _walk(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
@@ -139,6 +140,11 @@ def test_the_mouse_probe_ends_with_its_score_not_a_usage_dict(tmp_path: Path, mo
     out = capsys.readouterr().out
     assert "usage {" not in out and "complete; asked" in out
     assert "score: accuracy 1 (95% interval 1 to 1), mcc 1 (95% interval 1 to 1) on 6 items" in out
+    with LoopbackServer(oracle) as server:  # done already: --json says so with its score, as `probe --json` does
+        assert main(["mouse", "probe", "--task", "ms", "--data", str(MOUSE / "single_choice.csv"), "--model", "Loop-M",
+                     "--base-url", server.url, "--quiet", "--json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["complete"] and done["score"]["accuracy"]["value"] == 1.0 and done["score"]["unit"] == "0-1"
     run = next((tmp_path / "runs").rglob("*.jsonl"))
     monkeypatch.setenv("MOUSE_DATA", str(MOUSE))  # `score` finds Mouse's data as the build does
     assert main(["score", str(run), "--json"]) == 0  # the shared command, Mouse's metrics

@@ -50,6 +50,7 @@ def _add_probe(actions: Any) -> None:
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     _add_config(p)
     _add_client(p, default_out="runs/{model_slug}/{run_id}.jsonl")
+    _add_json(p)
     p.set_defaults(handler=guarded(_probe, "mouse"))
 
 
@@ -61,7 +62,13 @@ def _add_judge(actions: Any) -> None:
     p.add_argument("--data", required=True, type=Path, help="the main_eval file the run was made on")
     _add_config(p)
     _add_client(p, default_out="next to --run: <run id>-judge-<judge slug>.jsonl")
+    _add_json(p)
     p.set_defaults(handler=guarded(_judge, "mouse"))
+
+
+def _add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per run (metrics with intervals, usage) instead of text")
 
 
 def _add_config(p: argparse.ArgumentParser) -> None:
