@@ -238,7 +238,7 @@ def test_cli_imports_lm_eval_and_keeps_the_official_form(synthetic_csv, syntheti
     assert main(["import", str(tmp_path / "official")]) == 2
     assert "--model" in capsys.readouterr().err
     assert main(["import", "mystery", str(tmp_path)]) == 2
-    assert "unknown harness" in capsys.readouterr().err
+    assert "no importer called" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ Inspect, documented format

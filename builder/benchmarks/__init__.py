@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from builder.benchmarks.base import Benchmark
 
@@ -73,3 +74,9 @@ def _named_or_any_name(plugins: list["Benchmark"], name: str,
         return named[0]
     return next((b for b in plugins if b.run_format_module is not None and b.run_format().any_name
                  and accepts(b)), None)
+
+
+def probe_choices(content_dir: "Path") -> dict[str, str]:
+    """Every name `buzzprobe probe --benchmark` takes, with the plug-in that probes it (each
+    probing plug-in's `probe_names`: its own name, or one per spec file)."""
+    return {name: b.name for b in registered() if b.probes for name in b.probe_names(content_dir)}

@@ -6,10 +6,10 @@ another. docs/lm-eval.md, docs/inspect.md."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from builder.core.errors import InputError, Problem
+from builder.core.report import current
 from builder.core.paths import refuse_checkout
 from builder.interop.harness import DEFAULT_OUT, HarnessInterop, HarnessOutput, imported_path, unknown_task
 from builder.runs.schema import Run
@@ -57,10 +57,12 @@ def run_harness_import(harness: str, path: Path, model: str | None, out: str | N
     if problems:
         raise InputError(problems)
     results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
+    report = current()
     for run, (written, changed) in zip(runs, results, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items{notes.get(run.path, '')})")
+        report.add(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items{notes.get(run.path, '')})",
+                   path=str(written), changed=changed, run_id=run.header.run_id, items=len(run.items))
         for warning in run.header.import_warnings:
-            print(f"  warning: {warning}", file=sys.stderr)
+            report.warn(f"  warning: {warning}")
     return 0
 
 

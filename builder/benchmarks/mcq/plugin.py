@@ -123,13 +123,31 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
                 files[f"{LEAK_DIR}/{one.name}-strata.csv"] = strata_csv(one)
         return files
 
-    def add_commands(self, subcommands: Any) -> None:
-        from builder.benchmarks.mcq.command import add_audit_parser
-        add_audit_parser(subcommands)
+    def add_audit_options(self, parser: Any) -> Any:
+        from builder.benchmarks.mcq.command import add_audit_options
+        return add_audit_options(parser)
+
+    def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Scored against its spec (content/benchmarks/NAME.yaml), as `probe` scores it."""
+        from builder.benchmarks.mcq.choice_set import choice_set
+        from builder.benchmarks.mcq.load import load_benchmark
+        from builder.benchmarks.mcq.probe import spec_path
+        from builder.benchmarks.mcq.probe_report import spec_probe_report
+        from builder.runs.reader import read_run
+        name = read_run(path).header.benchmark
+        return spec_probe_report(path, choice_set(load_benchmark(spec_path(name, None, settings.content_dir))))
+
+    def probe_names(self, content_dir: Path) -> list[str]:
+        """Every spec file's name (content/benchmarks/NAME.yaml)."""
+        return sorted(p.stem for p in (content_dir / "benchmarks").glob("*.yaml"))
 
     def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
         from builder.benchmarks.mcq.fetch import fetch_specs
         fetch_specs(content_dir, names, log)
+
+    def check_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> list[Any]:
+        from builder.benchmarks.mcq.fetch import check_specs
+        return check_specs(content_dir, names)
 
     def add_import_options(self, parser: Any) -> dict[str, Any]:
         from builder.benchmarks.mcq.results.command import WORD, add_results_options, run_results_import

@@ -151,3 +151,14 @@ def as_json(result: RunScore, level: float | None) -> dict[str, Any]:
             "condition": (h.subject.get("parameters") or {}).get("condition"), "counts": result.counts,
             "level": level,
             "metrics": {r.name: {"value": r.value, "low": r.low, "high": r.high} for r in result.rows}}
+
+
+def figures(path: Path, datasets: list[MouseSet]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A finished run's metrics at the site's bootstrap, as `buzzprobe probe` and `buzzprobe score`
+    show every benchmark's (builder.probing.summary): `{metric: {value, low, high}, items, failed}`,
+    on a 0-1 scale (`unit`), and no paired gap (Mouse's blind arms are scored on their own)."""
+    from builder.runs.reader import read_run
+    boot = m.BootstrapOptions()
+    found = as_json(score(read_run(path), datasets, boot), boot.level)
+    counts = found["counts"]
+    return {**found["metrics"], "items": counts.get("n"), "failed": counts.get("missing", 0), "unit": "0-1"}, []

@@ -26,6 +26,8 @@ class CIBuzzBenchHarness(HarnessInterop):
         from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
         from builder.probing.command import distinct_seeds
         from builder.runs.selection import make_selection
+        if args.split not in (None, "train", "test"):
+            raise InputError.single("--split", f"CIBuzzBench's splits are train and test, not {args.split!r}")
         seeds = distinct_seeds(args, DEFAULT_SEED)
         dataset = _variant(args.variant)
         request = ExportRequest(tuple(dict.fromkeys(args.arms)), args.lang, tuple(seeds), args.variant,

@@ -41,7 +41,6 @@ def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dic
 def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, Any]:
     """One point (and one set of bars) per model: means over its per-seed pairs."""
     from builder.benchmarks.cibuzzbench.views import charts as views_charts
-    from builder.site import charts as c
     from builder.benchmarks.cibuzzbench.views.model_views import chart_labels
     facts = computed.facts
     if not computed.pair_summaries:
@@ -59,7 +58,7 @@ def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, 
             errors += [(kind, facts[K.PAIRED_ERRORS_COUNT.key(id=s.id, source=kind)], name)
                        for kind in ("pragmatic", "cultural", "literal", "unparsed")]
     one_seed, seeds = _seed_words(computed.pair_summaries)
-    out = {"sighted-blind": c.sighted_blind_scatter(
+    out = {"sighted-blind": views_charts.sighted_blind_scatter(
         scatter, id="sighted-blind", value_title="Macro F1", label_title="Model", renderer=renderer,
         description=(f"Sighted macro F1 against blind macro F1 {seeds}, with the 95% bootstrap intervals of "
                      f"{'those runs' if one_seed else 'the runs at option order seed ' + str(DEFAULT_SEED)}; "

@@ -1,17 +1,18 @@
-"""CIBuzzBench's charts: option length by slot, heuristic scores per option seed, the blind
-arm's errors by distractor type, and the front page's measured-against-reported finding. They
+"""CIBuzzBench's charts: option length by slot, heuristic scores per option seed, each model's
+sighted against blind score, the blind arm's errors by distractor type, and the front page's measured-against-reported finding. They
 are built with the site's chart toolkit (builder.site.charts: validation of every row, one
 look, SVG rendering); the slots and their colours are CIBuzzBench's."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import altair as alt
 
 from builder.site.charts import (INK, PALETTE, WIDTH, Chart, SvgRenderer, band_height, check_once, count_value,
                                  finish_chart, int_value, label_text, ordered_names, palette_colours, remembered,
-                                 score_value, unpack_row, value_format)
+                                 score_value, shared_domain, unpack_row, value_format)
 
 SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
 
@@ -217,3 +218,63 @@ def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
     desc = description or f"{value_title} of each figure, coloured by where it comes from."
     return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Figure", "Origin", value_title), rows=tuple(table))
+
+
+@remembered
+def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
+                          title: str = "Sighted against blind", value_title: str = "Score",
+                          label_title: str = "Run", description: str | None = None,
+                          renderer: SvgRenderer | None = None) -> Chart:
+    """Each label's blind score (x) against its sighted score (y), both with interval bars,
+    on equal axes with the y = x diagonal (points above it: seeing the item helped).
+
+    ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
+    bounds may be ``None``. Points are labelled when there are at most 12 of them.
+    """
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    for row in rows:
+        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
+        label = label_text(label, "label")
+        check_once((label,), table, "label")
+        blind, sighted = score_value(blind, "blind"), score_value(sighted, "sighted")
+        b_lo, b_hi = score_value(b_lo, "blind_low", optional=True), score_value(b_hi, "blind_high", optional=True)
+        s_lo, s_hi = score_value(s_lo, "sighted_low", optional=True), score_value(s_hi, "sighted_high", optional=True)
+        values.append({"l": label, "b": blind, "s": sighted, "blo": b_lo, "bhi": b_hi, "slo": s_lo, "shi": s_hi})
+        table.append((label, blind, b_lo, b_hi, sighted, s_lo, s_hi))
+    if not values:
+        raise ValueError("sighted/blind scatter needs at least one row")
+    extent = [x for v in values for k, x in v.items() if k != "l" and x is not None]
+    lo, hi = shared_domain(extent)
+    fmt = value_format(extent)
+    scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
+    side = min(WIDTH, 520)
+    x_title, y_title = f"Blind {value_title.lower()}", f"Sighted {value_title.lower()}"
+    tooltip = [alt.Tooltip("l:N", title=label_title),
+               alt.Tooltip("b:Q", title=x_title, format=fmt), alt.Tooltip("blo:Q", title="Blind low", format=fmt),
+               alt.Tooltip("bhi:Q", title="Blind high", format=fmt),
+               alt.Tooltip("s:Q", title=y_title, format=fmt),
+               alt.Tooltip("slo:Q", title="Sighted low", format=fmt),
+               alt.Tooltip("shi:Q", title="Sighted high", format=fmt)]
+    x = alt.X("b:Q", title=x_title, scale=scale)
+    y = alt.Y("s:Q", title=y_title, scale=scale)
+    diagonal = alt.Chart().mark_rule(color=INK, strokeDash=[4, 4], opacity=0.6).encode(
+        x=alt.datum(lo, type="quantitative", scale=scale), y=alt.datum(lo, type="quantitative", scale=scale),
+        x2=alt.datum(hi), y2=alt.datum(hi),
+    )
+    x_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(
+        x=alt.X("blo:Q", title=x_title, scale=scale), x2="bhi:Q", y=y, tooltip=tooltip)
+    y_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(
+        x=x, y=alt.Y("slo:Q", title=y_title, scale=scale), y2="shi:Q", tooltip=tooltip)
+    points = alt.Chart().mark_point(filled=True, size=70, opacity=1, color=PALETTE[0]).encode(
+        x=x, y=y, tooltip=tooltip)
+    layers = [diagonal, x_bars, y_bars, points]
+    if len(values) <= 12:
+        layers.append(alt.Chart().mark_text(align="left", baseline="bottom", dx=5, dy=-4, fontSize=11, color=INK)
+                      .encode(x=x, y=y, text="l:N"))
+    chart = alt.layer(*layers, data=alt.Data(values=values)).properties(width=side, height=side)
+    desc = description or (f"{y_title} against {x_title.lower()} per run, with interval bars on both axes; "
+                           "the dashed diagonal is y = x.")
+    return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
+                   columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
+                   rows=tuple(table))

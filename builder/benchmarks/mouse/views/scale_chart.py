@@ -27,7 +27,7 @@ def qwen3_scale_rows(facts: FactTable, r: Reported) -> list[tuple[str, str, floa
 
 
 def qwen3_scale_chart(facts: FactTable, r: Reported, renderer: "SvgRenderer | None" = None) -> Chart:
-    from builder.site.charts import scale_chart
+    from builder.benchmarks.mouse.views.size_chart import scale_chart
     series = r.qwen3_scale_series()
     return scale_chart(
         qwen3_scale_rows(facts, r), id=SCALE_CHART,
