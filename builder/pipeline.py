@@ -61,7 +61,7 @@ def build(config: BuildConfig) -> BuildResult:
     # Heavy imports only once we know there is work to do.
     from builder.core.facts import FactTable
     from builder.runs.cache import RunCache
-    from builder.site.render import load_site_content
+    from builder.site.configuration import load_site_content
     from builder.site.write import write_site
 
     content = load_site_content(config.content_dir, os.environ.get("BUZZPROBE_SITE_URL", ""))  # fails fast
@@ -170,7 +170,8 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     from builder.claims.loading import load_predictions
     from builder.core.build_date import build_date, latest_moment
     from builder.site.charts import SvgRenderer
-    from builder.site.render import SiteInputs, prepare_site, render_site
+    from builder.site.prepare import SiteInputs, prepare_site
+    from builder.site.render import render_site
 
     folder = settings.content_dir
     registry = MeasureRegistry()

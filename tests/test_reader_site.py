@@ -26,7 +26,7 @@ from builder.site.environment import make_environment
 from builder.site.labels import LABELS, column_label
 from builder.site.tables import Cell, Table
 from builder.claims.engine import Evidence
-from builder.site.render import load_site_config
+from builder.site.configuration import load_site_config
 from builder.site.reuse import repository_url
 from builder.site.search_index import search_index
 from builder.site.structured import sitemap
