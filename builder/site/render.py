@@ -78,10 +78,7 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
     charts_used: list[str] = []
     split_tables: list[tuple[v.Table, paging.Split, list[tuple[int, int]]]] = []
     tables, charts = merged.tables, merged.charts
-    functions = page_functions(inputs.facts, reported, root, use)
-    for part in inputs.parts.values():
-        if part.page_functions is not None:
-            functions.update(part.page_functions(functions["value"]))
+    functions = _functions(inputs, reported, root, use)
     table_macro = env.get_template("table.html").make_module({**common, "root": root})
     chart_macro = env.get_template("chart.html").make_module({**common, "root": root})
 
@@ -116,18 +113,35 @@ def _markdown_page(env: Environment, page: Page, inputs: SiteInputs, merged: Mer
                "has_table": lambda t: t in tables, "has_chart": lambda c: c in charts}
     body = render_page_body(env, page, context, codes)
     used.facts |= use.facts
+    files = {f"{page.slug}.html": _page_html(env, page, common, body, use, bool(charts_used))}
+    for table_def, split, bounds in split_tables:
+        files.update(_table_parts(env, page, common, table_def, split, bounds))
+    return files
+
+
+def _functions(inputs: SiteInputs, reported: ReportedTable, root: str, use: FactUse) -> dict[str, Any]:
+    """The site's page functions and each benchmark's, all bound to `use`, this page's record
+    of the facts it shows (a benchmark's functions quote facts through the site's `value`)."""
+    functions = page_functions(inputs.facts, reported, root, use)
+    for part in inputs.parts.values():
+        if part.page_functions is not None:
+            functions.update(part.page_functions(functions["value"]))
+    return functions
+
+
+def _page_html(env: Environment, page: Page, common: dict[str, Any], body: Markup, use: FactUse,
+               has_charts: bool) -> bytes:
+    """The rendered body in the page's template, with the sources of its facts and the
+    structured data (FAQ or data set) its front matter asks for."""
     kind = page.meta.get("jsonld", "")
     jsonld = (faq_jsonld(str(body)) if kind == "faq" else
               dataset_jsonld(common, page.meta["description"]) if kind == "dataset" else "")
     html = env.get_template(page.meta.get("template", "page.html")).render(
-        **common, root=root, slug=page.slug, title=page.title, description=page.meta["description"],
-        body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=bool(charts_used),
+        **common, root="", slug=page.slug, title=page.title, description=page.meta["description"],
+        body=body, sources=source_notes(use), jsonld=Markup(jsonld), has_charts=has_charts,
         has_filters="data-filter-columns=" in body,
         base_href=_not_found_base(page, common["site"]))
-    files = {f"{page.slug}.html": html.encode("utf-8")}
-    for table_def, split, bounds in split_tables:
-        files.update(_table_parts(env, page, common, table_def, split, bounds))
-    return files
+    return html.encode("utf-8")
 
 
 def _plain(value: Any) -> Any:
