@@ -282,20 +282,7 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
     ``rows``: ``(category, series label, value, ci_low, ci_high)``; the bounds may be ``None``
     (no interval drawn). Categories and series keep the order in which they first appear.
     """
-    values, table, categories, series = [], [], [], []
-    for row in rows:
-        category, label, value, low, high = unpack_row(row, 5, "category score")
-        category, label = label_text(category, "category"), label_text(label, "series")
-        value = score_value(value, "value")
-        low, high = score_value(low, "ci_low", optional=True), score_value(high, "ci_high", optional=True)
-        check_once((category, label), table, "category and series")
-        for name, seq in ((category, categories), (label, series)):
-            if name not in seq:
-                seq.append(name)
-        values.append({"c": category, "s": label, "v": value, "lo": low, "hi": high})
-        table.append((category, label, value, low, high))
-    if not values:
-        raise ValueError("category score chart needs at least one row")
+    values, table, categories, series = _category_scores(rows)
     fmt = value_format([x for v in values for x in (v["v"], v["lo"], v["hi"]) if x is not None])
     y = alt.Y("c:N", sort=categories, title=None, scale=alt.Scale(paddingInner=0.3, paddingOuter=0.15))
     offset = alt.YOffset("s:N", sort=series, scale=alt.Scale(paddingOuter=0.5))
@@ -323,6 +310,29 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
     return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Category", series_title, value_title, "Interval low", "Interval high"),
                    rows=tuple(table))
+
+
+def _category_scores(rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]], list[str], list[str]]:
+    """The rows of `category_score_chart`, checked: the chart's data, its table, and the
+    categories and series in the order they first appear."""
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    categories: list[str] = []
+    series: list[str] = []
+    for row in rows:
+        category, label, value, low, high = unpack_row(row, 5, "category score")
+        category, label = label_text(category, "category"), label_text(label, "series")
+        value = score_value(value, "value")
+        low, high = score_value(low, "ci_low", optional=True), score_value(high, "ci_high", optional=True)
+        check_once((category, label), table, "category and series")
+        for name, seq in ((category, categories), (label, series)):
+            if name not in seq:
+                seq.append(name)
+        values.append({"c": category, "s": label, "v": value, "lo": low, "hi": high})
+        table.append((category, label, value, low, high))
+    if not values:
+        raise ValueError("category score chart needs at least one row")
+    return values, table, categories, series
 
 
 # ----------------------------------------------------------------------------------- helpers
