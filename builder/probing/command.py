@@ -190,23 +190,35 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
         try:
             outcome = asyncio.run(execute(plan, key, prior=prior))
         except FatalError as exc:
-            kept = (f"the run so far is kept in {plan.path}; fix the cause and re-run the same command to resume"
-                    if plan.path.exists() else "nothing was written (no item was answered); fix the cause and "
-                    "re-run the same command")
-            print(f"{command}: stopped: {redact(str(exc))}\n  {kept}", file=sys.stderr)
+            _say_stopped(command, plan, redact(str(exc)))
             return EXIT_FATAL
         failed = set_aside_if_failed(plan)
         if failed is not None:
-            print(f"{command}: failed: no item of {plan.header.run_id} was answered ({outcome.errors} of "
-                  f"{outcome.asked} asked failed after retries; first error: {redact(failed[1])[:300]}); the run "
-                  f"is not published: moved to {failed[0]}. Check the endpoint, model name and key, then re-run "
-                  "the same command to ask every item again", file=sys.stderr)
+            _say_failed(command, plan, outcome, failed[0], redact(failed[1]))
             return EXIT_FAILED
         if getattr(args, "json", False):
             print(json.dumps(_result(plan, outcome)))
         else:
             (report or _report)(plan, outcome)
     return 0
+
+
+def _say_stopped(command: str, plan: Any, error: str) -> None:
+    """A fatal error (a refused key, an unreachable endpoint) stops the command; the run so far
+    is kept, so the same command resumes it."""
+    kept = (f"the run so far is kept in {plan.path}; fix the cause and re-run the same command to resume"
+            if plan.path.exists() else "nothing was written (no item was answered); fix the cause and "
+            "re-run the same command")
+    print(f"{command}: stopped: {error}\n  {kept}", file=sys.stderr)
+
+
+def _say_failed(command: str, plan: Any, outcome: Any, moved_to: Path, first_error: str) -> None:
+    """A run in which no item was answered was set aside (see set_aside_if_failed): say where,
+    and the first error, so the cause can be fixed before asking every item again."""
+    print(f"{command}: failed: no item of {plan.header.run_id} was answered ({outcome.errors} of "
+          f"{outcome.asked} asked failed after retries; first error: {first_error[:300]}); the run "
+          f"is not published: moved to {moved_to}. Check the endpoint, model name and key, then re-run "
+          "the same command to ask every item again", file=sys.stderr)
 
 
 def _result(plan: Any, outcome: Any) -> dict[str, Any]:
