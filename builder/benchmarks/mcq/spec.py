@@ -8,7 +8,7 @@ reported together.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from builder.benchmarks.mcq.spec_page import PAGE_KEYS, page_keys
 from builder.benchmarks.mcq.text_options import TextOptions, text_options
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
-from builder.core.yamlfile import line_of, load_mapping, web_link_problem
+from builder.core.yamlfile import KeyPath, line_of, load_mapping, web_link_problem
 
 FORMATS: tuple[str, ...] = ("json", "jsonl", "csv", "tsv")
 EXTENSIONS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
@@ -144,12 +144,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         raise InputError(problems)
 
     name = data["name"]
-    if (why := name_problem(name, "benchmark name")) is not None:
-        problem("name", why)
-    if "url" in data and (why := web_link_problem(data["url"])) is not None:
-        problem("url", why)
-    if data.get("target_kind", TARGET_KINDS[0]) not in TARGET_KINDS:
-        problem("target_kind", f"must be one of {', '.join(TARGET_KINDS)}")
+    _check_identity(data, problem)
     rules = _rules(data, problem)
     prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
                for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
@@ -157,10 +152,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     location = parse_location(data, name, place, environ, problem)
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
-    if "results" in data:
-        from builder.benchmarks.mcq.results.mapping import mapping_problems
-        for key, message in mapping_problems(data["results"]):
-            problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
+    problems.extend(_results_problems(data, path, lines))
     strata = _strata(data.get("strata"), problem)
     extras = {**_released(data, fmt, location, problem), **page_keys(data, problem)}
     if problems or location is None or fmt is None:
@@ -179,6 +171,26 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 revision=data.get("revision"), results=_results(data.get("results")),
                 target_kind=data.get("target_kind"), group=rules.get("group"), shuffle_key=rules.get("shuffle_key"),
                 strata=strata, nested_lists=tuple(nested) if isinstance(nested, list) else (), **extras)
+
+
+def _check_identity(data: Mapping[str, Any], problem: Callable[[str, str], None]) -> None:
+    """The benchmark's name (it becomes a URL), its link and the kind of target it scores."""
+    if (why := name_problem(data["name"], "benchmark name")) is not None:
+        problem("name", why)
+    if "url" in data and (why := web_link_problem(data["url"])) is not None:
+        problem("url", why)
+    if data.get("target_kind", TARGET_KINDS[0]) not in TARGET_KINDS:
+        problem("target_kind", f"must be one of {', '.join(TARGET_KINDS)}")
+
+
+def _results_problems(data: Mapping[str, Any], path: Path, lines: dict[KeyPath, int]) -> list[Problem]:
+    """The `results` mapping (how imported results name their columns), each problem at the
+    line of its nested key."""
+    if "results" not in data:
+        return []
+    from builder.benchmarks.mcq.results.mapping import mapping_problems
+    return [Problem(str(path), message, line_of(lines, tuple(key.split("."))), key)
+            for key, message in mapping_problems(data["results"])]
 
 
 def _released(data: Mapping[str, Any], fmt: str | None, location: DataLocation | None, problem: Any) -> dict[str, Any]:
