@@ -33,16 +33,7 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
     (not one row per option) and draws each as a one-character-wide histogram bar. The data table
     is the same counts pivoted to one row per length (0 where a slot has no option that long).
     """
-    seen: dict[tuple[str, int], int] = {}
-    for row in rows:
-        slot, length, count = unpack_row(row, 3, "option length")
-        slot = label_text(slot, "slot")
-        length, count = count_value(length, "length"), count_value(count, "count")
-        if (slot, length) in seen:
-            raise ValueError(f"option length rows repeat slot {slot!r} at length {length}")
-        seen[(slot, length)] = count
-    if not seen:
-        raise ValueError("option length chart needs at least one row")
+    seen = _option_lengths(rows)
     slots = ordered_names({s for s, _ in seen}, SLOT_ORDER)
     rank = {s: i for i, s in enumerate(slots)}
     ordered = sorted(seen.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1]))
@@ -79,6 +70,21 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
                    columns=("Length (characters)", *slots), rows=table)
 
 
+def _option_lengths(rows: Iterable[Sequence]) -> dict[tuple[str, int], int]:
+    """The rows of `option_length_chart`, checked: {(slot, length): count}, each pair once."""
+    seen: dict[tuple[str, int], int] = {}
+    for row in rows:
+        slot, length, count = unpack_row(row, 3, "option length")
+        slot = label_text(slot, "slot")
+        length, count = count_value(length, "length"), count_value(count, "count")
+        if (slot, length) in seen:
+            raise ValueError(f"option length rows repeat slot {slot!r} at length {length}")
+        seen[(slot, length)] = count
+    if not seen:
+        raise ValueError("option length chart needs at least one row")
+    return seen
+
+
 @remembered
 def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
                          title: str = "Heuristic scores by option seed", value_title: str = "Macro-F1",
@@ -91,17 +97,7 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     computed facts) to mark exactly those values; without it the tick is Vega-Lite's ``mean``
     of the plotted dots, computed when the chart is drawn (nothing is computed in Python).
     """
-    values, table, order = [], [], []
-    for row in rows:
-        label, seed, score = unpack_row(row, 3, "heuristic seed")
-        label, seed, score = label_text(label, "heuristic"), int_value(seed, "seed"), score_value(score, "score")
-        check_once((label, seed), table, "heuristic and seed")
-        if label not in order:
-            order.append(label)
-        values.append({"h": label, "seed": seed, "v": score})
-        table.append((label, seed, score))
-    if not values:
-        raise ValueError("heuristic seed chart needs at least one row")
+    values, table, order = _heuristic_scores(rows)
     mean_values = []
     if means is not None:
         unknown = sorted(set(means) - set(order))
@@ -136,6 +132,25 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
                            "vertical tick marks each heuristic's mean over seeds.")
     return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Heuristic", "Option seed", value_title), rows=tuple(table))
+
+
+def _heuristic_scores(rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]], list[str]]:
+    """The rows of `heuristic_seed_chart`, checked: the chart's data, its table, and the
+    heuristics in the order they first appear."""
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    order: list[str] = []
+    for row in rows:
+        label, seed, score = unpack_row(row, 3, "heuristic seed")
+        label, seed, score = label_text(label, "heuristic"), int_value(seed, "seed"), score_value(score, "score")
+        check_once((label, seed), table, "heuristic and seed")
+        if label not in order:
+            order.append(label)
+        values.append({"h": label, "seed": seed, "v": score})
+        table.append((label, seed, score))
+    if not values:
+        raise ValueError("heuristic seed chart needs at least one row")
+    return values, table, order
 
 
 @remembered
@@ -231,19 +246,7 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
     bounds may be ``None``. Points are labelled when there are at most 12 of them.
     """
-    values: list[dict[str, Any]] = []
-    table: list[tuple[Any, ...]] = []
-    for row in rows:
-        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
-        label = label_text(label, "label")
-        check_once((label,), table, "label")
-        blind, sighted = score_value(blind, "blind"), score_value(sighted, "sighted")
-        b_lo, b_hi = score_value(b_lo, "blind_low", optional=True), score_value(b_hi, "blind_high", optional=True)
-        s_lo, s_hi = score_value(s_lo, "sighted_low", optional=True), score_value(s_hi, "sighted_high", optional=True)
-        values.append({"l": label, "b": blind, "s": sighted, "blo": b_lo, "bhi": b_hi, "slo": s_lo, "shi": s_hi})
-        table.append((label, blind, b_lo, b_hi, sighted, s_lo, s_hi))
-    if not values:
-        raise ValueError("sighted/blind scatter needs at least one row")
+    values, table = _sighted_blind_scores(rows)
     extent = [x for v in values for k, x in v.items() if k != "l" and x is not None]
     lo, hi = shared_domain(extent)
     fmt = value_format(extent)
@@ -278,3 +281,22 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
                    rows=tuple(table))
+
+
+def _sighted_blind_scores(rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]]]:
+    """The rows of `sighted_blind_scatter`, checked: the chart's data and its table (blind
+    before sighted, each with its interval)."""
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    for row in rows:
+        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
+        label = label_text(label, "label")
+        check_once((label,), table, "label")
+        blind, sighted = score_value(blind, "blind"), score_value(sighted, "sighted")
+        b_lo, b_hi = score_value(b_lo, "blind_low", optional=True), score_value(b_hi, "blind_high", optional=True)
+        s_lo, s_hi = score_value(s_lo, "sighted_low", optional=True), score_value(s_hi, "sighted_high", optional=True)
+        values.append({"l": label, "b": blind, "s": sighted, "blo": b_lo, "bhi": b_hi, "slo": s_lo, "shi": s_hi})
+        table.append((label, blind, b_lo, b_hi, sighted, s_lo, s_hi))
+    if not values:
+        raise ValueError("sighted/blind scatter needs at least one row")
+    return values, table
