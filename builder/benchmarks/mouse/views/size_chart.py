@@ -26,27 +26,7 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     first appear; points within a series are drawn by size. The x axis ticks at the sizes
     present, so every model sits on a labelled tick.
     """
-    values: list[dict[str, Any]] = []
-    table: list[tuple[Any, ...]] = []
-    series: list[str] = []
-    sizes: set[float] = set()
-    for row in rows:
-        label, model, size, value = unpack_row(row, 4, "scale")
-        label, model = label_text(label, "series"), label_text(model, "model")
-        size, value = score_value(size, "size"), score_value(value, "value")
-        if size is None or size <= 0:
-            raise ValueError(f"size must be a positive number of billions (log scale), got {row[2]!r}")
-        check_once((label, model), table, "series and model")
-        if label not in series:
-            series.append(label)
-        sizes.add(size)
-        values.append({"s": label, "m": model, "x": size, "v": value})
-        table.append((label, model, size, value))
-    if not values:
-        raise ValueError("scale chart needs at least one row")
-    rank = {s: i for i, s in enumerate(series)}
-    values.sort(key=lambda v: (rank[v["s"]], v["x"]))
-    table.sort(key=lambda r: (rank[r[0]], r[2]))
+    values, table, series, sizes = _scale_points(rows)
     present = [v["v"] for v in values if v["v"] is not None]
     fmt = value_format(present)
     unit = bool(present) and min(present) >= 0 and max(present) <= 1
@@ -71,3 +51,30 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
                            f"{series_title.lower()}.")
     return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=(series_title, "Model", "Parameters (billions)", value_title), rows=tuple(table))
+
+
+def _scale_points(rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]], list[str], set[float]]:
+    """The rows of `scale_chart`, checked and drawn in order (series as they first appear, then
+    by size): the chart's data, its table, the series and the sizes present."""
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    series: list[str] = []
+    sizes: set[float] = set()
+    for row in rows:
+        label, model, size, value = unpack_row(row, 4, "scale")
+        label, model = label_text(label, "series"), label_text(model, "model")
+        size, value = score_value(size, "size"), score_value(value, "value")
+        if size is None or size <= 0:
+            raise ValueError(f"size must be a positive number of billions (log scale), got {row[2]!r}")
+        check_once((label, model), table, "series and model")
+        if label not in series:
+            series.append(label)
+        sizes.add(size)
+        values.append({"s": label, "m": model, "x": size, "v": value})
+        table.append((label, model, size, value))
+    if not values:
+        raise ValueError("scale chart needs at least one row")
+    rank = {s: i for i, s in enumerate(series)}
+    values.sort(key=lambda v: (rank[v["s"]], v["x"]))
+    table.sort(key=lambda r: (rank[r[0]], r[2]))
+    return values, table, series, sizes
