@@ -1,7 +1,7 @@
-"""Command line: `buzzprobe build`, `buzzprobe probe` (any benchmark a plug-in probes) and
-`buzzprobe list`, plus
-each benchmark's subcommands (its plug-in adds them: CIBuzzBench `data | runs | import | export`,
-Mouse `mouse …`, the spec'd benchmarks `audit`).
+"""Command line: `buzzprobe build`, then the commands every benchmark shares (builder/commands/:
+`probe`, `score`, `list`, `data`, `import`, `export`, `audit`; each plug-in contributes through
+the contract), then the commands one benchmark has (its plug-in adds them: CIBuzzBench `runs`,
+Mouse `mouse …`).
 
 Heavy libraries are imported inside commands so that `build` can answer
 "nothing changed" in a fraction of a second.
@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from builder import __version__
-from builder.benchmarks import probe_owner, registered
+from builder.benchmarks import registered
+from builder.commands import add_shared_commands
 from builder.core.errors import DownloadError, InputError
 from builder.core.redact import safe_message
-from builder.listing import add_list_parser
-from builder.probing.command import add_probe_parser
 
 EXIT_INPUT = 2
 EXIT_FETCH = 3
@@ -67,8 +66,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="print the result as one JSON object (the stages still go to stderr)")
     build.set_defaults(handler=_cmd_build)
 
-    add_probe_parser(sub, registered(), probe_owner)
-    add_list_parser(sub)
+    add_shared_commands(sub)
     for benchmark in registered():
         benchmark.add_commands(sub)
     return parser
@@ -77,11 +75,10 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_build(args: argparse.Namespace) -> int:
     # deferred: `build` alone loads the pipeline, and a no-change build answers with little more
     from builder.pipeline import BuildConfig, build
+    from builder.probing.progress import stages
     runs, content = (_given_folder(args.runs, "--runs"), _given_folder(args.content, "--content"))
     start = time.perf_counter()
-
-    def stage(text: str) -> None:  # one line per stage, on stderr: stdout keeps the one-line result
-        print(f"build: {text} [{time.perf_counter() - start:.1f}s]", file=sys.stderr, flush=True)
+    stage = stages("build")  # one line per stage, on stderr: stdout keeps the one-line result
 
     result = build(BuildConfig(runs_dir=runs or Path("runs"), content_dir=content or Path("content"), out=args.out,
                                force=args.force, progress=stage))

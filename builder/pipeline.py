@@ -69,7 +69,7 @@ def build(config: BuildConfig) -> BuildResult:
     # Heavy imports only once we know there is work to do.
     from builder.core.facts import FactTable
     from builder.runs.cache import RunCache
-    from builder.site.render import load_site_content
+    from builder.site.configuration import load_site_content
     from builder.site.write import write_site
 
     content = load_site_content(config.content_dir, os.environ.get("BUZZPROBE_SITE_URL", ""))  # fails fast
@@ -181,9 +181,9 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
     from builder.core.build_date import build_date, latest_moment
-    from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
     from builder.site.charts import SvgRenderer
-    from builder.site.render import SiteInputs, prepare_site, render_site
+    from builder.site.prepare import SiteInputs, prepare_site
+    from builder.site.render import render_site
 
     folder = settings.content_dir
     registry = MeasureRegistry()
@@ -200,7 +200,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
         facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today, set_aside=tuple(set_aside),
         cache_dir=settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
-                "assets/item-browser.js": read_input(folder / "static" / "item-browser.js", MAX_DOCUMENT_BYTES)}))
+                **_plugin_assets(settings)}))
     generated: dict[str, bytes] = {}
     with stage.located():
         for benchmark in registered():
@@ -226,6 +226,22 @@ def _module_file(module: str) -> str:
     """A plug-in's module as a path from the checkout (builder/benchmarks/NAME/plugin.py)."""
     path = Path(sys.modules[module].__file__ or module)
     return str(path.relative_to(REPO_DIR)) if path.is_relative_to(REPO_DIR) else str(path)
+
+
+def _plugin_assets(settings: BuildSettings) -> dict[str, bytes]:
+    """The files plug-ins ship as they are (`assets`), read; one site path from two different
+    files is a located error, not a silent choice."""
+    # deferred: a no-change build answers before these load
+    from builder.benchmarks import registered
+    from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
+    sources: dict[str, tuple[str, Path]] = {}
+    for benchmark in registered():
+        for name, path in benchmark.assets(settings).items():
+            if name in sources and sources[name][1] != path:
+                raise InputError.single(path, f"{benchmark.name} ships {name}, which {sources[name][0]} ships "
+                                        f"from {sources[name][1]}")
+            sources.setdefault(name, (benchmark.name, path))
+    return {name: read_input(path, MAX_DOCUMENT_BYTES) for name, (_, path) in sorted(sources.items())}
 
 
 def _project(content_dir: Path) -> Path:

@@ -24,8 +24,10 @@ from builder.site import chart_bundle
 from builder.site import charts
 from builder.site.chart_bundle import VL_VERSION, bundle_version, vega_bundle
 from builder.benchmarks.cibuzzbench.views import charts as cibuzzbench_charts
-from builder.benchmarks.cibuzzbench.views.charts import blind_error_chart, heuristic_seed_chart, option_length_chart
-from builder.site.charts import Chart, category_score_chart, live_spec, render_svg, sighted_blind_scatter
+from builder.benchmarks.cibuzzbench.views.charts import (blind_error_chart, heuristic_seed_chart, option_length_chart,
+                                                      sighted_blind_scatter)
+from builder.benchmarks.mouse.views.size_chart import scale_chart
+from builder.site.charts import Chart, category_score_chart, live_spec, render_svg
 from builder.site.scriptjson import script_json
 
 EVIL_SCRIPT = "<script>alert(1)</script>"
@@ -60,7 +62,7 @@ CASES = {
     "measured_reported": (cibuzzbench_charts.measured_reported_chart,
                           [("Sighted", 61.5, "measured here"), ("Blind", 44.0, "reported"), (EVIL_SCRIPT, 30.0, EVIL_ATTR)],
                           ["Macro F1", "Sighted", "Blind", "measured here", "reported", EVIL_SCRIPT]),
-    "scale": (charts.scale_chart, [("A", "m2", 8, 0.5), ("A", "m1", 0.5, 0.25), ("B", "m1", 0.5, 0.75)],
+    "scale": (scale_chart, [("A", "m2", 8, 0.5), ("A", "m1", 0.5, 0.25), ("B", "m1", 0.5, 0.75)],
               ["Parameters (billions, log scale)", "Score", "Task", "A", "B"]),
 }
 

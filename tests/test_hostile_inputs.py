@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-from builder.benchmarks.cibuzzbench.interop.inspect_log import MAX_MEMBER_BYTES, read_inspect
-from builder.benchmarks.cibuzzbench.interop.lm_eval_log import read_lm_eval
+from builder.interop.inspect_log import MAX_MEMBER_BYTES, read_inspect
+from builder.interop.lm_eval_log import read_lm_eval
 from builder.benchmarks.mcq.load import load_benchmark
 from builder.benchmarks.mouse.table import read_table
 from builder.core.errors import InputError

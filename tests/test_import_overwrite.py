@@ -112,7 +112,7 @@ def test_a_run_imported_with_warnings_is_marked_and_left_out_of_aggregates(synth
 
     from builder.benchmarks.cibuzzbench.compute import compute
     from builder.benchmarks.cibuzzbench.interop.importing import convert
-    from builder.benchmarks.cibuzzbench.interop.lm_eval_log import read_lm_eval
+    from builder.interop.lm_eval_log import read_lm_eval
     from builder.benchmarks.cibuzzbench.measures import run_metric_measure
     from builder.benchmarks.cibuzzbench.views.tables import FactCells, model_runs_table, runs_table
     task, records = _blind(synthetic_dataset, protocols)

@@ -17,9 +17,10 @@ from builder.cli import main
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
-from builder.benchmarks.cibuzzbench.interop.importing import convert, write_imported
-from builder.benchmarks.cibuzzbench.interop.inspect_log import read_inspect
-from builder.benchmarks.cibuzzbench.interop.lm_eval_log import read_lm_eval
+from builder.benchmarks.cibuzzbench.interop.importing import convert
+from builder.interop.harness import write_imported
+from builder.interop.inspect_log import read_inspect
+from builder.interop.lm_eval_log import read_lm_eval
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.benchmarks.cibuzzbench.prompts import load_protocols
 from builder.runs.selection import Selection
@@ -237,7 +238,7 @@ def test_cli_imports_lm_eval_and_keeps_the_official_form(synthetic_csv, syntheti
     assert main(["import", str(tmp_path / "official")]) == 2
     assert "--model" in capsys.readouterr().err
     assert main(["import", "mystery", str(tmp_path)]) == 2
-    assert "unknown harness" in capsys.readouterr().err
+    assert "no importer called" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ Inspect, documented format

@@ -26,7 +26,7 @@ from builder.benchmarks.mouse.analyses.reported_figures import add_reported_fact
 from builder.benchmarks.mouse.reported import load_reported
 from builder.benchmarks.mouse.views.reported_tables import SCORE, mouse_tables
 from builder.benchmarks.mouse.views.scale_chart import SCALE_CHART, mouse_charts, qwen3_scale_rows
-from builder.site.charts import scale_chart
+from builder.benchmarks.mouse.views.size_chart import scale_chart
 from builder.site.environment import make_environment
 from builder.site.markdown_pages import FactUse, page_functions, render_page_body
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from builder.site import paging, render
+from builder.site import paging, provenance
 from tests.test_build import small_build, small_inputs  # noqa: F401 (fixture)
 
 SPLIT_ABOVE, PART_SIZE = 4_000, 2_500
@@ -19,7 +19,7 @@ SPLIT_ABOVE, PART_SIZE = 4_000, 2_500
 def paged_site(small_inputs, tmp_path, monkeypatch) -> Path:  # noqa: F811
     monkeypatch.setattr(paging, "SPLIT_ABOVE", SPLIT_ABOVE)
     monkeypatch.setattr(paging, "PART_SIZE", PART_SIZE)
-    monkeypatch.setattr(render, "PROVENANCE_RUNS_LISTED", 1)
+    monkeypatch.setattr(provenance, "PROVENANCE_RUNS_LISTED", 1)
     out = tmp_path / "site"
     small_build(small_inputs, out)
     return out

@@ -17,7 +17,7 @@ from builder.benchmarks.base import Benchmark, SiteParts
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.pipeline import BuildConfig, build
-from builder.site.render import merge_parts
+from builder.site.prepare import merge_parts
 from tests.synthetic import synthetic_rows, write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]

@@ -26,7 +26,7 @@ from builder.site.environment import make_environment
 from builder.site.labels import LABELS, column_label
 from builder.site.tables import Cell, Table
 from builder.claims.engine import Evidence
-from builder.site.render import load_site_config
+from builder.site.configuration import load_site_config
 from builder.site.reuse import repository_url
 from builder.site.search_index import search_index
 from builder.site.structured import sitemap
@@ -113,6 +113,9 @@ def test_every_page_has_preview_tags(site):
         assert f'<meta property="og:title" content="{title}">' in page, name
         assert '<meta name="twitter:card" content="summary">' in page, name
         assert f'<meta name="twitter:title" content="{title}">' in page, name
+        if name != "404.html":  # the address is known in this build: one canonical address per page
+            assert f'<link rel="canonical" href="{SITE_URL}{name}">' in page, name
+            assert f'<meta property="og:url" content="{SITE_URL}{name}">' in page, name
 
 
 def test_every_chart_is_downloadable_as_svg_and_csv(site):
@@ -124,6 +127,8 @@ def test_every_chart_is_downloadable_as_svg_and_csv(site):
             prefix = "../" if "/" in name else ""
             assert f'href="{prefix}tables/chart-{chart_id}.svg" download>SVG</a>' in page, (name, chart_id)
             assert f'href="{prefix}tables/chart-{chart_id}.csv">CSV</a>' in page, (name, chart_id)
+            assert f'href="{prefix}tables/chart-{chart_id}.png" download>PNG</a>' in page, (name, chart_id)
+            assert (site / "tables" / f"chart-{chart_id}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
             svg = (site / "tables" / f"chart-{chart_id}.svg").read_bytes()
             root = ET.fromstring(svg)  # a well-formed file of its own, in the SVG namespace
             assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("viewBox")
@@ -223,9 +228,14 @@ def _visible_text(page: str) -> str:
     return html_lib.unescape(_ATTRS.sub(" ", _CODE.sub(" ", _SCRIPTS.sub(" ", page))))
 
 
+GENERIC_TITLES = {"Score", "Series", "Value", "Category"}  # a chart's axis or legend that says nothing
+
+
 def test_pages_show_no_fact_keys_snake_case_headers_or_local_endpoints(site):
-    """Crawl every page of the built site (issue 32 item 4)."""
+    """Crawl every page of the built site (issue 32 item 4): headers, chart axis and legend
+    titles (a label from the table, not "Score" or "Series") and a run id heading a column."""
     problems, headers = [], 0
+    run_ids = [p.stem for p in (site / "runs").glob("*.html")]
     for name in pages_of(site):
         page = read(site, name)
         for th in re.findall(r"<th\b[^>]*>(.*?)</th>", _SCRIPTS.sub(" ", page), re.S):
@@ -233,6 +243,11 @@ def test_pages_show_no_fact_keys_snake_case_headers_or_local_endpoints(site):
             text = _visible_text(th).strip()
             if _SNAKE.search(text):
                 problems.append(f"{name}: snake_case header {text!r}")
+            if any(text == rid or text.startswith(rid + " ") for rid in run_ids):
+                problems.append(f"{name}: a run id as a header {text!r} (the model's name reads)")
+        for title in re.findall(r'class="mark-text role-(?:axis|legend)-title".*?>([^<]*)</text>', page):
+            if title.strip() in GENERIC_TITLES:
+                problems.append(f"{name}: a chart titled only {title.strip()!r}")
         text = _visible_text(page)
         problems += [f"{name}: fact key {k!r}" for k in _FACT_KEY.findall(text) if "__vs__" in k or k.startswith("pair.")]
         problems += [f"{name}: local endpoint {m!r}" for m in _LOCAL.findall(text)]
@@ -246,7 +261,8 @@ def test_pages_show_no_fact_keys_snake_case_headers_or_local_endpoints(site):
 def test_column_labels_come_from_the_label_table():
     assert column_label("accuracy_rest") == "Accuracy, the rest"
     assert column_label("gap_adjusted_low") == "Adjusted gap 95% low"
-    assert column_label("macro_f1") == "Macro f1"  # not in the table: words
+    assert column_label("macro_f1") == "Macro F1"
+    assert column_label("gold_share") == "Gold share"  # not in the table: words
     assert column_label("gemini-1_5-pro-002 accuracy") == "gemini-1_5-pro-002 accuracy"  # a run id stays
     assert column_label("Strict accuracy") == "Strict accuracy"
     for name in TABLE_COLUMNS + STRATA_COLUMNS:

@@ -7,7 +7,7 @@ import json
 import random
 
 from builder.core.facts import FactTable
-from builder.site.render import _facts_json, _provenance_json
+from builder.site.data_files import facts_json, provenance_json
 
 
 def _table() -> FactTable:
@@ -25,13 +25,13 @@ def _table() -> FactTable:
 def test_facts_json_is_what_json_dumps_writes():
     facts = _table()
     expected = json.dumps(facts.as_json(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    assert _facts_json(facts) == expected.encode("utf-8")
-    assert _facts_json(FactTable()) == (json.dumps({}, indent=1) + "\n").encode()
+    assert facts_json(facts) == expected.encode("utf-8")
+    assert facts_json(FactTable()) == (json.dumps({}, indent=1) + "\n").encode()
 
 
 def test_provenance_json_is_one_compact_entry_per_line():
     facts = _table()
     entries = [f"{json.dumps(k, ensure_ascii=False)}:{json.dumps(v, ensure_ascii=False, separators=(',', ':'))}"
                for k, v in facts.provenance_json().items()]
-    assert _provenance_json(facts) == ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
-    assert json.loads(_provenance_json(facts)) == facts.provenance_json()
+    assert provenance_json(facts) == ("{\n" + ",\n".join(entries) + "\n}\n").encode("utf-8")
+    assert json.loads(provenance_json(facts)) == facts.provenance_json()

@@ -13,8 +13,9 @@ import pytest
 
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.benchmarks.cibuzzbench.dataset import cibuzzbench as cibuzzbench_dataset
-from builder.benchmarks.cibuzzbench.interop.importing import convert, write_imported
-from builder.benchmarks.cibuzzbench.interop.inspect_log import read_inspect
+from builder.benchmarks.cibuzzbench.interop.importing import convert
+from builder.interop.harness import write_imported
+from builder.interop.inspect_log import read_inspect
 from builder.benchmarks.cibuzzbench.prompts import load_protocols
 from builder.cli import main
 from builder.pipeline import BuildConfig, build

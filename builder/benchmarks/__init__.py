@@ -18,6 +18,7 @@ from builder.runs import formats
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from builder.benchmarks.base import Benchmark
     from builder.runs.formats import RunFormat
@@ -93,3 +94,9 @@ class RegistryFormats:
 
 FORMATS = RegistryFormats()
 formats.install(FORMATS)  # the default of every reader: runs are read by this registry's rule
+
+
+def probe_choices(content_dir: "Path") -> dict[str, str]:
+    """Every name `buzzprobe probe --benchmark` takes, with the plug-in that probes it (each
+    probing plug-in's `probe_names`: its own name, or one per spec file)."""
+    return {name: b.name for b in registered() if b.probes for name in b.probe_names(content_dir)}

@@ -14,14 +14,18 @@ defines `BENCHMARK`, an instance of a `Benchmark` subclass. The stages, in order
 6. `pages`    whole generated files (e.g. one page per run), rendered with the shared
               template environment.
 
-Plus `add_commands`, which registers the benchmark's CLI subcommands, `fetch_data` and
-`add_import_options`, its part of the shared `buzzprobe data fetch` and `buzzprobe import`
-(so no plug-in calls another's), `add_probe_options` and `probe_plans` for a benchmark that
-`buzzprobe probe --benchmark NAME` asks, and `fact_sections`,
+Plus `assets`, files it ships as they are (e.g. a script its pages load); `add_commands`, which
+registers CLI subcommands only this benchmark has; its parts of the shared commands, which
+builder/commands/ defines once (so no plug-in hosts another's command or calls another):
+`fetch_data`, `check_data` and `add_data_actions` (`buzzprobe data`), `add_import_options`
+(`buzzprobe import`), `add_export_options` (`buzzprobe export`), `add_audit_options`
+(`buzzprobe audit`), `add_probe_options`, `probe_names` and `probe_plans` for a benchmark that
+`buzzprobe probe --benchmark NAME` asks, `score_run` (`buzzprobe score RUN`); and `fact_sections`,
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
 generated from them, and a test checks every key a build produces against them; and
 `eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
-eee`; builder/runs/eee.py writes the files).
+eee`; builder/runs/eee.py writes the files); and `harness_interop`, its tasks for
+lm-evaluation-harness and Inspect, out and back (builder/interop/).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
     from builder.core.reported import ReportedTable
     from builder.runs.cache import RunCache
     from builder.runs.formats import RunFormat
+    from builder.interop.harness import HarnessInterop
     from builder.runs.eee import Evaluation
     from builder.runs.schema import Run
     from builder.site.charts import SvgRenderer
@@ -56,6 +61,10 @@ LoadedT = TypeVar("LoadedT")  # what a plug-in's `load` returns and its `compute
 ComputedT = TypeVar("ComputedT")  # what its `compute` returns and its views take
 # `buzzprobe import WORD PATH …`: (the parsed options, the created stamp) -> exit code.
 ImportHandler = Callable[["argparse.Namespace", str], int]
+# The word of `buzzprobe import PATH …` given without an importer's word (at most one plug-in claims it).
+IMPORT_DEFAULT = ""
+# `buzzprobe export WORD …` and `buzzprobe audit NAME`: (the parsed options) -> exit code.
+CommandHandler = Callable[["argparse.Namespace"], int]
 
 
 
@@ -165,9 +174,53 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
         `names`: the `--benchmark` values given (None: everything), which a plug-in that serves
         names checks; `log` takes progress lines."""
 
+    def harness_interop(self) -> "HarnessInterop | None":
+        """`buzzprobe export|import lm-eval|inspect`: this plug-in's tasks for lm-evaluation-harness
+        and Inspect, out and back (builder/interop/harness.py); None when it writes none."""
+        return None
+
     def add_import_options(self, parser: "argparse.ArgumentParser") -> Mapping[str, ImportHandler]:
         """`buzzprobe import WORD PATH`: add the options this plug-in's imports read to the import
-        command's `parser`, and return its words, each with the handler that imports PATH."""
+        command's `parser`, and return its words, each with the handler that imports PATH
+        (IMPORT_DEFAULT: the handler of `buzzprobe import PATH`, no word)."""
+        return {}
+
+    def check_data(self, content_dir: Path, names: Sequence[str] | None,
+                   log: Callable[[str], None]) -> list[dict[str, Any]]:
+        """`buzzprobe data check`: validate this plug-in's local data copy (`names` as for
+        `fetch_data`); one report (a flat JSON-able dict with `benchmark`, `path` and `text`, the
+        line shown) per copy checked."""
+        return []
+
+    def add_data_actions(self, actions: "argparse._SubParsersAction") -> None:
+        """`buzzprobe data ACTION`: actions only this plug-in's data has; each sets `handler`."""
+
+    def add_export_options(self, parser: "argparse.ArgumentParser") -> Mapping[str, CommandHandler]:
+        """`buzzprobe export WORD`: add the options this plug-in's exports read (in a group of
+        its own) and return its words, each with its handler (Every Eval Ever's `eee` is shared)."""
+        return {}
+
+    def add_audit_options(self, parser: "argparse.ArgumentParser") -> CommandHandler | None:
+        """`buzzprobe audit NAME`: the handler of a plug-in that audits benchmarks without a model,
+        after adding its options to `parser` (at most one plug-in audits); None: it audits none."""
+        return None
+
+    def probe_names(self, content_dir: Path) -> list[str]:
+        """The names `buzzprobe probe --benchmark` takes for this plug-in (only when it `probes`),
+        for the command's did-you-mean: by default its own name."""
+        return [self.name]
+
+    def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """`buzzprobe score RUN`: one finished run's scores, each metric with its 95% interval
+        (`{metric: {"value", "low", "high"}, "items", "failed"}` in points, or with `"unit": "0-1"`;
+        builder.probing.summary), and the paired gaps with the runs beside it, as `buzzprobe probe`
+        ends with them."""
+        raise InputError.single(path, f"runs of {self.title} cannot be scored by `buzzprobe score` yet", line=1,
+                                field="benchmark")
+
+    def assets(self, settings: BuildSettings) -> Mapping[str, Path]:
+        """Files the site ships as they are, by site path (e.g. "assets/x.js"), each with the
+        file it is read from; two plug-ins may ship one site path only from the same file."""
         return {}
 
 

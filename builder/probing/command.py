@@ -1,13 +1,9 @@
-"""`buzzprobe probe`: ask a model on an OpenAI-compatible endpoint and write one run per seed,
-for whichever benchmark `--benchmark NAME` names (the CLI hands it the registry, which finds the
-plug-in that probes it), plus what every command that asks a model shares: the client options, their number checks,
-the guarded handler and the run loop.
+"""What every command that asks a model shares (`buzzprobe probe`, builder/commands/probe.py,
+and a plug-in's own, e.g. `buzzprobe mouse probe`): the client options, their number checks,
+the guarded handler and the run loop with its closing score.
 
-The command's own options are the ones every probing plug-in reads (benchmark, condition,
-items, seeds, model and client); each plug-in adds its own in a group of its own, and a value
-given for another plug-in's option is refused rather than ignored. Only argparse is imported at
-module level, so registering the command costs nothing for the other subcommands; the HTTP
-stack loads when a probe actually runs.
+Only argparse is imported at module level, so registering the commands costs nothing for the
+other subcommands; the HTTP stack loads when a probe actually runs.
 """
 
 from __future__ import annotations
@@ -30,84 +26,6 @@ from builder.runs.lines import LineError, load_line
 EXIT_FAILED = 1
 EXIT_FATAL = 4
 EXIT_INTERRUPTED = 130
-
-
-class ProbingPlugin(Protocol):
-    """What `probe` reads of a plug-in (builder.benchmarks.base.Benchmark): the CLI hands the
-    command the registry's plug-ins and its owner rule, so this layer names neither."""
-
-    name: ClassVar[str]
-    title: ClassVar[str]
-    probes: ClassVar[bool]
-    probe_default: ClassVar[bool]
-
-    def add_probe_options(self, group: Any) -> None: ...
-
-    def probe_plans(self, args: argparse.Namespace) -> list[Any]: ...
-
-
-class OptionGroup:
-    """A plug-in's argument group on `buzzprobe probe` that remembers what it added, so the
-    command can refuse those options when another benchmark is asked."""
-
-    def __init__(self, group: argparse._ArgumentGroup):
-        self._group, self.actions = group, list[argparse.Action]()
-
-    def add_argument(self, *flags: str, **kwargs: Any) -> argparse.Action:
-        action = self._group.add_argument(*flags, **kwargs)
-        self.actions.append(action)
-        return action
-
-
-def add_probe_parser(sub: Any, plugins: Sequence[ProbingPlugin],
-                     owner: Callable[[str], ProbingPlugin | None]) -> None:
-    """Register `probe` on the CLI's subparsers, with every probing plug-in's options; `owner`
-    names the plug-in that plans a `--benchmark` (builder.benchmarks.probe_owner)."""
-    registered = [b for b in plugins if b.probes]
-    p = sub.add_parser("probe", help="ask a model (OpenAI-compatible endpoint) and write runs",
-                       description="Ask a model on an OpenAI-compatible /v1/chat/completions endpoint "
-                                   "and write one run per option seed. See docs/probing.md.")
-    what = p.add_argument_group("what to ask")
-    names = ", ".join(b.name for b in registered)
-    what.add_argument("--benchmark", default=None, metavar="NAME",
-                      help=f"the benchmark to ask: {names}, or a spec'd multiple-choice benchmark's name "
-                           "(default: the benchmark whose options are given, else the default one)")
-    what.add_argument("--condition", choices=("sighted", "blind"), default="sighted",
-                      help="blind: without what the benchmark hides (CIBuzzBench's term, a spec'd "
-                           "benchmark's question); default %(default)s")
-    what.add_argument("--split", help="only this split (or a sample within it)")
-    what.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
-    what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
-    what.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
-                      help="option-shuffle seeds, one run each (default: the benchmark's first)")
-    own = {b.name: OptionGroup(p.add_argument_group(f"{b.title} only")) for b in registered}
-    for benchmark in registered:
-        benchmark.add_probe_options(own[benchmark.name])
-    add_client_arguments(
-        p, max_tokens_help="output budget (default: the protocol's; 8 for a letter)",
-        out_help="output file; {run_id} and {model_slug} are filled in (default runs/{model_slug}/{run_id}.jsonl)",
-        run_id_help="override the derived run id (single seed only)",
-        retry_errors_help="re-ask the items whose line records an error (the file is rewritten without them)")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object per run (score, intervals, paired gaps, usage) instead of text")
-    p.set_defaults(handler=guarded(lambda args, key: _run(args, key, own, registered, owner), "probe"))
-
-
-def _run(args: argparse.Namespace, key: str | None, own: dict[str, OptionGroup],
-         plugins: Sequence[ProbingPlugin], probe_owner: Callable[[str], ProbingPlugin | None]) -> int:
-    """The plug-in that probes `--benchmark` plans the runs; the one engine asks them."""
-    given = {name: [a for a in group.actions if getattr(args, a.dest) != a.default] for name, group in own.items()}
-    if args.benchmark is None:
-        used = [name for name, actions in given.items() if actions]
-        args.benchmark = used[0] if len(used) == 1 else next(b.name for b in plugins if b.probe_default)
-    owner = probe_owner(args.benchmark)
-    if owner is None:
-        raise InputError.single("--benchmark", f"no plug-in probes {args.benchmark!r}")
-    for name, actions in sorted(given.items()):
-        if name != owner.name and actions:
-            flag = actions[0].option_strings[0]
-            raise InputError.single(flag, f"an option of {name}'s probe; {args.benchmark} does not read it")
-    return execute_plans(owner.probe_plans(args), args, key)
 
 
 def add_client_arguments(p: argparse.ArgumentParser, *, max_tokens_help: str, out_help: str,
@@ -272,28 +190,40 @@ def execute_plans(plans: list[Any], args: argparse.Namespace, key: str | None, *
                 print(json.dumps(_result(plan, None)))
             else:
                 print(f"{plan.path}: already complete, nothing to ask")
-                _say_score(plan)
+                say_score(plan)
             continue
         try:
             outcome = asyncio.run(execute(plan, key, prior=prior))
         except FatalError as exc:
-            kept = (f"the run so far is kept in {plan.path}; fix the cause and re-run the same command to resume"
-                    if plan.path.exists() else "nothing was written (no item was answered); fix the cause and "
-                    "re-run the same command")
-            print(f"{command}: stopped: {redact(str(exc))}\n  {kept}", file=sys.stderr)
+            _say_stopped(command, plan, redact(str(exc)))
             return EXIT_FATAL
         failed = set_aside_if_failed(plan)
         if failed is not None:
-            print(f"{command}: failed: no item of {plan.header.run_id} was answered ({outcome.errors} of "
-                  f"{outcome.asked} asked failed after retries; first error: {redact(failed[1])[:300]}); the run "
-                  f"is not published: moved to {failed[0]}. Check the endpoint, model name and key, then re-run "
-                  "the same command to ask every item again", file=sys.stderr)
+            _say_failed(command, plan, outcome, failed[0], redact(failed[1]))
             return EXIT_FAILED
         if getattr(args, "json", False):
             print(json.dumps(_result(plan, outcome)))
         else:
             (report or _report)(plan, outcome)
     return 0
+
+
+def _say_stopped(command: str, plan: Any, error: str) -> None:
+    """A fatal error (a refused key, an unreachable endpoint) stops the command; the run so far
+    is kept, so the same command resumes it."""
+    kept = (f"the run so far is kept in {plan.path}; fix the cause and re-run the same command to resume"
+            if plan.path.exists() else "nothing was written (no item was answered); fix the cause and "
+            "re-run the same command")
+    print(f"{command}: stopped: {error}\n  {kept}", file=sys.stderr)
+
+
+def _say_failed(command: str, plan: Any, outcome: Any, moved_to: Path, first_error: str) -> None:
+    """A run in which no item was answered was set aside (see set_aside_if_failed): say where,
+    and the first error, so the cause can be fixed before asking every item again."""
+    print(f"{command}: failed: no item of {plan.header.run_id} was answered ({outcome.errors} of "
+          f"{outcome.asked} asked failed after retries; first error: {first_error[:300]}); the run "
+          f"is not published: moved to {moved_to}. Check the endpoint, model name and key, then re-run "
+          "the same command to ask every item again", file=sys.stderr)
 
 
 def _result(plan: Any, outcome: Any) -> dict[str, Any]:
@@ -309,7 +239,7 @@ def _result(plan: Any, outcome: Any) -> dict[str, Any]:
     return out
 
 
-def _say_score(plan: Any) -> None:
+def say_score(plan: Any) -> None:
     # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.probing.summary import describe
     if plan.score is not None:
@@ -322,13 +252,18 @@ def _report(plan: Any, outcome: Any) -> None:
     state = "complete" if outcome.complete else "incomplete"
     print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries")
     if outcome.complete:
-        _say_score(plan)
-    usage = outcome.usage_totals
-    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
-        print(f"  tokens: {usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} completion")
+        say_score(plan)
+    say_tokens(outcome)
     if outcome.errors:
         print("  failed items are recorded with `error` and count as wrong; "
               "re-ask them with --retry-errors", file=sys.stderr)
+
+
+def say_tokens(outcome: Any) -> None:
+    """The tokens the run spent, when the endpoint counted them."""
+    usage = outcome.usage_totals
+    if usage.get("prompt_tokens") is not None or usage.get("completion_tokens") is not None:
+        print(f"  tokens: {usage.get('prompt_tokens', 0):,} prompt, {usage.get('completion_tokens', 0):,} completion")
 
 
 def read_runtime_info(path: Path) -> dict[str, Any]:

@@ -52,9 +52,11 @@ def paired_gap(blind: str, sighted: str, gold: Sequence[str], pred_blind: Sequen
 
 
 def describe(score: Figures, gaps: list[Figures]) -> list[str]:
-    """The closing lines: accuracy 61.2 (95% interval 55.0 to 67.4), ... and one line per gap."""
-    parts = [f"{name} {score[m]['value']:.1f} (95% interval {score[m]['low']:.1f} to {score[m]['high']:.1f})"
-             for m, name in METRICS]
+    """The closing lines: accuracy 61.2 (95% interval 55.0 to 67.4), ... and one line per gap.
+    Figures are points (one decimal) unless the score says `"unit": "0-1"` (Mouse's metrics:
+    three significant digits); a metric without an interval is shown without one."""
+    spec = ".3g" if score.get("unit") == "0-1" else ".1f"
+    parts = [_metric(m, score[m], spec) for m in score if isinstance(score[m], dict)]
     tail = f", {score['failed']} of them failed (counted wrong)" if score["failed"] else ""
     lines = [f"score: {', '.join(parts)} on {score['items']} items{tail}"]
     for gap in gaps:
@@ -62,6 +64,15 @@ def describe(score: Figures, gaps: list[Figures]) -> list[str]:
                  for m, name in METRICS]
         lines.append(f"paired gap, sighted {gap['sighted']} minus blind {gap['blind']}: {', '.join(parts)}")
     return lines
+
+
+def _metric(metric: str, figure: dict[str, Any], spec: str) -> str:
+    name = dict(METRICS).get(metric, metric.replace("_", " "))
+    if figure.get("value") is None:
+        return f"{name} -"
+    if figure.get("low") is None or figure.get("high") is None:
+        return f"{name} {figure['value']:{spec}}"
+    return f"{name} {figure['value']:{spec}} (95% interval {figure['low']:{spec}} to {figure['high']:{spec}})"
 
 
 def siblings(path: Path) -> list[Run]:

@@ -32,6 +32,8 @@ _MAXIMUM = {"proportion": 1.0, "percent": 100.0}  # a metric's unit -> its best 
 # unescaped: MMLU-Pro's questions hold U+0085, which split an instance in two.
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 _TOKENS = ("prompt_tokens", "completion_tokens", "total_tokens")  # an item's usage, as OpenAI-compatible APIs count
+RUN_HEADER = "buzzprobe_run"  # source_metadata.additional_details: the run's header, footer and item order (JSON)
+RUN_ITEM = "buzzprobe_item"  # an instance's metadata: its run line (JSON)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class Instance:
     usage: Mapping[str, int] | None = None  # prompt/completion/total tokens as the endpoint gave them
     latency_ms: float | None = None
     error: str | None = None
+    row_id: int | None = None  # the run's item, whose line the sidecar carries for the lossless import
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,25 @@ def eval_uuid(run: Run) -> str:
     return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
+def export_warnings(aggregate: Path, out: Path) -> list[str]:
+    """What Every Eval Ever's validator (`every-eval-ever` 0.3.0) will flag in an export, said
+    before the user submits it: it passes a record whose developer is unknown only as "Valid
+    locally, but not merge-ready" (the datastore is queried by developer)."""
+    log = json.loads(aggregate.read_text(encoding="utf-8"))
+    found = []
+    if log["model_info"]["developer"] == UNKNOWN:
+        found.append(f"model_info.developer is {UNKNOWN!r}: Every Eval Ever's validator will warn that the model "
+                     "names no datastore folder and call the export \"Valid locally, but not merge-ready\"; "
+                     "export again with --developer NAME (the model's developer, e.g. qwen)")
+    return found
+
+
+def validator_command(out: Path, files: Sequence[Path]) -> str:
+    """The validator's command line for the files written (run in OUT: it checks datastore paths)."""
+    return (f"cd {out} && python -m every_eval_ever validate "
+            + " ".join(str(f.relative_to(out)) for f in files) + "   (make eee-venv: .venv-eee/bin/python)")
+
+
 def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str) -> tuple[Path, Path]:
     """Write the aggregate and its sidecar under `out/data/...`; returns both paths."""
     model = slug(run.header.subject_name)
@@ -93,6 +115,7 @@ def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str
     evaluation_id = f"{run.header.benchmark}/{model}/{name}"
     samples_rel = f"{folder}/{name}_samples.jsonl"
     lines = [_instance(one, evaluation.name, evaluation_id, model) for one in evaluation.instances]
+    _carry_run(run, lines, evaluation.instances)
     samples = "".join(_jsonl(line) for line in lines).encode()
     log = _aggregate(run, evaluation, evaluation_id, developer)
     log["detailed_evaluation_results"] = {"format": "jsonl", "file_path": samples_rel, "hash_algorithm": "sha256",
@@ -106,6 +129,18 @@ def write_evaluation(run: Run, evaluation: Evaluation, out: Path, developer: str
         raise InputError.single(out, f"cannot write the export: {exc.strerror or exc} ({exc.filename or target})",
                                 field="--out") from None
     return target / f"{name}.json", target / f"{name}_samples.jsonl"
+
+
+def _carry_run(run: Run, lines: list[dict[str, Any]], instances: Sequence[Instance]) -> None:
+    """Each instance's metadata also carries its run line (`buzzprobe_item`, JSON): with the
+    header the aggregate carries (`buzzprobe_run`), `buzzprobe import eee` gives back the very
+    run (condition, letter map, answers), where the fields Every Eval Ever defines alone would
+    lose the letter map and the run's settings. Run lines never hold the data set's text."""
+    items = {item.row_id: item for item in run.items}
+    for line, one in zip(lines, instances, strict=True):
+        if one.row_id is not None and one.row_id in items:
+            line["metadata"][RUN_ITEM] = json.dumps(items[one.row_id].to_json(), ensure_ascii=False,
+                                                    separators=(",", ":"))
 
 
 def _jsonl(line: dict[str, Any]) -> str:
@@ -140,7 +175,10 @@ def _instance(one: Instance, evaluation_name: str, evaluation_id: str, model_id:
 
 def _aggregate(run: Run, evaluation: Evaluation, evaluation_id: str, developer: str) -> dict[str, Any]:
     h = run.header
-    details = {"run_id": h.run_id, "condition": h.condition, **evaluation.details}
+    details = {"run_id": h.run_id, "condition": h.condition, **evaluation.details,
+               RUN_HEADER: json.dumps({"header": h.to_json(), "footer": run.footer.to_json() if run.footer else None,
+                                       "order": [item.row_id for item in run.items]},
+                                      ensure_ascii=False, separators=(",", ":"))}
     results = [_result(evaluation, metric) for metric in evaluation.metrics]
     return {
         "schema_version": SCHEMA_VERSION, "evaluation_id": evaluation_id, "retrieved_timestamp": h.created,

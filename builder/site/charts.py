@@ -5,7 +5,8 @@ builder computes a metric (the one optional exception, the per-heuristic mean ma
 to Vega-Lite's own ``mean`` at draw time unless the caller passes the fact values; see
 CIBuzzBench's ``heuristic_seed_chart``). This module is the toolkit every benchmark's charts
 use (row checks, the look, rendering, ``finish_chart``) plus the charts more than one benchmark
-draws; a benchmark's own charts live in its views (CIBuzzBench: views/charts.py). A page shows,
+draws; a benchmark's own charts live in its views (CIBuzzBench: views/charts.py, Mouse:
+views/size_chart.py). A page shows,
 per chart:
 
 * the SVG (rendered here by vl-convert, so the page reads without JavaScript),
@@ -286,20 +287,7 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
     ``rows``: ``(category, series label, value, ci_low, ci_high)``; the bounds may be ``None``
     (no interval drawn). Categories and series keep the order in which they first appear.
     """
-    values, table, categories, series = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), list[str]()
-    for row in rows:
-        category, label, value, low, high = unpack_row(row, 5, "category score")
-        category, label = label_text(category, "category"), label_text(label, "series")
-        value = score_value(value, "value")
-        low, high = score_value(low, "ci_low", optional=True), score_value(high, "ci_high", optional=True)
-        check_once((category, label), table, "category and series")
-        for name, seq in ((category, categories), (label, series)):
-            if name not in seq:
-                seq.append(name)
-        values.append({"c": category, "s": label, "v": value, "lo": low, "hi": high})
-        table.append((category, label, value, low, high))
-    if not values:
-        raise ValueError("category score chart needs at least one row")
+    values, table, categories, series = _category_scores(rows)
     fmt = value_format([x for v in values for x in (v["v"], v["lo"], v["hi"]) if x is not None])
     y = alt.Y("c:N", sort=categories, title=None, scale=alt.Scale(paddingInner=0.3, paddingOuter=0.15))
     offset = alt.YOffset("s:N", sort=series, scale=alt.Scale(paddingOuter=0.5))
@@ -329,64 +317,27 @@ def category_score_chart(rows: Iterable[Sequence], *, id: str = "category-scores
                    rows=tuple(table))
 
 
-@remembered
-def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
-                          title: str = "Sighted against blind", value_title: str = "Score",
-                          label_title: str = "Run", description: str | None = None,
-                          renderer: SvgRenderer | None = None) -> Chart:
-    """Each label's blind score (x) against its sighted score (y), both with interval bars,
-    on equal axes with the y = x diagonal (points above it: seeing the item helped).
-
-    ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
-    bounds may be ``None``. Points are labelled when there are at most 12 of them.
-    """
-    values, table = list[dict[str, Any]](), list[tuple[Any, ...]]()
+def _category_scores(rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]], list[str], list[str]]:
+    """The rows of `category_score_chart`, checked: the chart's data, its table, and the
+    categories and series in the order they first appear."""
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    categories: list[str] = []
+    series: list[str] = []
     for row in rows:
-        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
-        label = label_text(label, "label")
-        check_once((label,), table, "label")
-        blind, sighted = score_value(blind, "blind"), score_value(sighted, "sighted")
-        b_lo, b_hi = score_value(b_lo, "blind_low", optional=True), score_value(b_hi, "blind_high", optional=True)
-        s_lo, s_hi = score_value(s_lo, "sighted_low", optional=True), score_value(s_hi, "sighted_high", optional=True)
-        values.append({"l": label, "b": blind, "s": sighted, "blo": b_lo, "bhi": b_hi, "slo": s_lo, "shi": s_hi})
-        table.append((label, blind, b_lo, b_hi, sighted, s_lo, s_hi))
+        category, label, value, low, high = unpack_row(row, 5, "category score")
+        category, label = label_text(category, "category"), label_text(label, "series")
+        value = score_value(value, "value")
+        low, high = score_value(low, "ci_low", optional=True), score_value(high, "ci_high", optional=True)
+        check_once((category, label), table, "category and series")
+        for name, seq in ((category, categories), (label, series)):
+            if name not in seq:
+                seq.append(name)
+        values.append({"c": category, "s": label, "v": value, "lo": low, "hi": high})
+        table.append((category, label, value, low, high))
     if not values:
-        raise ValueError("sighted/blind scatter needs at least one row")
-    extent = [x for v in values for k, x in v.items() if k != "l" and x is not None]
-    lo, hi = shared_domain(extent)
-    fmt = value_format(extent)
-    scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
-    side = min(WIDTH, 520)
-    x_title, y_title = f"Blind {value_title.lower()}", f"Sighted {value_title.lower()}"
-    tooltip = [alt.Tooltip("l:N", title=label_title),
-               alt.Tooltip("b:Q", title=x_title, format=fmt), alt.Tooltip("blo:Q", title="Blind low", format=fmt),
-               alt.Tooltip("bhi:Q", title="Blind high", format=fmt),
-               alt.Tooltip("s:Q", title=y_title, format=fmt),
-               alt.Tooltip("slo:Q", title="Sighted low", format=fmt),
-               alt.Tooltip("shi:Q", title="Sighted high", format=fmt)]
-    x = alt.X("b:Q", title=x_title, scale=scale)
-    y = alt.Y("s:Q", title=y_title, scale=scale)
-    diagonal = alt.Chart().mark_rule(color=INK, strokeDash=[4, 4], opacity=0.6).encode(
-        x=alt.datum(lo, type="quantitative", scale=scale), y=alt.datum(lo, type="quantitative", scale=scale),
-        x2=alt.datum(hi), y2=alt.datum(hi),
-    )
-    interval = {"color": PALETTE[0], "strokeWidth": 1.5}
-    x_bars = alt.Chart().mark_rule(**interval).encode(
-        x=alt.X("blo:Q", title=x_title, scale=scale), x2="bhi:Q", y=y, tooltip=tooltip)
-    y_bars = alt.Chart().mark_rule(**interval).encode(
-        x=x, y=alt.Y("slo:Q", title=y_title, scale=scale), y2="shi:Q", tooltip=tooltip)
-    points = alt.Chart().mark_point(filled=True, size=70, opacity=1, color=PALETTE[0]).encode(
-        x=x, y=y, tooltip=tooltip)
-    layers = [diagonal, x_bars, y_bars, points]
-    if len(values) <= 12:
-        layers.append(alt.Chart().mark_text(align="left", baseline="bottom", dx=5, dy=-4, fontSize=11, color=INK)
-                      .encode(x=x, y=y, text="l:N"))
-    chart = alt.layer(*layers, data=alt.Data(values=values)).properties(width=side, height=side)
-    desc = description or (f"{y_title} against {x_title.lower()} per run, with interval bars on both axes; "
-                           "the dashed diagonal is y = x.")
-    return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
-                   rows=tuple(table))
+        raise ValueError("category score chart needs at least one row")
+    return values, table, categories, series
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -490,60 +441,3 @@ def shared_domain(values: Sequence[float]) -> tuple[float, float]:
     if bound is not None:
         lo, hi = max(lo, 0.0), min(hi, bound)
     return round(lo, 10), round(hi, 10)
-
-
-@remembered
-def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Scores by model size",
-                description: str | None = None, value_title: str = "Score", series_title: str = "Task",
-                size_title: str = "Parameters (billions, log scale)",
-    renderer: SvgRenderer | None = None) -> Chart:
-    """Score against model size on a logarithmic x axis, one line per series (e.g. per task),
-    series told apart by colour AND point shape.
-
-    ``rows``: ``(series, model, size_in_billions, value)``, one per (series, model); sizes must
-    be positive (log scale); a NaN value is kept as a gap. Series keep the order in which they
-    first appear; points within a series are drawn by size. The x axis ticks at the sizes
-    present, so every model sits on a labelled tick.
-    """
-    values, table, series, sizes = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), set[float]()
-    for row in rows:
-        label, model, size, value = unpack_row(row, 4, "scale")
-        label, model = label_text(label, "series"), label_text(model, "model")
-        size, value = score_value(size, "size"), score_value(value, "value")
-        if size is None or size <= 0:
-            raise ValueError(f"size must be a positive number of billions (log scale), got {row[2]!r}")
-        check_once((label, model), table, "series and model")
-        if label not in series:
-            series.append(label)
-        sizes.add(size)
-        values.append({"s": label, "m": model, "x": size, "v": value})
-        table.append((label, model, size, value))
-    if not values:
-        raise ValueError("scale chart needs at least one row")
-    rank = {s: i for i, s in enumerate(series)}
-    values.sort(key=lambda v: (rank[v["s"]], v["x"]))
-    table.sort(key=lambda r: (rank[r[0]], r[2]))
-    present = [v["v"] for v in values if v["v"] is not None]
-    fmt = value_format(present)
-    unit = bool(present) and min(present) >= 0 and max(present) <= 1
-    y_scale = alt.Scale(domain=[0, 1], nice=False) if unit else alt.Scale(zero=False, nice=True)
-    x = alt.X("x:Q", title=size_title, scale=alt.Scale(type="log", nice=False, padding=18),
-              axis=alt.Axis(values=sorted(sizes), format="~g", grid=True))
-    y = alt.Y("v:Q", title=value_title, scale=y_scale)
-    colour = alt.Color("s:N", sort=series, title=series_title,
-                       scale=alt.Scale(domain=series, range=palette_colours(len(series))))
-    tooltip = [alt.Tooltip("s:N", title=series_title), alt.Tooltip("m:N", title="Model"),
-               alt.Tooltip("x:Q", title="Parameters (billions)", format="~g"),
-               alt.Tooltip("v:Q", title=value_title, format=fmt)]
-    lines = alt.Chart().mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="s:N",
-                                                        order=alt.Order("x:Q"))
-    points = alt.Chart().mark_point(filled=True, size=70, opacity=1).encode(
-        x=x, y=y, color=colour, tooltip=tooltip,
-        shape=alt.Shape("s:N", sort=series, title=series_title,
-                        scale=alt.Scale(domain=series, range=point_shapes(len(series)))),
-    )
-    chart = alt.layer(lines, points, data=alt.Data(values=values)).properties(width=WIDTH, height=360)
-    desc = description or (f"{value_title} against model size (log scale), one line per "
-                           f"{series_title.lower()}.")
-    return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
-                   columns=(series_title, "Model", "Parameters (billions)", value_title), rows=tuple(table))

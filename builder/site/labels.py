@@ -17,6 +17,7 @@ LABELS = {
     "gap": "Gap", "gap_low": "Gap 95% low", "gap_high": "Gap 95% high",
     "gap_adjusted": "Adjusted gap", "gap_adjusted_low": "Adjusted gap 95% low",
     "gap_adjusted_high": "Adjusted gap 95% high",
+    "accuracy": "Accuracy", "macro_f1": "Macro F1", "probe": "Probe", "category": "Category",
     "option_seed": "Option seed", "items_asked": "Items asked", "stratum": "Stratum", "weight": "Weight",
 }
 _MACHINE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")

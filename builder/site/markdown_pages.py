@@ -63,6 +63,16 @@ def format_value(value: float, style: str, digits: int | None) -> str:
 
 def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: FactUse) -> dict[str, Callable]:
     """The functions a page can call; each records what it showed."""
+    fact, value, has = _fact_functions(facts, root, use)
+    quoting = _reported_functions(facts, reported, use, fact)
+    return {"fact": fact, "value": value, "has": has, "reported": quoting["reported"], "quoted": quoting["quoted"],
+            "reported_value": quoting["reported_value"], "cite": quoting["cite"], **_comparisons(value)}
+
+
+def _fact_functions(facts: FactTable, root: str,
+                    use: FactUse) -> tuple[Callable[..., Markup], Callable[[str], float], Callable[[str], bool]]:
+    """`fact`, `value` and `has`: a measured figure linked to its provenance, its bare value, and
+    whether it exists; the first two record the fact in `use`, so the page lists its provenance."""
 
     def value(key: str) -> float:
         if key not in facts:
@@ -79,6 +89,14 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
 
     def has(key: str) -> bool:
         return key in facts
+
+    return fact, value, has
+
+
+def _reported_functions(facts: FactTable, reported: ReportedTable, use: FactUse,
+                        fact: Callable[..., Markup]) -> dict[str, Callable]:
+    """`reported`, `reported_value`, `quoted` and `cite`: figures and sources of
+    content/reported.yaml, each marked "reported by" and recorded in `use` for the Sources list."""
 
     def reported_figure(key: str, style: str | None = None, digits: int | None = None) -> Markup:
         if key not in reported:
@@ -111,8 +129,7 @@ def page_functions(facts: FactTable, reported: ReportedTable, root: str, use: Fa
         return Markup('<a class="cite" href="#source-{sid}">{short}</a>').format(
             sid=source, short=reported.sources[source].short)
 
-    return {"fact": fact, "value": value, "has": has, "reported": reported_figure, "quoted": quoted,
-            "reported_value": reported_value, "cite": cite, **_comparisons(value)}
+    return {"reported": reported_figure, "reported_value": reported_value, "quoted": quoted, "cite": cite}
 
 
 def _comparisons(value: Callable[[str], float]) -> dict[str, Callable]:

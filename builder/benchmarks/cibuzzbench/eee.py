@@ -93,7 +93,7 @@ def instances(run: Run, dataset: Dataset, score: RunScore, protocol: Any) -> lis
             str(item.row_id), shown(item.row_id), gold, item.prediction, item.prediction == gold,
             "the probe's own choice (no response)" if run.header.condition == "probe" else _EXTRACTION[run.header.task],
             tuple(o.text for o in options.options) if options is not None else None,
-            item.response, metadata, item.usage, item.latency_ms, item.error))
+            item.response, metadata, item.usage, item.latency_ms, item.error, item.row_id))
     return found
 
 

@@ -83,6 +83,42 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         from builder.benchmarks.cibuzzbench.commands import add_commands
         add_commands(subcommands)
 
+    def add_data_actions(self, actions: Any) -> None:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.cibuzzbench.commands import add_data_actions
+        add_data_actions(actions)
+
+    def check_data(self, content_dir: Path, names: Sequence[str] | None,
+                   log: Callable[[str], None]) -> list[dict[str, Any]]:
+        """The CSV, unless `--benchmark` asks only for other data."""
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.cibuzzbench.commands import check_data
+        return [] if names else check_data(log)
+
+    def add_import_options(self, parser: Any) -> dict[str, Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.cibuzzbench.commands import add_import_options
+        return add_import_options(parser)
+
+    def add_export_options(self, parser: Any) -> dict[str, Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.cibuzzbench.interop.command import add_export_options
+        return add_export_options(parser)
+
+    def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Scored on the option set the run names (a gold-pool run on its derived variant)."""
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+        from builder.benchmarks.cibuzzbench.probes.report import probe_report
+        from builder.runs.reader import read_run
+        variant = read_run(path).header.variant
+        dataset = load_dataset(_dataset(settings))
+        return probe_report(path, dataset if variant == "original" else _variants(dataset, settings)[variant])
+
+    def assets(self, settings: BuildSettings) -> dict[str, Path]:
+        """The item browser its run pages load (content/templates/run.html)."""
+        return {"assets/item-browser.js": settings.content_dir / "static" / "item-browser.js"}
+
     def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
         """The CSV, unless `--benchmark` asks only for other data."""
         if not names:
@@ -99,6 +135,11 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.probes.command import probe_plans
         return probe_plans(args)
+
+    def harness_interop(self) -> Any:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.cibuzzbench.interop.hooks import CIBuzzBenchHarness
+        return CIBuzzBenchHarness()
 
     def measures(self, state: State, facts: FactTable, registry: MeasureRegistry) -> None:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules

@@ -1,30 +1,27 @@
-"""`buzzprobe audit SPEC|NAME [--json]`: the model-free audit of a spec'd benchmark, as a table or JSON."""
+"""The spec'd benchmarks' part of the shared `buzzprobe audit SPEC|NAME [--json]`
+(builder/commands/audit.py): the model-free audit of a spec'd benchmark, as a table or JSON."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from builder.core.errors import InputError
 from builder.core.names import did_you_mean
+from builder.probing.progress import counter, stages
 
 if TYPE_CHECKING:  # the CLI registers this command on every start: no numpy until it runs
     from builder.benchmarks.mcq.analyses.audit import Audit, ProbeScore, Score
 
 
-def add_audit_parser(sub: Any) -> None:
-    """Register the subcommand on the CLI's subparsers."""
-    p = sub.add_parser("audit", help="how much of a multiple-choice benchmark its options give away (no model)",
-                       description="Load a benchmark spec (content/benchmarks/NAME.yaml), validate its data and "
-                                   "print the model-free audit. See docs/audit.md.")
-    p.add_argument("spec", type=Path, help="the benchmark's spec file, or the name of one in content/benchmarks/ "
-                                           "(e.g. mmlu)")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+def add_audit_options(p: Any) -> Callable[[argparse.Namespace], int]:
+    """Add the audit's own options to the shared command; returns its handler."""
     add_data_option(p)
-    p.set_defaults(handler=run_audit_command)
+    return run_audit_command
 
 
 def add_data_option(parser: Any) -> None:
@@ -37,15 +34,23 @@ def add_data_option(parser: Any) -> None:
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
+    """Progress on stderr (records counted, then the stages), the audit on stdout."""
     # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mcq.analyses.audit import run_audit
     from builder.benchmarks.mcq.load import load_benchmark
-    benchmark = load_benchmark(find_spec(args.spec), given=args.data)
+    from builder.benchmarks.mcq.shuffle import SEEDS
+    say = stages("audit")
+    spec = find_spec(args.spec)
+    say(f"reading the records of {spec}")
+    benchmark = load_benchmark(spec, given=args.data, progress=counter("audit", "record"))
+    say(f"auditing {len(benchmark.items):,} items: rule probes over {len(SEEDS)} option seeds, then the learned "
+        "probe (the longest step)")
     try:
         audit = run_audit(benchmark)
     except MemoryError:  # numpy's ArrayMemoryError too: a machine smaller than the audit's budget
         raise InputError.single(args.spec, f"the audit of {len(benchmark.items):,} items ran out of memory; it needs "
                                 "up to 2 GB at 200,000 items and 4 GB at 1,000,000 (docs/audit.md)") from None
+    say("done")
     print(audit_json(audit) if args.json else audit_table(audit))
     return 0
 

@@ -9,6 +9,8 @@ strict accuracy, and for an upstream-scored import also the accuracy the upstrea
 
 from __future__ import annotations
 
+from typing import Any
+
 from builder.benchmarks.base import BuildSettings
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
@@ -17,6 +19,7 @@ from builder.runs.eee import Evaluation, Instance, Metric
 from builder.runs.schema import Run
 from builder.benchmarks.mcq.probe import spec_path
 from builder.benchmarks.mcq.loading import load_spec_runs
+from builder.benchmarks.mcq.prompts import render_prompt
 
 
 def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
@@ -36,23 +39,32 @@ def evaluation(run: Run, settings: BuildSettings) -> Evaluation:
 
 
 def instances(run: Run, loaded: Loaded) -> list[Instance]:
-    """One per answered item, in row_id order, scored against the run's gold (an imported
-    item made on another revision keeps its own file's gold)."""
-    items = sorted(run.items, key=lambda i: i.row_id)
-    gold, _ = gold_letters(run, loaded)
+    """One per answered item, in the run's order, scored against the run's gold (an imported
+    item made on another revision keeps its own file's gold). `input.raw` is what the model
+    was given: a probed run's prompt (the blind arm's has no question), an import's question."""
+    gold = dict(zip(sorted(i.row_id for i in run.items), gold_letters(run, loaded)[0]))
     method = _method(run)
     found = []
-    for item, answer in zip(items, gold):
-        known = loaded.data.items[item.row_id]
+    for item in run.items:
+        known, answer = loaded.data.items[item.row_id], gold[item.row_id]
         order = sorted(item.letter_map, key=LETTERS.index)
         choices = tuple(known.choices[item.letter_map[letter]] if item.letter_map[letter] < len(known.choices) else ""
                         for letter in order)  # in the order shown, under letters A, B, ...
         metadata = {k: str(v) for k, v in (("row_id", item.row_id), ("response_sha256", item.response_sha256),
                                             ("response_chars", item.response_chars),
                                             ("official_letter", item.official)) if v is not None}
-        found.append(Instance(item.id, known.stem, answer, item.prediction, item.prediction == answer, method,
-                              choices, item.response, metadata))
+        found.append(Instance(item.id, _shown(run, loaded, known, [item.letter_map[k] for k in order]), answer,
+                              item.prediction, item.prediction == answer, method, choices, item.response, metadata,
+                              item.usage, item.latency_ms, item.error, item.row_id))
     return found
+
+
+def _shown(run: Run, loaded: Loaded, known: Any, order: list[int]) -> str:
+    """The prompt a probe sent (`buzzprobe probe --benchmark`, or a harness running its export):
+    never the question in the blind arm. An import in the published order was asked the question."""
+    if run.header.source is not None:
+        return str(known.stem)
+    return render_prompt(loaded.benchmark.spec, known, order, run.header.condition)
 
 
 def _method(run: Run) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
 from builder.core.download import download
@@ -17,6 +18,7 @@ from builder.core.errors import InputError, Problem, gather
 from builder.core.fileio import file_sha256
 from builder.core.names import did_you_mean
 from builder.core.yamlfile import line_of, load_mapping
+from builder.benchmarks.mcq.records import data_sha256
 
 
 def fetch_specs(content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> list[Path]:
@@ -67,3 +69,34 @@ def missing_problem(spec: Spec, path: Path) -> Problem:
     source = f"; upstream: {url}" if url else ""
     return Problem(str(spec.path), f"the data file of {spec.name!r} is missing: {path} ({how}{source}; buzzprobe "
                    "never ships a benchmark's data: docs/audit.md)", line_of(lines, ("dataset_path",)), "dataset_path")
+
+
+def check_specs(content_dir: Path, names: Sequence[str] | None) -> list[dict[str, Any]]:
+    """`buzzprobe data check`: every spec's (or the named ones') data files present and, where
+    the spec pins them and no local copy is named, with the pinned sha256; every problem at once."""
+    paths = spec_files(content_dir)
+    unknown = sorted(set(names or ()) - {p.stem for p in paths})
+    if unknown:
+        raise InputError.single(content_dir / "benchmarks", f"no spec named {', '.join(unknown)}"
+                                + did_you_mean(unknown[0], sorted(p.stem for p in paths), "Specs"), field="--benchmark")
+    return gather([p for p in paths if not names or p.stem in names], lambda p: _checked(load_spec(p)))
+
+
+def _checked(spec: Spec) -> dict[str, Any]:
+    location = spec.location
+    missing = location.missing()
+    if missing:
+        raise InputError([missing_problem(spec, path) for path in missing])
+    files = location.files()
+    pinned = ({location.root / relative: sha for relative, sha in location.download.files}
+              if location.download is not None and location.root is not None and not location.override else {})
+    digests = [(path, file_sha256(path)) for path in files]
+    differ = [path for path, digest in digests if path in pinned and pinned[path] != digest]
+    if differ:
+        raise InputError([Problem(str(spec.path), f"{path} is not the pinned file (its sha256 differs): run `buzzprobe "
+                                  f"data fetch --benchmark {spec.name}` or set {spec.env_var} to a copy", None,
+                                  "download") for path in differ])
+    sha = data_sha256([(path.name, digest) for path, digest in digests])
+    how = "sha256 as pinned" if pinned else f"from {location.override or 'dataset_path'}, not pinned"
+    return {"benchmark": spec.name, "path": str(location.root or files[0]), "files": len(files), "sha256": sha,
+            "text": f"{spec.name}: {len(files)} data file(s) present ({how}); sha256 {sha}"}

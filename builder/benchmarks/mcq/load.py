@@ -29,6 +29,7 @@ from builder.core.names import did_you_mean
 # so a larger file is refused before any record is rendered or audited.
 R = TypeVar("R")
 MAX_RECORDS = 1_000_000
+COUNT_EVERY = 1024  # records between two updates of a progress bar (an update per record costs seconds at 1,000,000)
 
 
 @dataclass(frozen=True)
@@ -86,11 +87,14 @@ class SpecData:
     filtered: tuple[Skipped, ...] = ()  # the records the spec's `filter` skipped, in file order
 
 
-def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Path | None = None) -> SpecData:
+def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Path | None = None,
+                   progress: Callable[[int], Any] | None = None) -> SpecData:
     """The spec at `spec_path` with its items; `given` is the data copy named on the command line
-    (`--data`), which wins over the spec's variable."""
+    (`--data`), which wins over the spec's variable. `progress(total)`, when given, returns a
+    bar (builder.probing.progress) the records are counted on, for a command at a terminal."""
     spec = load_spec(spec_path, root=root, given=given)
     data = read_records(spec)
+    bar = progress(len(data.records)) if progress is not None else None
     if len(data.records) > MAX_RECORDS:
         raise InputError.single(spec.path, f"the data holds {len(data.records):,} records; buzzprobe audits at most "
                                 f"{MAX_RECORDS:,} (docs/audit.md): split the benchmark, or audit a sample of it",
@@ -99,7 +103,9 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
     items, filtered = [], []
     failed: list[tuple[Record, _Located]] = []
     with fields.spec_budget(len(data.records), data_size(data)):
-        for record in data.records:
+        for number, record in enumerate(data.records, 1):
+            if bar is not None and (number % COUNT_EVERY == 0 or number == len(data.records)):
+                bar.update(number - bar.n)
             try:
                 if spec.filter is not None and not _kept(spec, record):
                     filtered.append(Skipped(_skipped_id(spec, record), record.number, record.line))
@@ -109,6 +115,8 @@ def load_benchmark(spec_path: str | Path, *, root: Path | None = None, given: Pa
                 if isinstance(exc.__cause__, BudgetSpent):
                     raise _spent(spec, data, record, exc.key, exc.__cause__) from None
                 failed.append((record, exc))
+    if bar is not None:
+        bar.close()
     problems += _spec_level(spec, data, failed) or [
         Problem(str(record.file or data.path), str(exc.__cause__), record.line, f"record {record.number}, {exc.key}")
         for record, exc in failed]

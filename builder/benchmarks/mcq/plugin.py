@@ -99,10 +99,12 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
         for one in computed:
             if one.leak is not None and svg is not None:
                 charts[leak_chart_id(one.name)] = _leak_chart(one, facts, svg)
-        listed = [{"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{PAGE_DIR}/{c.name}.html"}
-                  for c in computed]
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.mcq.views.summary import shelf_listing, strongest_splits
+        listed = shelf_listing(computed, PAGE_DIR, facts)
         return SiteParts(
-            tables=tables, charts=charts, context={"mcq_benchmarks": listed, "mcq_index": shelf.index},
+            tables=tables, charts=charts, context={"mcq_benchmarks": listed, "mcq_index": shelf.index,
+                                                   "mcq_leak": strongest_splits(listed)},
             sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256, *_source(c))
                      for c in computed],
             runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])
@@ -111,6 +113,7 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.shuffle import SEEDS
         from builder.benchmarks.mcq.views.spec_tables import LEAK_DIR, leak_chart_id, leak_prose, spec_tables
+        from builder.benchmarks.mcq.views.summary import page_summary
         from builder.site.tables import FactCells
         computed = shelf.specs
         files: Files = {}
@@ -126,9 +129,11 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
             html = template.render(**settings.common, root="../", slug=PAGE_DIR, title=spec.title,
                                    leak_chart=render_chart(chart) if chart is not None else "",
                                    leak_prose=leak_prose(one, FactCells(facts)) if one.leak is not None else [],
+                                   summary=page_summary(one, FactCells(facts)),
                                    description=f"Composition, option lengths, the model-free audit and model runs "
                                                f"of {spec.title}.",
-                                   spec=spec, computed=one, tables=tables, prompts=_example_prompts(one),
+                                   spec=spec, computed=one, tables=tables,
+                                   prompts=_example_prompts(one) if spec.quote_items else {},
                                    seed=SEEDS[0])
             files[f"{PAGE_DIR}/{one.name}.html"] = html.encode("utf-8")
             files[f"{LEAK_DIR}/{one.name}.csv"] = _cached_leak_csv(one.loaded)
@@ -136,15 +141,35 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
                 files[f"{LEAK_DIR}/{one.name}-strata.csv"] = strata_csv(one)
         return files
 
-    def add_commands(self, subcommands: Any) -> None:
+    def add_audit_options(self, parser: Any) -> Any:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
-        from builder.benchmarks.mcq.command import add_audit_parser
-        add_audit_parser(subcommands)
+        from builder.benchmarks.mcq.command import add_audit_options
+        return add_audit_options(parser)
+
+    def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Scored against its spec (content/benchmarks/NAME.yaml), as `probe` scores it."""
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.mcq.choice_set import choice_set
+        from builder.benchmarks.mcq.load import load_benchmark
+        from builder.benchmarks.mcq.probe import spec_path
+        from builder.benchmarks.mcq.probe_report import spec_probe_report
+        from builder.runs.reader import read_run
+        name = read_run(path).header.benchmark
+        return spec_probe_report(path, choice_set(load_benchmark(spec_path(name, None, settings.content_dir))))
+
+    def probe_names(self, content_dir: Path) -> list[str]:
+        """Every spec file's name (content/benchmarks/NAME.yaml)."""
+        return sorted(p.stem for p in (content_dir / "benchmarks").glob("*.yaml"))
 
     def fetch_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> None:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.fetch import fetch_specs
         fetch_specs(content_dir, names, log)
+
+    def check_data(self, content_dir: Path, names: Sequence[str] | None, log: Callable[[str], None]) -> list[Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.mcq.fetch import check_specs
+        return check_specs(content_dir, names)
 
     def add_import_options(self, parser: Any) -> dict[str, Any]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
@@ -163,6 +188,11 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.probe import spec_plans
         return spec_plans(args)
+
+    def harness_interop(self) -> Any:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.mcq.interop.hooks import SpecHarness
+        return SpecHarness()
 
 
 def _leak_chart(one: Computed, facts: FactTable, svg: SvgRenderer) -> Chart:

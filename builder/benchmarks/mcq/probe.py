@@ -36,6 +36,7 @@ from builder.benchmarks import registered
 from builder.probing.command import distinct_seeds, probe_settings
 from builder.probing.options import check_run_options
 from builder.runs.selection import make_selection
+from builder.benchmarks import probe_choices
 
 DEFAULT_MAX_TOKENS = 8  # a letter, as for CIBuzzBench's Task 2
 SPECS_DIR = Path("content") / "benchmarks"
@@ -55,11 +56,9 @@ def spec_path(name: str, given: Path | None, content_dir: Path = Path("content")
 
 
 def _did_you_mean(name: str, content_dir: Path) -> str:
-    """The closest names `probe --benchmark` takes (the probing plug-ins' own names and the
-    spec files'), then all of them: a typo gets its fix, and a newcomer the list."""
-    own = {b.name for b in registered() if b.probes and not (b.run_format_module and b.run_format().any_name)}
-    known = sorted(own | {p.stem for p in (content_dir / "benchmarks").glob("*.yaml")})
-    return did_you_mean(name, known, "Benchmarks that can be probed")
+    """The closest names `probe --benchmark` takes (every probing plug-in's, spec files' too),
+    then all of them: a typo gets its fix, and a newcomer the list."""
+    return did_you_mean(name, sorted(probe_choices(content_dir)), "Benchmarks that can be probed")
 
 
 _LEADING = re.compile(r"^\s*[(\[]?([A-Z])(?:[)\].:：、\s-]|$)")

@@ -8,7 +8,7 @@ reported together.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,10 +20,11 @@ from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_v
 from builder.benchmarks.mcq.fields import TARGET_KINDS, Rule, compile_rule, environment
 from builder.benchmarks.mcq.spec_extras import (LabelFile, filter_rule, label_file, nested_lists, split_rule,
                                                 table_delimiter)
+from builder.benchmarks.mcq.spec_page import PAGE_KEYS, page_keys
 from builder.benchmarks.mcq.text_options import TextOptions, text_options
 from builder.core.errors import InputError, Problem
 from builder.core.names import name_problem
-from builder.core.yamlfile import line_of, load_mapping, web_link_problem
+from builder.core.yamlfile import KeyPath, line_of, load_mapping, web_link_problem
 from builder.benchmarks.mcq.results.mapping import mapping_problems, results_mapping
 from builder.benchmarks.mcq.shuffle import recipe
 
@@ -37,7 +38,7 @@ LOCATION_KEYS = ("dataset_path", "data_dir", "dataset_env", "download")
 KEYS: tuple[str, ...] = (*TEXT_KEYS, *LOCATION_KEYS, "dataset_format", "records", "nested", "csv_columns",
                          "doc_to_text", "doc_to_choice", "doc_to_target", "target_kind", *FIELD_KEYS, "test_split",
                          "train_split", "sighted", "blind", "results", "strata", "filter", "options_from_text",
-                         "delimiter", "labels")
+                         "delimiter", "labels", *PAGE_KEYS)
 REQUIRED = ("name", "dataset_path", "doc_to_text", "doc_to_choice", "doc_to_target")
 FROM_TEXT = ("doc_to_text", "doc_to_choice")  # optional with options_from_text: its stem and options
 PROMPT_VARIABLES = frozenset({"question", "options", "letters"})
@@ -89,6 +90,8 @@ class Spec:
     delimiter: str | None = None  # a CSV/TSV file's one-character separator (None: the format's own)
     labels: LabelFile | None = None  # a plain-text file of one value per record, exposed as a field
     nested_lists: tuple[str, ...] = ()  # `nested` as parallel lists: one record per position
+    quote_items: bool = True  # the page may show an item's text (spec_page.py)
+    runs_page: str | None = None  # the site page holding the model runs another plug-in reads
 
     @property
     def shuffle_recipe(self) -> str:
@@ -142,12 +145,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
         raise InputError(problems)
 
     name = data["name"]
-    if (why := name_problem(name, "benchmark name")) is not None:
-        problem("name", why)
-    if "url" in data and (why := web_link_problem(data["url"])) is not None:
-        problem("url", why)
-    if data.get("target_kind", TARGET_KINDS[0]) not in TARGET_KINDS:
-        problem("target_kind", f"must be one of {', '.join(TARGET_KINDS)}")
+    _check_identity(data, problem)
     rules = _rules(data, problem)
     prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
                for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
@@ -155,11 +153,9 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     location = parse_location(data, name, place, environ, problem)
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
-    if "results" in data:
-        for key, message in mapping_problems(data["results"]):
-            problems.append(Problem(str(path), message, line_of(lines, tuple(key.split("."))), key))
+    problems.extend(_results_problems(data, path, lines))
     strata = _strata(data.get("strata"), problem)
-    extras = _released(data, fmt, location, problem)
+    extras = {**_released(data, fmt, location, problem), **page_keys(data, problem)}
     if problems or location is None or fmt is None:
         raise InputError(problems)
     if extras["options_from_text"] is not None:
@@ -176,6 +172,25 @@ def load_spec(path: str | Path, *, root: Path | None = None,
                 revision=data.get("revision"), results=_results(data.get("results")),
                 target_kind=data.get("target_kind"), group=rules.get("group"), shuffle_key=rules.get("shuffle_key"),
                 strata=strata, nested_lists=tuple(nested) if isinstance(nested, list) else (), **extras)
+
+
+def _check_identity(data: Mapping[str, Any], problem: Callable[[str, str], None]) -> None:
+    """The benchmark's name (it becomes a URL), its link and the kind of target it scores."""
+    if (why := name_problem(data["name"], "benchmark name")) is not None:
+        problem("name", why)
+    if "url" in data and (why := web_link_problem(data["url"])) is not None:
+        problem("url", why)
+    if data.get("target_kind", TARGET_KINDS[0]) not in TARGET_KINDS:
+        problem("target_kind", f"must be one of {', '.join(TARGET_KINDS)}")
+
+
+def _results_problems(data: Mapping[str, Any], path: Path, lines: dict[KeyPath, int]) -> list[Problem]:
+    """The `results` mapping (how imported results name their columns), each problem at the
+    line of its nested key."""
+    if "results" not in data:
+        return []
+    return [Problem(str(path), message, line_of(lines, tuple(key.split("."))), key)
+            for key, message in mapping_problems(data["results"])]
 
 
 def _released(data: Mapping[str, Any], fmt: str | None, location: DataLocation | None, problem: Any) -> dict[str, Any]:

@@ -95,6 +95,11 @@ MEANINGS: dict[str, str] = {
     "blind": "the prompt template for probing a model with the options alone (see *Prompts*)",
     "results": "the fields of result files imported with `--format mapped` "
                "([import-results.md](import-results.md))",
+    "quote_items": "`false` where the data's licence does not clearly allow republishing its text: the benchmark's "
+                   "page then shows no item (not the prompts' example) and links to `url` instead (default `true`)",
+    "runs_page": "the site page (a page name, e.g. `models`) that shows this benchmark's model runs when another "
+                 "plug-in reads them (CIBuzzBench Task 2's runs are the CIBuzzBench pages'); the benchmark's page "
+                 "links to it instead of saying it has no runs",
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from builder.probing.command import add_client_arguments, guarded, model_name, n
 from builder.runs.reader import read_run
 from builder.core.names import slug
 import json
+from builder.probing.command import say_score, say_tokens
 
 OUT_HELP = "output file; {run_id} and {model_slug} are filled in"
 
@@ -52,6 +54,7 @@ def _add_probe(actions: Any) -> None:
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     _add_config(p)
     _add_client(p, default_out="runs/{model_slug}/{run_id}.jsonl")
+    _add_json(p)
     p.set_defaults(handler=guarded(_probe, "mouse"))
 
 
@@ -63,7 +66,13 @@ def _add_judge(actions: Any) -> None:
     p.add_argument("--data", required=True, type=Path, help="the main_eval file the run was made on")
     _add_config(p)
     _add_client(p, default_out="next to --run: <run id>-judge-<judge slug>.jsonl")
+    _add_json(p)
     p.set_defaults(handler=guarded(_judge, "mouse"))
+
+
+def _add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object per run (metrics with intervals, usage) instead of text")
 
 
 def _add_config(p: argparse.ArgumentParser) -> None:
@@ -97,6 +106,7 @@ def _add_import(actions: Any) -> None:
                    help="folder (default runs/<model slug>/, where the build reads them)")
     p.add_argument("--force", action="store_true",
                    help="replace an existing run that has different content (refused otherwise)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the runs written) instead of lines")
     p.set_defaults(handler=_import)
 
 
@@ -153,7 +163,7 @@ def _protocol(args: argparse.Namespace, task: str, condition: str) -> Any:
 def _probe(args: argparse.Namespace, key: str | None) -> int:
     # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.probe import DEFAULT_OUT, plan_probe
-    from builder.benchmarks.mouse.probe_score import load_data
+    from builder.benchmarks.mouse.probe_score import figures, load_data
     from builder.benchmarks.mouse.run_format import DATA_FILES
     if args.condition == "blind" and args.task not in ("ms", "cc"):
         raise InputError.single("--condition", "the blind arm exists for ms and cc only")
@@ -162,20 +172,23 @@ def _probe(args: argparse.Namespace, key: str | None) -> int:
     _check_out(args)
     data = load_data(args.data, _gold(args), DATA_FILES[args.task])
     plan = plan_probe(args.task, data, protocol, settings, out_template=args.out or DEFAULT_OUT, run_id=args.run_id)
+    if args.task != "tr":  # a translation run is scored once judged (`mouse judge`)
+        plan = replace(plan, score=lambda path: figures(path, [data]))
     return _execute(args, key, plan)
 
 
 def _judge(args: argparse.Namespace, key: str | None) -> int:
     # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.probe import plan_judge
-    from builder.benchmarks.mouse.probe_score import MAIN, load_data
+    from builder.benchmarks.mouse.probe_score import MAIN, figures, load_data
+    from builder.runs.reader import read_run
     protocol = _protocol(args, "judge", "sighted")
     settings = _settings(args)
     _check_out(args)
     translations = _mouse_run(read_run(args.run), args.run)
     data = load_data(args.data, _gold(args), MAIN)
     plan = plan_judge(translations, data, protocol, settings, out_template=args.out, run_id=args.run_id)
-    return _execute(args, key, plan)
+    return _execute(args, key, replace(plan, score=lambda path: figures(path, [data])))
 
 
 def _execute(args: argparse.Namespace, key: str | None, plan: Any) -> int:
@@ -192,8 +205,11 @@ def _mouse_run(run: Any, path: Path) -> Any:
 
 
 def _report(plan: Any, outcome: Any) -> None:
+    """What was asked, then (a finished run) its metrics with their intervals, then the tokens
+    spent: the shape of `buzzprobe probe`'s closing lines."""
     # deferred: `buzzprobe --help` loads this module and does not need these
     from builder.benchmarks.mouse.run_format import PROBE, unparsed
+    from builder.runs.reader import read_run
     state = "complete" if outcome.complete else "incomplete"
     h = plan.header
     if not outcome.complete:
@@ -202,8 +218,11 @@ def _report(plan: Any, outcome: Any) -> None:
         parsed = "translations only: judge them with `buzzprobe mouse judge`; "
     else:
         parsed = f"{unparsed(h.task, read_run(plan.path).items)} unparsed (counted wrong); "
-    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries; "
-          f"{parsed}usage {outcome.usage_totals}")
+    print(f"{outcome.path}: {state}; asked {outcome.asked}, {outcome.errors} failed after retries"
+          + (f"; {parsed.rstrip('; ')}" if parsed else ""))
+    if outcome.complete:
+        say_score(plan)
+    say_tokens(outcome)
     if outcome.errors:
         print("  failed items keep raw null and count as wrong; re-ask them with --retry-errors", file=sys.stderr)
 
@@ -216,6 +235,8 @@ def _import(args: argparse.Namespace) -> int:
     from builder.benchmarks.mouse.probe_score import ICC, JUDGE_FILE, MAIN, SINGLE_CHOICE, classify, data_kind, output_kind
     from builder.benchmarks.mouse.run_format import unparsed
     from builder.benchmarks.mouse.runs import make_runs
+    from builder.core.report import reporting
+    from builder.core.names import slug
     from builder.runs.overwrite import write_checked
     gold = _gold(args)
     outputs = classify(args.outputs, output_kind, "output")
@@ -233,9 +254,12 @@ def _import(args: argparse.Namespace) -> int:
                      main=main, judge=judge, ms=ms, cc=cc, dataset_content=content)
     folder = args.out or Path("runs") / slug(args.model)
     planned = [(confined(folder, run.header.run_id, ".jsonl", "--out"), run) for run in runs]
-    for (path, changed), run in zip(write_checked(planned, force=args.force), runs, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {path} ({run.header.task}, {len(run.items)} items, {unparsed(run.header.task, run.items)} "
-              "unparsed)")
+    with reporting(args.json, command="mouse import") as report:
+        for (path, changed), run in zip(write_checked(planned, force=args.force), runs, strict=True):
+            left = unparsed(run.header.task, run.items)
+            report.add(f"{'wrote' if changed else 'unchanged'} {path} ({run.header.task}, {len(run.items)} items, "
+                       f"{left} unparsed)", path=str(path), changed=changed, run_id=run.header.run_id,
+                       task=run.header.task, items=len(run.items), unparsed=left)
     return 0
 
 

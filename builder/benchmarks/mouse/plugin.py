@@ -59,6 +59,13 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
         from builder.benchmarks.mouse.command import add_mouse_parser
         add_mouse_parser(subcommands)
 
+    def score_run(self, path: Path, settings: BuildSettings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """`buzzprobe mouse score`'s metrics at the site's bootstrap (MOUSE_DATA's files; tr runs need none)."""
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.mouse.analyses.measured_runs import data_folder, load_mouse_data
+        from builder.benchmarks.mouse.probe_score import figures
+        return figures(path, load_mouse_data(data_folder()))
+
     def fact_sections(self) -> tuple[Section, ...]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.fact_keys import SECTIONS

@@ -23,6 +23,7 @@ from builder.benchmarks.mouse.run_format import PROBE
 from builder.benchmarks.mouse.runs import dataset_for, score_run
 from builder.benchmarks.mouse.table import read_table
 from builder.runs.schema import Run
+from builder.runs.reader import read_run
 
 MAIN, SINGLE_CHOICE, ICC, JUDGE_FILE = "main_eval", "single_choice", "icc", "judge"
 _LOADERS: dict[str, Callable[[Path, GoldColumns], MouseSet[Any]]] = {MAIN: load_main, SINGLE_CHOICE: load_single_choice, ICC: load_icc}
@@ -153,3 +154,13 @@ def as_json(result: RunScore, level: float | None) -> dict[str, Any]:
             "condition": (h.subject.get("parameters") or {}).get("condition"), "counts": result.counts,
             "level": level,
             "metrics": {r.name: {"value": r.value, "low": r.low, "high": r.high} for r in result.rows}}
+
+
+def figures(path: Path, datasets: list[MouseSet]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A finished run's metrics at the site's bootstrap, as `buzzprobe probe` and `buzzprobe score`
+    show every benchmark's (builder.probing.summary): `{metric: {value, low, high}, items, failed}`,
+    on a 0-1 scale (`unit`), and no paired gap (Mouse's blind arms are scored on their own)."""
+    boot = m.BootstrapOptions()
+    found = as_json(score(read_run(path), datasets, boot), boot.level)
+    counts = found["counts"]
+    return {**found["metrics"], "items": counts.get("n"), "failed": counts.get("missing", 0), "unit": "0-1"}, []

@@ -1,129 +1,25 @@
-"""`buzzprobe export lm-eval|inspect` and `buzzprobe import lm-eval|inspect` (docs/lm-eval.md,
-docs/inspect.md). Only argparse at module level: the CLI stays fast for other commands."""
+"""CIBuzzBench's part of `buzzprobe export lm-eval|inspect` (docs/lm-eval.md, docs/inspect.md):
+the options that shape its Task 2 sighted/blind and Task 3 tasks. The words themselves, and
+`import lm-eval|inspect`, are the shared commands' (builder/commands/, builder/interop/command.py),
+which ask this plug-in through `harness_interop`. Only argparse at module level: the CLI stays fast."""
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from builder.core.errors import InputError, Problem
-from builder.core.paths import refuse_checkout
-from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED
-from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
 
-HARNESSES = ("lm-eval", "inspect")
-EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out, not tasks (builder/runs/eee.py)
-
-
-def add_export_parser(sub: Any) -> None:
-    # deferred: `buzzprobe --help` loads this module and does not need these
-    from builder.probing.command import positive_int
-    p = sub.add_parser("export", help="write CIBuzzBench tasks for lm-evaluation-harness or Inspect, or a run "
-                                      "as Every Eval Ever files",
-                       description="Write buzzprobe's Task 2 sighted/blind and Task 3 protocol as another harness's "
-                                   "tasks, or (eee) one run as Every Eval Ever's aggregate log and instance sidecar. "
-                                   "Both carry the dataset's text: --out must be outside the repository.")
-    p.add_argument("harness", choices=(*HARNESSES, EEE), help="lm-eval, inspect (tasks) or eee (one run)")
-    p.add_argument("--run", type=Path, help="eee: the run file to export (CIBuzzBench's or a spec'd benchmark's)")
-    p.add_argument("--developer", help="eee: the model's developer, a folder of the datastore path "
-                                         "(default: buzzprobe for a model-free probe, else unknown)")
-    p.add_argument("--out", type=Path, required=True, help="folder to write into (your own, never the repository)")
+def add_export_options(p: Any) -> dict[str, Any]:
+    """The task options of CIBuzzBench's `export lm-eval|inspect`, in a group of their own; no
+    words of its own (the shared command owns lm-eval, inspect and eee)."""
+    p = p.add_argument_group("export lm-eval|inspect without --benchmark (CIBuzzBench's Task 2 sighted/blind and "
+                             "Task 3 as the harness's tasks; they carry the dataset's text)")
     p.add_argument("--arms", nargs="+", choices=("t2-sighted", "t2-blind", "t3"),
                    default=["t2-sighted", "t2-blind", "t3"], help="which tasks (default: all three)")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
-    p.add_argument("--seeds", type=int, nargs="+", default=[DEFAULT_SEED], metavar="SEED",
-                   help="Task 2 option-shuffle seeds, one task each (default %(default)s)")
     p.add_argument("--variant", choices=("original", "gold_pool"), default="original",
                    help="option set: the official distractors or the gold pool (default %(default)s)")
-    p.add_argument("--split", choices=("train", "test"), help="only this split (or sample within it)")
-    p.add_argument("--sample", type=positive_int, metavar="N", help="a seeded sample of N items")
-    p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     p.add_argument("--protocol", action="append", default=[], metavar="ID",
                    help="a named alternative prompt replacing its arm's default (repeatable)")
     p.add_argument("--protocols", type=Path, default=None, help="protocol file (default: content/protocols/cibuzzbench.yaml)")
-    p.set_defaults(handler=run_export)
-
-
-def run_export(args: argparse.Namespace) -> int:
-    if args.harness == EEE:
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.eee_export import export_run
-        for path in export_run(args.run, args.out, args.developer):
-            print(f"wrote {path}")
-        return 0
-    # deferred: `buzzprobe --help` loads this module and does not need these
-    from builder.benchmarks.cibuzzbench.interop.export import ExportRequest, export_inspect, export_lm_eval, plan_exports
-    from builder.benchmarks.cibuzzbench.prompts import DEFAULT_PROTOCOLS, load_protocols
-    from builder.runs.selection import make_selection
-    from builder.probing.command import distinct_seeds
-    refuse_checkout(args.out)
-    seeds = distinct_seeds(args, DEFAULT_SEED)
-    dataset = _variant(args.variant)
-    request = ExportRequest(tuple(dict.fromkeys(args.arms)), args.lang, tuple(seeds), args.variant,
-                            make_selection(args.split, args.sample, args.sample_seed), tuple(args.protocol))
-    tasks = plan_exports(request, load_protocols(args.protocols or DEFAULT_PROTOCOLS), dataset)
-    write = export_lm_eval if args.harness == "lm-eval" else export_inspect
-    for path in write(tasks, dataset, args.out):
-        print(f"wrote {path}")
-    print(f"{len(tasks)} task(s): {', '.join(t.name for t in tasks)}")
-    return 0
-
-
-def _variant(name: str) -> Any:
-    # deferred: `buzzprobe --help` loads this module and does not need these
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    dataset = load_dataset(dataset_path())
-    if name == "original":
-        return dataset
-    # deferred: `buzzprobe --help` loads this module and does not need these
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    return derive_variants(dataset)[name]
-
-
-def run_harness_import(harness: str, path: Path, model: str | None, out: str | None, created: str,
-                       force: bool = False) -> int:
-    """Each task's output in PATH -> one run; nothing is written unless every output is clean."""
-    # deferred: `buzzprobe --help` loads this module and does not need these
-    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.benchmarks.cibuzzbench.interop.importing import DEFAULT_OUT, convert, imported_path
-    from builder.runs.overwrite import write_checked
-    from builder.benchmarks.cibuzzbench.prompts import load_protocols
-    outputs = _outputs(harness, path)
-    dataset = load_dataset(dataset_path())
-    datasets = {"original": dataset}
-    if any(isinstance(o.metadata, dict) and o.metadata.get("variant", "original") != "original" for o in outputs):
-        datasets.update(derive_variants(dataset))  # seconds of work: only when a task needs it
-    protocols = load_protocols()
-    runs, problems = [], []
-    for output in outputs:
-        try:
-            runs.append(convert(output, datasets, protocols, created, model))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    first: dict[str, str] = {}
-    for run in runs:
-        if run.header.run_id in first:
-            problems.append(Problem(run.path, f"gives run {run.header.run_id} again (also from {first[run.header.run_id]}); "
-                                    "import one of them"))
-        first.setdefault(run.header.run_id, run.path)
-    if problems:
-        raise InputError(problems)
-    results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
-    for run, (written, changed) in zip(runs, results, strict=True):
-        print(f"{'wrote' if changed else 'unchanged'} {written} ({len(run.items)} items)")
-        for warning in run.header.subject["parameters"].get("import_warnings", []):
-            print(f"  warning: {warning}", file=sys.stderr)
-    return 0
-
-
-def _outputs(harness: str, path: Path) -> Any:
-    if harness == "lm-eval":
-        # deferred: `buzzprobe --help` loads this module and does not need these
-        from builder.benchmarks.cibuzzbench.interop.lm_eval_log import find_samples, read_lm_eval
-        return [read_lm_eval(p) for p in find_samples(path)]
-    # deferred: `buzzprobe --help` loads this module and does not need these
-    from builder.benchmarks.cibuzzbench.interop.inspect_log import find_logs, read_inspect
-    return [read_inspect(p) for p in find_logs(path)]
+    return {}

@@ -6,16 +6,13 @@ carry the dataset's text, which never enters the repository.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.interop.spec import TASK_PREFIX, ExportTask
+from builder.interop import writers
 from builder.probing.protocols import Protocol, find_protocol
 from builder.runs.selection import Selection
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
@@ -68,111 +65,11 @@ def _protocol_for(protocols: dict[str, Protocol], task: str, condition: str, lan
     return find_protocol(protocols, task, condition, lang)
 
 
-def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="\n")
-
-
-def write_items(path: Path, records: list[dict[str, Any]]) -> None:
-    text = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
-    _write_text(path, text)
-
-
 def export_lm_eval(tasks: list[ExportTask], dataset: Dataset, out: Path) -> list[Path]:
-    """A task YAML and its items JSONL per task; the JSONL is named by absolute path because
-    lm-eval resolves `data_files` against the working directory, not the YAML."""
-    out = out.resolve()
-    written = []
-    for t in tasks:
-        items = out / f"{t.name}.jsonl"
-        write_items(items, t.records(dataset))
-        config = lm_eval_config(t, items)
-        config_path = out / f"{t.name}.yaml"
-        _write_text(config_path, _yaml_header(t) + yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-        written += [config_path, items]
-    return written
-
-
-def lm_eval_config(t: ExportTask, items: Path) -> dict[str, Any]:
-    """generate_until with the protocol's messages as fields: `description` (the system message)
-    and `doc_to_text` name document fields, which lm-eval uses verbatim (no template)."""
-    return {
-        "task": t.name, "tag": [LM_EVAL_TAG],
-        "dataset_path": "json", "dataset_kwargs": {"data_files": {"test": str(items)}},
-        "test_split": "test", "output_type": "generate_until",
-        "description": "system", "doc_to_text": "user", "doc_to_target": "target",
-        "num_fewshot": 0,
-        # `until: []` keeps lm-eval from adding its default "\n\n" stop sequence.
-        "generation_kwargs": {"until": [], "max_gen_toks": t.protocol.max_tokens, "temperature": 0.0,
-                              "do_sample": False},
-        "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True,
-                         "ignore_case": False, "ignore_punctuation": True}],
-        "metadata": {"version": t.protocol.version, "buzzprobe": t.metadata()},
-    }
-
-
-def _yaml_header(t: ExportTask) -> str:
-    return (f"# Exported by buzzprobe: CIBuzzBench {t.protocol.task}, {t.protocol.condition}, protocol "
-            f"{t.protocol.id} v{t.protocol.version}.\n# Import the --log_samples output with "
-            "`buzzprobe import lm-eval PATH`; editing the prompt fields makes that import warn.\n")
+    """CIBuzzBench's tasks as lm-eval task YAMLs and item JSONLs, tagged LM_EVAL_TAG."""
+    return writers.export_lm_eval(tasks, dataset, out, LM_EVAL_TAG)
 
 
 def export_inspect(tasks: list[ExportTask], dataset: Dataset, out: Path) -> list[Path]:
-    """One task file with an @task per exported task, reading its items from the JSONL beside it."""
-    written = []
-    for t in tasks:
-        items = out / f"{t.name}.jsonl"
-        write_items(items, t.records(dataset))
-        written.append(items)
-    path = out / INSPECT_FILE
-    _write_text(path, inspect_source(tasks))
-    return [path, *written]
-
-
-def inspect_source(tasks: list[ExportTask]) -> str:
-    """The task file's text: self-contained (needs inspect_ai only, not buzzprobe)."""
-    metadata = {t.name: t.metadata() for t in tasks}
-    functions = "".join(f"\n\n@task\ndef {t.name}() -> Task:\n    return _task({t.name!r})\n" for t in tasks)
-    return _INSPECT_TEMPLATE.replace("@TASKS@", json.dumps(metadata, indent=1, sort_keys=True)) + functions
-
-
-_INSPECT_TEMPLATE = '''"""CIBuzzBench tasks exported by buzzprobe (Inspect task file).
-
-Run:    inspect eval cibuzzbench_tasks.py@<task> --model <provider>/<model> --log-format eval
-Import: buzzprobe import inspect LOG
-
-Each sample's input is the exact system and user messages of buzzprobe's protocol, asked with
-generate() (not multiple_choice(), which would rewrite the prompt). The scorer here is only
-indicative: the import re-parses every output with the official parser.
-Editing the prompts or items makes the import warn or refuse.
-"""
-
-import json
-from pathlib import Path
-
-from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
-from inspect_ai.scorer import pattern
-from inspect_ai.solver import generate
-
-HERE = Path(__file__).resolve().parent
-TASKS = json.loads(r"""@TASKS@""")
-SCORERS = {"equivalent_selection": r"\\b([ABCD])\\b", "harmfulness_detection": r"(non-harmful|harmful)"}
-
-
-def _sample(record: dict, meta: dict) -> Sample:
-    keep = {k: record[k] for k in ("row_id", "letter_map") if k in record}
-    return Sample(id=record["row_id"], target=record["target"],
-                  input=[ChatMessageSystem(content=record["system"]), ChatMessageUser(content=record["user"])],
-                  metadata={**keep, "option_seed": meta["option_seed"], "task_name": meta["task_name"]})
-
-
-def _task(name: str) -> Task:
-    meta = TASKS[name]
-    with open(HERE / f"{name}.jsonl", encoding="utf-8") as handle:
-        samples = [_sample(json.loads(line), meta) for line in handle if line.strip()]
-    return Task(name=name, dataset=MemoryDataset(samples, name=name), solver=generate(),
-                scorer=pattern(SCORERS[meta["task"]]), metadata={"buzzprobe": meta},
-                config=GenerateConfig(temperature=0.0, max_tokens=meta["max_tokens"]))
-'''
+    """CIBuzzBench's tasks as one Inspect task file, INSPECT_FILE."""
+    return writers.export_inspect(tasks, dataset, out, INSPECT_FILE, "CIBuzzBench")

@@ -13,64 +13,24 @@ the run header (`subject.parameters.import_warnings`) and shown on the run page.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import GOLD, LETTERS, option_sets
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.cibuzzbench.official_import import PredictionsFile, RowChecker, SourceRow, first_time
-from builder.benchmarks.cibuzzbench.interop.spec import METADATA_SCHEMA, ExportTask, selection_from
+from builder.benchmarks.cibuzzbench.interop.spec import METADATA_SCHEMA, ExportTask
+from builder.interop.harness import HarnessOutput, HarnessSample, coverage_problems, selection_from, unknown_task
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
-from builder.core.names import confined, fill_template, slug
 from builder.benchmarks.cibuzzbench.probes.plan import plan_run
 from builder.benchmarks.cibuzzbench.run_format import Item
 from builder.probing.runner import ProbeSettings
-from builder.runs.overwrite import write_checked
 from builder.runs.schema import Footer, Header, Run, usage_totals
 from builder.benchmarks.cibuzzbench.run_checks import validate_run
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
-DEFAULT_OUT = "runs/{model_slug}"
-_MAX_LISTED = 10
-
-
-@dataclass(frozen=True)
-class HarnessSample:
-    """One answered item as the harness logged it; `line`/`where` locate it in the log."""
-
-    row_id: Any
-    letter_map: Any
-    messages: list[dict[str, Any]] | None  # what was sent, when the log has it
-    response: str | None
-    error: str | None
-    line: int | None = None
-    where: str = ""  # field prefix, e.g. "doc." or "sample 17: "
-    latency_ms: float | None = None
-    usage: dict[str, int] | None = None
-    target: Any = None  # the gold the export wrote (checked against the dataset for Task 3)
-    prompt_field: str = "messages"  # where the log keeps the messages sent, for error locations
-
-
-@dataclass(frozen=True)
-class HarnessOutput:
-    """One task's answers from one harness run."""
-
-    path: Path
-    harness: str  # "lm-eval" | "inspect": prefixes the run id
-    source: str  # harness name and version, recorded in the run
-    task_name: str
-    metadata: Any  # the export metadata as found (checked here)
-    model: str
-    temperature: float | None
-    top_p: float | None
-    max_tokens: int | None
-    endpoint_host: str
-    samples: list[HarnessSample] = field(default_factory=list)
-    created: str | None = None  # when the harness ran (ISO 8601 UTC), if the log says
 
 
 def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict[str, Protocol],
@@ -82,7 +42,7 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
     found = _Collected(output, task, dataset)
     for sample in output.samples:
         found.add(sample)
-    problems = found.checker.problems + _coverage(output, task.selection.row_ids(dataset), found.answered)
+    problems = found.checker.problems + coverage_problems(output, task.selection.row_ids(dataset), found.answered)
     if problems:
         raise InputError(problems)
     if found.differing:
@@ -94,14 +54,6 @@ def convert(output: HarnessOutput, datasets: dict[str, Dataset], protocols: dict
               {i.row_id: found.lines[i.row_id] or 0 for i in items})
     validate_run(run, dataset)
     return run
-
-
-def host_of(url: Any) -> str:
-    """The host of a logged endpoint URL ("" when there is none or it is no URL)."""
-    try:
-        return urlsplit(str(url or "")[:2000]).hostname or ""
-    except ValueError:  # e.g. "http://[" (an unclosed IPv6 bracket)
-        return ""
 
 
 class _Collected:
@@ -158,8 +110,7 @@ def _task_of(output: HarnessOutput, datasets: dict[str, Dataset],
     """The exported task named by the output's metadata, and the warnings it earns."""
     meta, where = output.metadata, str(output.path)
     if not isinstance(meta, dict) or meta.get("schema") != METADATA_SCHEMA:
-        raise InputError.single(where, f"unknown task {output.task_name!r}: it carries no buzzprobe export "
-                                "metadata (only tasks written by `buzzprobe export` can be imported)", field="task")
+        raise InputError([unknown_task(output)])
     if meta.get("task_name") != output.task_name:
         raise InputError.single(where, f"unknown task {output.task_name!r}: its metadata names "
                                 f"{meta.get('task_name')!r} (renamed after export?)", field="task")
@@ -241,27 +192,6 @@ def _relocate(problems: list[Problem], start: int, sample: HarnessSample) -> Non
         problems[i] = Problem(p.path, p.message, sample.line, f"{sample.where}{name}")
 
 
-def _coverage(output: HarnessOutput, expected: list[int], seen: set[int]) -> list[Problem]:
-    """The output must answer exactly the exported items: none missing, none extra (an item
-    refused for another reason is not reported again here)."""
-    problems = []
-    missing = sorted(set(expected) - seen)
-    extra = sorted(seen - set(expected))
-    if missing:
-        problems.append(Problem(str(output.path), f"{len(missing)} of the task's {len(expected)} items are missing "
-                                f"(row_ids {_listed(missing)}); a run covers its whole selection "
-                                "(was the harness run with --limit?)", field="row_id"))
-    if extra:
-        problems.append(Problem(str(output.path), f"{len(extra)} item(s) are not in the task's selection "
-                                f"(row_ids {_listed(extra)})", field="row_id"))
-    return problems
-
-
-def _listed(ids: list[int]) -> str:
-    shown = ", ".join(map(str, ids[:_MAX_LISTED]))
-    return shown + (f", … ({len(ids) - _MAX_LISTED} more)" if len(ids) > _MAX_LISTED else "")
-
-
 def _header(output: HarnessOutput, task: ExportTask, dataset: Dataset, created: str, model: str,
             warnings: list[str]) -> Header:
     """The header `buzzprobe probe` would write for the same run, then marked as imported."""
@@ -274,15 +204,3 @@ def _header(output: HarnessOutput, task: ExportTask, dataset: Dataset, created: 
         parameters["import_warnings"] = warnings
     return replace(header, run_id=f"{output.harness}-{header.run_id}", created=created,
                    subject={**header.subject, "parameters": parameters})
-
-
-def imported_path(run: Run, out_template: str) -> Path:
-    """Where the run goes: `<out>/<run_id>.jsonl`, `{model_slug}` in the folder filled in."""
-    folder = fill_template(out_template, "--out", model_slug=slug(run.header.subject_name))
-    return confined(folder, run.header.run_id, ".jsonl", "--out")
-
-
-def write_imported(run: Run, out_template: str, force: bool = False) -> Path:
-    """Write one run where imported_path says (refusing to replace a different run unless `force`)."""
-    ((path, _),) = write_checked([(imported_path(run, out_template), run)], force=force)
-    return path

@@ -16,10 +16,10 @@ from typing import Any
 from builder import __version__
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
-from builder.core.errors import InputError
 from builder.core.names import identifier
 from builder.benchmarks.cibuzzbench.prompts import prompt_builder
 from builder.probing.protocols import Protocol
+from builder.interop.harness import selection_metadata
 from builder.runs.selection import Selection
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 
@@ -37,6 +37,24 @@ class ExportTask:
     variant: str
     selection: Selection
     content_sha256: str  # of the variant's dataset
+
+    @property
+    def max_tokens(self) -> int:
+        return self.protocol.max_tokens
+
+    @property
+    def version(self) -> int:
+        return self.protocol.version
+
+    @property
+    def system_message(self) -> bool:
+        """Every CIBuzzBench protocol sends a system message before the user's."""
+        return True
+
+    def describe(self) -> str:
+        """What the task is, for the head of its exported file."""
+        p = self.protocol
+        return f"CIBuzzBench {p.task}, {p.condition}, protocol {p.id} v{p.version}"
 
     @property
     def name(self) -> str:
@@ -77,26 +95,3 @@ class ExportTask:
                 record["target"] = harm[row_id]
             out.append(record)
         return out
-
-
-def selection_from(items: Any, where: str) -> Selection:
-    """The Selection a task's metadata names (the inverse of `Selection.header`)."""
-    if not isinstance(items, dict):
-        raise InputError.single(where, "task metadata has no item selection", field="items")
-    kind = items.get("selection")
-    if kind == "all":
-        return Selection("all")
-    if kind == "split" and items.get("split") in ("train", "test"):
-        return Selection("split", items["split"])
-    if kind == "sample" and type(items.get("sample_seed")) is int and type(items.get("n_sample")) is int:
-        return Selection("sample", items.get("split"), items["n_sample"], items["sample_seed"])
-    raise InputError.single(where, f"unsupported item selection {items!r}", field="items")
-
-
-def selection_metadata(selection: Selection) -> dict[str, Any]:
-    """`Selection.header` with the sample size kept apart from the item count."""
-    out = selection.header(0)
-    out.pop("n", None)
-    if selection.kind == "sample":
-        out["n_sample"] = selection.n
-    return out

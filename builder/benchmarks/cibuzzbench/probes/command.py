@@ -17,7 +17,7 @@ from builder.benchmarks.cibuzzbench.dataset.fetch import dataset_path
 
 
 def add_probe_options(group: Any) -> None:
-    """The options only CIBuzzBench's probe reads (group: builder.probing.command.OptionGroup)."""
+    """The options only CIBuzzBench's probe reads (group: builder.commands.probe.OptionGroup)."""
     group.add_argument("--task", choices=TASKS, default="equivalent_selection", help="(default %(default)s)")
     group.add_argument("--lang", choices=("en", "zh"), default="en", help="prompt language (default %(default)s)")
     group.add_argument("--variant", choices=VARIANTS, default="original",

@@ -11,6 +11,7 @@ from builder.benchmarks.cibuzzbench.views.tables import PROBE_LABELS
 from builder.benchmarks.cibuzzbench.wording import has_distractor_types
 from builder.benchmarks.cibuzzbench.views import charts as views_charts
 from builder.site import charts as c
+from builder.site.labels import column_label
 from builder.benchmarks.cibuzzbench.views.model_views import chart_labels
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES
 
@@ -30,7 +31,11 @@ def build_charts(computed: Computed, renderer: SvgRenderer | None = None) -> dic
         out["heuristic-seeds"] = views_charts.heuristic_seed_chart(seed_rows, renderer=renderer)
     category_rows = _category_rows(facts, probes)
     if category_rows:
-        out["category-scores"] = c.category_score_chart(category_rows, renderer=renderer)
+        out["category-scores"] = c.category_score_chart(
+            category_rows, renderer=renderer, title="Accuracy by category, options alone",
+            value_title=f"{column_label('accuracy')} (%)", series_title=column_label("probe"),
+            description=f"Each model-free probe's accuracy within each category at option seed {DEFAULT_SEED}, "
+                        "with its 95% bootstrap interval.")
     out.update(_pair_charts(computed, renderer))
     return out
 
@@ -53,7 +58,7 @@ def _pair_charts(computed: Computed, renderer: SvgRenderer | None) -> dict[str, 
             errors += [(kind, facts[K.PAIRED_ERRORS_COUNT.key(id=s.id, source=kind)], name)
                        for kind in ("pragmatic", "cultural", "literal", "unparsed")]
     one_seed, seeds = _seed_words(computed.pair_summaries)
-    out = {"sighted-blind": c.sighted_blind_scatter(
+    out = {"sighted-blind": views_charts.sighted_blind_scatter(
         scatter, id="sighted-blind", value_title="Macro F1", label_title="Model", renderer=renderer,
         description=(f"Sighted macro F1 against blind macro F1 {seeds}, with the 95% bootstrap intervals of "
                      f"{'those runs' if one_seed else 'the runs at option order seed ' + str(DEFAULT_SEED)}; "
@@ -88,10 +93,17 @@ def _category_rows(facts, probes: list[str]) -> list[tuple]:
 
 MEASURED = "measured here"
 FINDING_MEASURED = (  # (label, fact key): what the options give away, before any model reads the Chinese
-    ("Random letter (all items, 5 option seeds)", "leak.random.macro_f1.mean"),
-    ("Pick the longest option (all items, 5 option seeds)", "leak.longest_chars.macro_f1.mean"),
-    ("Learned option-only probe (test split, 5 option seeds)", "leak.learned_options.test.macro_f1.mean"),
+    ("Random letter (all items", "leak.random.macro_f1.mean"),
+    ("Pick the longest option (all items", "leak.longest_chars.macro_f1.mean"),
+    ("Learned option-only probe (test split", "leak.learned_options.test.macro_f1.mean"),
 )
+
+
+def _seeds_label(facts: Any, label: str, key: str) -> str:
+    """The label closed with the number of option seeds the mean was taken over: one run per seed
+    stands behind the fact, so the count is read from its provenance, never written by hand."""
+    seeds = len(facts.provenance[key].runs)
+    return f"{label}, {seeds} option seed{'' if seeds == 1 else 's'})"
 FINDING_REPORTED = (  # (label, reported figure): what the published probe and the paper state
     ("Published blind probe, Gemini Flash blind (400 items)", "probe.blind.macro_f1"),
     ("Paper: six frontier models sighted, lowest", "paper.task2.macro_f1.min"),
@@ -103,7 +115,7 @@ def finding_chart(computed: Computed, reported: Any, renderer: SvgRenderer | Non
     """The front page's one chart: Task 2 macro F1 without the Chinese (measured from the data and
     the probe runs) beside the sighted and blind figures the sources report (not re-run here)."""
     facts = computed.facts
-    rows = [(label, facts[key], MEASURED) for label, key in FINDING_MEASURED if key in facts]
+    rows = [(_seeds_label(facts, label, key), facts[key], MEASURED) for label, key in FINDING_MEASURED if key in facts]
     rows += [(label, reported[key].value, f"reported by {reported[key].source.short}")
              for label, key in FINDING_REPORTED if key in reported]
     if not rows:

@@ -1,5 +1,5 @@
-"""CIBuzzBench's charts: option length by slot, heuristic scores per option seed, the blind
-arm's errors by distractor type, and the front page's measured-against-reported finding. They
+"""CIBuzzBench's charts: option length by slot, heuristic scores per option seed, each model's
+sighted against blind score, the blind arm's errors by distractor type, and the front page's measured-against-reported finding. They
 are built with the site's chart toolkit (builder.site.charts: validation of every row, one
 look, SVG rendering); the slots and their colours are CIBuzzBench's."""
 
@@ -12,7 +12,7 @@ import altair as alt
 
 from builder.site.charts import (INK, PALETTE, WIDTH, Chart, SvgRenderer, band_height, check_once, count_value,
                                  finish_chart, int_value, label_text, ordered_names, palette_colours, remembered,
-                                 score_value, unpack_row, value_format)
+                                 score_value, shared_domain, unpack_row, value_format)
 
 SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
 
@@ -33,16 +33,7 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
     (not one row per option) and draws each as a one-character-wide histogram bar. The data table
     is the same counts pivoted to one row per length (0 where a slot has no option that long).
     """
-    seen: dict[tuple[str, int], int] = {}
-    for row in rows:
-        slot, length, count = unpack_row(row, 3, "option length")
-        slot = label_text(slot, "slot")
-        length, count = count_value(length, "length"), count_value(count, "count")
-        if (slot, length) in seen:
-            raise ValueError(f"option length rows repeat slot {slot!r} at length {length}")
-        seen[(slot, length)] = count
-    if not seen:
-        raise ValueError("option length chart needs at least one row")
+    seen = _option_lengths(rows)
     slots = ordered_names({s for s, _ in seen}, SLOT_ORDER)
     rank = {s: i for i, s in enumerate(slots)}
     ordered = sorted(seen.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1]))
@@ -79,6 +70,21 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
                    columns=("Length (characters)", *slots), rows=table)
 
 
+def _option_lengths(rows: Iterable[Sequence]) -> dict[tuple[str, int], int]:
+    """The rows of `option_length_chart`, checked: {(slot, length): count}, each pair once."""
+    seen: dict[tuple[str, int], int] = {}
+    for row in rows:
+        slot, length, count = unpack_row(row, 3, "option length")
+        slot = label_text(slot, "slot")
+        length, count = count_value(length, "length"), count_value(count, "count")
+        if (slot, length) in seen:
+            raise ValueError(f"option length rows repeat slot {slot!r} at length {length}")
+        seen[(slot, length)] = count
+    if not seen:
+        raise ValueError("option length chart needs at least one row")
+    return seen
+
+
 @remembered
 def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds",
                          title: str = "Heuristic scores by option seed", value_title: str = "Macro-F1",
@@ -91,18 +97,8 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     computed facts) to mark exactly those values; without it the tick is Vega-Lite's ``mean``
     of the plotted dots, computed when the chart is drawn (nothing is computed in Python).
     """
-    values, table, order = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str]()
-    for row in rows:
-        label, seed, score = unpack_row(row, 3, "heuristic seed")
-        label, seed, score = label_text(label, "heuristic"), int_value(seed, "seed"), score_value(score, "score")
-        check_once((label, seed), table, "heuristic and seed")
-        if label not in order:
-            order.append(label)
-        values.append({"h": label, "seed": seed, "v": score})
-        table.append((label, seed, score))
-    if not values:
-        raise ValueError("heuristic seed chart needs at least one row")
-    mean_values = list[dict[str, Any]]()
+    values, table, order = _heuristic_scores(rows)
+    mean_values = []
     if means is not None:
         unknown = sorted(set(means) - set(order))
         if unknown:
@@ -136,6 +132,25 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
                            "vertical tick marks each heuristic's mean over seeds.")
     return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Heuristic", "Option seed", value_title), rows=tuple(table))
+
+
+def _heuristic_scores(rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]], list[str]]:
+    """The rows of `heuristic_seed_chart`, checked: the chart's data, its table, and the
+    heuristics in the order they first appear."""
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    order: list[str] = []
+    for row in rows:
+        label, seed, score = unpack_row(row, 3, "heuristic seed")
+        label, seed, score = label_text(label, "heuristic"), int_value(seed, "seed"), score_value(score, "score")
+        check_once((label, seed), table, "heuristic and seed")
+        if label not in order:
+            order.append(label)
+        values.append({"h": label, "seed": seed, "v": score})
+        table.append((label, seed, score))
+    if not values:
+        raise ValueError("heuristic seed chart needs at least one row")
+    return values, table, order
 
 
 @remembered
@@ -218,3 +233,70 @@ def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
     desc = description or f"{value_title} of each figure, coloured by where it comes from."
     return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
                    columns=("Figure", "Origin", value_title), rows=tuple(table))
+
+
+@remembered
+def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-blind",
+                          title: str = "Sighted against blind", value_title: str = "Score",
+                          label_title: str = "Run", description: str | None = None,
+                          renderer: SvgRenderer | None = None) -> Chart:
+    """Each label's blind score (x) against its sighted score (y), both with interval bars,
+    on equal axes with the y = x diagonal (points above it: seeing the item helped).
+
+    ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
+    bounds may be ``None``. Points are labelled when there are at most 12 of them.
+    """
+    values, table = _sighted_blind_scores(rows)
+    extent = [x for v in values for k, x in v.items() if k != "l" and x is not None]
+    lo, hi = shared_domain(extent)
+    fmt = value_format(extent)
+    scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
+    side = min(WIDTH, 520)
+    x_title, y_title = f"Blind {value_title.lower()}", f"Sighted {value_title.lower()}"
+    tooltip = [alt.Tooltip("l:N", title=label_title),
+               alt.Tooltip("b:Q", title=x_title, format=fmt), alt.Tooltip("blo:Q", title="Blind low", format=fmt),
+               alt.Tooltip("bhi:Q", title="Blind high", format=fmt),
+               alt.Tooltip("s:Q", title=y_title, format=fmt),
+               alt.Tooltip("slo:Q", title="Sighted low", format=fmt),
+               alt.Tooltip("shi:Q", title="Sighted high", format=fmt)]
+    x = alt.X("b:Q", title=x_title, scale=scale)
+    y = alt.Y("s:Q", title=y_title, scale=scale)
+    diagonal = alt.Chart().mark_rule(color=INK, strokeDash=[4, 4], opacity=0.6).encode(
+        x=alt.datum(lo, type="quantitative", scale=scale), y=alt.datum(lo, type="quantitative", scale=scale),
+        x2=alt.datum(hi), y2=alt.datum(hi),
+    )
+    x_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(
+        x=alt.X("blo:Q", title=x_title, scale=scale), x2="bhi:Q", y=y, tooltip=tooltip)
+    y_bars = alt.Chart().mark_rule(color=PALETTE[0], strokeWidth=1.5).encode(
+        x=x, y=alt.Y("slo:Q", title=y_title, scale=scale), y2="shi:Q", tooltip=tooltip)
+    points = alt.Chart().mark_point(filled=True, size=70, opacity=1, color=PALETTE[0]).encode(
+        x=x, y=y, tooltip=tooltip)
+    layers = [diagonal, x_bars, y_bars, points]
+    if len(values) <= 12:
+        layers.append(alt.Chart().mark_text(align="left", baseline="bottom", dx=5, dy=-4, fontSize=11, color=INK)
+                      .encode(x=x, y=y, text="l:N"))
+    chart = alt.layer(*layers, data=alt.Data(values=values)).properties(width=side, height=side)
+    desc = description or (f"{y_title} against {x_title.lower()} per run, with interval bars on both axes; "
+                           "the dashed diagonal is y = x.")
+    return finish_chart(chart, renderer=renderer, id=id, title=title, description=desc,
+                   columns=(label_title, x_title, "Blind low", "Blind high", y_title, "Sighted low", "Sighted high"),
+                   rows=tuple(table))
+
+
+def _sighted_blind_scores(rows: Iterable[Sequence]) -> tuple[list[dict[str, Any]], list[tuple[Any, ...]]]:
+    """The rows of `sighted_blind_scatter`, checked: the chart's data and its table (blind
+    before sighted, each with its interval)."""
+    values: list[dict[str, Any]] = []
+    table: list[tuple[Any, ...]] = []
+    for row in rows:
+        label, blind, sighted, b_lo, b_hi, s_lo, s_hi = unpack_row(row, 7, "sighted/blind")
+        label = label_text(label, "label")
+        check_once((label,), table, "label")
+        blind, sighted = score_value(blind, "blind"), score_value(sighted, "sighted")
+        b_lo, b_hi = score_value(b_lo, "blind_low", optional=True), score_value(b_hi, "blind_high", optional=True)
+        s_lo, s_hi = score_value(s_lo, "sighted_low", optional=True), score_value(s_hi, "sighted_high", optional=True)
+        values.append({"l": label, "b": blind, "s": sighted, "blo": b_lo, "bhi": b_hi, "slo": s_lo, "shi": s_hi})
+        table.append((label, blind, b_lo, b_hi, sighted, s_lo, s_hi))
+    if not values:
+        raise ValueError("sighted/blind scatter needs at least one row")
+    return values, table

@@ -14,6 +14,7 @@ from typing import Any
 
 from builder.benchmarks.mcq.results.sources import FORMATS
 from builder.core.errors import InputError
+from builder.probing.progress import counter
 
 WORD = "results"
 
@@ -44,11 +45,14 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     from builder.benchmarks.mcq.results.importer import Origin, convert
     from builder.benchmarks.mcq.results.sources import read_source
     from builder.benchmarks.mcq.results.store import save, summary
+    from builder.core.report import current
+    from builder.core.errors import InputError
     if args.benchmark is None and args.spec is None:
         raise InputError.single("--benchmark", "required for `import results`")
     if args.model is None:
         raise InputError.single("--model", "required for `import results`")
-    benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec), given=args.data)
+    benchmark = load_benchmark(spec_path(args.benchmark or "", args.spec), given=args.data,
+                               progress=counter("import: the spec's records", "record"))
     data = choice_set(benchmark)
     mapping = benchmark.spec.results
     extra = None
@@ -69,6 +73,7 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
     for note in imported.notes:
         print(f"{args.path}: note: {note}", file=sys.stderr)
     path, what = save(imported.run, Path(args.out or f"runs/{benchmark.spec.name}"), args.force)
-    print(f"{what} {path}: {summary(imported.run)}")
+    current().add(f"{what} {path}: {summary(imported.run)}", path=str(path), changed=what != "unchanged",
+                  run_id=imported.run.header.run_id, items=len(imported.run.items))
     return 0
 

@@ -81,8 +81,7 @@ def read_answers(source: Source, fmt: str, data: ChoiceSet) -> tuple[list[Answer
             answers.append(read(element, record))
         except A.Bad as exc:
             problems.append(element.problem(str(exc), exc.field))
-    problems += _id_problems(answers, data)
-    problems += _gold_problems(answers, data)
+    problems += answer_problems(answers, data)
     if problems:
         raise InputError(problems)
     notes = [f"{len(skipped)} element(s) are not records and were skipped: " +
@@ -90,6 +89,11 @@ def read_answers(source: Source, fmt: str, data: ChoiceSet) -> tuple[list[Answer
              (" ..." if len(skipped) > _LISTED else "")] if skipped else []
     notes += [f"{_where(a.element)}: {a.note}" for a in answers if a.note]
     return answers, notes
+
+
+def answer_problems(answers: list[Answer], data: ChoiceSet) -> list[Problem]:
+    """Every id an item of the benchmark, none twice, every gold index one of the options."""
+    return _id_problems(answers, data) + _gold_problems(answers, data)
 
 
 def _where(element: Element) -> str:
@@ -149,6 +153,12 @@ def convert(source: Source, data: ChoiceSet, model: str, origin: Origin, created
             extra: dict[str, Any] | None = None) -> Imported:
     """`extra`: header source fields a format adds (ChemBench's `upstream_all`)."""
     answers, notes = read_answers(source, origin.format, data)
+    return convert_answers(answers, notes, source, data, model, origin, created, extra)
+
+
+def convert_answers(answers: list[Answer], notes: list[str], source: Source, data: ChoiceSet, model: str,
+                    origin: Origin, created: str, extra: dict[str, Any] | None = None) -> Imported:
+    """The run of answers already read and checked (read_answers, or a harness log's: mcq/interop/foreign.py)."""
     answers, unanswered = answered(answers, origin.format)
     if unanswered:
         notes.append(f"{len(unanswered)} record(s) hold no answer (no response and no extracted letter): counted as "

@@ -72,8 +72,9 @@ def _findings(c: Computed, cells: FactCells) -> Table:
     note = "Excluded items are neither audited nor probed; kept ones are counted (docs/audit.md, Findings)."
     if shared is not None and shared.groups:
         sets = cells(K.SHARED_SETS.key(bench=b), "count").shown
-        note += (f" Shared option sets: {sets} sets, each kept on one side of every fold of the learned probe; "
-                 f"e.g. {'; '.join(shared.excerpts)}.")
+        note += f" Shared option sets: {sets} sets, each kept on one side of every fold of the learned probe"
+        # the options themselves only where the data's licence lets the page quote its text (spec quote_items)
+        note += f"; e.g. {'; '.join(shared.excerpts)}." if c.loaded.benchmark.spec.quote_items else "."
     return Table(table_id(b, "findings"), "Findings: flaws the data set ships with", ("Finding", "Rule", "Items"), rows,
                  note)
 
@@ -139,15 +140,26 @@ def _ablation(c: Computed, cells: FactCells) -> Table:
 
 
 def _categories(c: Computed, cells: FactCells) -> Table:
+    """Strict accuracy per category, a column per run headed by its model, best model first."""
     b = c.name
-    runs = list(c.loaded.runs)
-    columns = ("Category", "Items", *(f"{r.header.run_id} accuracy" for r in runs))
+    runs = sorted(c.loaded.runs, key=lambda r: (-_strict(c, cells, r), r.header.run_id))
+    labels = run_labels(runs)
+    columns = ("Category", "Items", *(labels[r.header.run_id] for r in runs))
     rows = []
     for value, label in c.categories:
         row = [Cell(value), cells(K.CATEGORY.key(bench=b, label=label), "count")]
         row += [cells.optional(K.RUN_CATEGORY.key(bench=b, run_id=r.header.run_id, label=label)) for r in runs]
         rows.append(tuple(row))
-    return Table(table_id(b, "categories"), "Categories", columns, tuple(rows), compact=True)
+    return Table(table_id(b, "categories"), "Strict accuracy by category, one column per model (best first)",
+                 columns, tuple(rows), compact=True,
+                 note="Strict accuracy (%; an answer the parser cannot read is wrong) on the category's items each "
+                      "model answered; models ordered by strict accuracy on all items, best first.")
+
+
+def _strict(c: Computed, cells: FactCells, run: Run) -> float:
+    """A run's strict accuracy on all its items (-1 where it has none: last)."""
+    key = K.RUN_SCORE.key(bench=c.name, run_id=run.header.run_id, metric="accuracy")
+    return float(cells.facts[key]) if key in cells.facts else -1.0
 
 
 def _runs(c: Computed, cells: FactCells) -> Table:
@@ -175,10 +187,7 @@ def _runs(c: Computed, cells: FactCells) -> Table:
 
 def _published(c: Computed, cells: FactCells) -> Table:
     """Imported published results: strict and official accuracy, coverage, tie groups."""
-    def strict(run: Run) -> float:
-        key = K.RUN_SCORE.key(bench=c.name, run_id=run.header.run_id, metric="accuracy")
-        return float(cells.facts[key]) if key in cells.facts else -1.0
-    runs = sorted(imported(c.loaded.runs), key=lambda r: (-strict(r), r.header.run_id))
+    runs = sorted(imported(c.loaded.runs), key=lambda r: (-_strict(c, cells, r), r.header.run_id))
     rows = []
     for run in runs:
         values = {"bench": c.name, "run_id": run.header.run_id}
@@ -265,11 +274,15 @@ def _leak_modal(c: Computed, cells: FactCells) -> Table | None:
 
 
 def _labels_of(c: Computed) -> dict[str, str]:
-    """Each split run's model label, told apart where one model has several split runs (option
-    seeds, item selections): the seed is added, then the run id, so no two rows or chart bars
-    share a label."""
+    """Each split run's model label (run_labels over the split runs)."""
     split = set(c.leak.run_ids) if c.leak is not None else {rid for rid, _ in c.strata}
-    runs = [r for r in c.loaded.runs if r.header.run_id in split]
+    return run_labels([r for r in c.loaded.runs if r.header.run_id in split])
+
+
+def run_labels(runs: list[Run]) -> dict[str, str]:
+    """Each run's model label, told apart where one model has several runs (option seeds, item
+    selections): the seed is added, then the run id, so no two rows, columns or chart bars
+    share a label."""
     plain = Counter(r.header.subject_label for r in runs)
     labels = {r.header.run_id: r.header.subject_label if plain[r.header.subject_label] == 1 else
               f"{r.header.subject_label} (seed {r.header.option_seed})" for r in runs}

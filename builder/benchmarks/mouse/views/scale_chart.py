@@ -9,7 +9,7 @@ from builder.benchmarks.mouse.analyses.reported_figures import MouseComputed, re
 from builder.benchmarks.mouse.reported import Reported
 from builder.benchmarks.mouse.views.reported_tables import short_cite
 from builder.core.facts import FactTable
-from builder.site.charts import scale_chart
+from builder.benchmarks.mouse.views.size_chart import scale_chart
 
 if TYPE_CHECKING:  # charts pulls in Altair and vl-convert: imported only when a chart is drawn
     from builder.site.charts import Chart, SvgRenderer

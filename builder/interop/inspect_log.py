@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
+from builder.interop.harness import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
 from builder.core.archives import open_zip, read_member
 from builder.core.textfiles import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS, read_input
@@ -131,9 +131,11 @@ def _member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> byte
     """One member, read with a cap whatever its header claims; zstd members (which stdlib
     zipfile reads from Python 3.14 on) are refused with what to do instead."""
     if info.compress_type == _ZSTD:
-        raise InputError.single(path, "this .eval log is compressed with a method Python's zipfile cannot read "
-                                "here; install inspect_ai (pip install 'buzzprobe[interop]') or convert the log "
-                                "with `inspect log convert --to json`")
+        raise InputError.single(path, "this .eval log (Inspect's default format) is compressed with zstd, which "
+                                "Python's zipfile reads only from 3.14 on: install inspect_ai into this environment "
+                                "(pip install 'buzzprobe[interop]', or pip install inspect-ai) so its own log reader "
+                                "reads it, or convert the log where Inspect is installed: `inspect log convert --to "
+                                f"json --output-dir DIR {path.name}`, then import DIR/{path.stem}.json")
     return read_member(f"{path}:{info.filename}", archive, info, limit=MAX_MEMBER_BYTES)
 
 
@@ -174,7 +176,8 @@ def _sample(s: dict[str, Any]) -> HarnessSample:
         response=None if error else _resolve(str(output.get("completion") or ""), attachments),
         error=_error_text(error.get("message") if isinstance(error, dict) else error) if error else None,
         where=f"sample {str(s.get('id'))[:40]}: ", prompt_field=f"sample {str(s.get('id'))[:40]}: input",
-        latency_ms=latency * 1000.0 if isinstance(latency, (int, float)) and not isinstance(latency, bool) else None, usage=usage or None)
+        latency_ms=float(latency) * 1000.0 if isinstance(latency, (int, float)) and not isinstance(latency, bool)
+        else None, usage=usage or None, raw=s)
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.errors import InputError, Problem
-from builder.benchmarks.cibuzzbench.interop.importing import HarnessOutput, HarnessSample, host_of
+from builder.interop.harness import HarnessOutput, HarnessSample, host_of
 from builder.core.build_date import utc_stamp
 from builder.core.textfiles import decode_utf8, numbered_lines, read_input
 from builder.runs.lines import MAX_DOCUMENT_DEPTH, LineError, load_document, load_line
@@ -119,7 +119,7 @@ def _read_samples(path: Path) -> tuple[list[HarnessSample], dict[str, Any] | Non
         samples.append(HarnessSample(
             row_id=doc.get("row_id"), letter_map=doc.get("letter_map"), target=doc.get("target"),
             messages=_messages(context), response=response, line=number, where="doc.",
-            prompt_field="arguments.gen_args_0.arg_0",
+            prompt_field="arguments.gen_args_0.arg_0", raw=record,
             error=None if response is not None else "lm-eval recorded no response"))
     if problems:
         raise InputError(problems)

@@ -39,7 +39,7 @@ def add_list_parser(sub: Any) -> None:
 def run_list(args: argparse.Namespace) -> int:
     rows = {"benchmarks": lambda: benchmark_rows(args.content), "runs": lambda: run_rows(args.runs),
             "models": lambda: model_rows(run_rows(args.runs))}[args.what]()
-    print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else _table(rows))
+    print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else plain_table(rows))
     return 0
 
 
@@ -67,8 +67,8 @@ def _run_row(path: Path, runs: Path) -> dict[str, Any]:
         return {**row, "problem": f"unreadable: {str(exc)[:200]}"}
     if not isinstance(header, dict) or header.get("type") != "header":
         return {**row, "problem": "unreadable: the first line is not a run header"}
-    subject = found if isinstance(found := header.get("subject"), dict) else {}
-    items = found if isinstance(found := header.get("items"), dict) else {}
+    subject: dict[str, Any] = header["subject"] if isinstance(header.get("subject"), dict) else {}
+    items: dict[str, Any] = header["items"] if isinstance(header.get("items"), dict) else {}
     return {"run_id": header.get("run_id"), "benchmark": header.get("benchmark"), "task": header.get("task"),
             "condition": header.get("condition"), "subject": subject.get("name"), "kind": subject.get("kind"),
             "items": items.get("n"), "option_seed": header.get("option_seed"), **row}
@@ -93,7 +93,7 @@ def model_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "benchmarks": sorted(map(str, m["benchmarks"]))} for _, m in sorted(found.items())]
 
 
-def _table(rows: list[dict[str, Any]]) -> str:
+def plain_table(rows: list[dict[str, Any]]) -> str:
     """Plain columns, one row a line (no colour, no box drawing: greppable and pasteable)."""
     if not rows:
         return "(none)"
