@@ -13,7 +13,7 @@ import re
 from urllib.parse import urlsplit
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from builder import __version__
 from builder.site.parts import PageSettings, RunBrief, SiteParts
+from builder.site.run_catalogue import RunRow
 from builder.claims.engine import PredictionVerdict
 from builder.core.errors import InputError, Problem, gather
 from builder.core.facts import FactTable
@@ -46,6 +47,7 @@ Files = dict[str, bytes]
 SITE_FIELDS = ("title", "tagline", "url", "nav", "repository", "licence")
 PROVENANCE = "provenance"  # the generated page every fact links to
 GENERATED_PAGES = (PROVENANCE,)
+CATALOGUE = "~site"  # the key of the site's own part among the benchmarks' (no benchmark name has "~")
 # A fact drawn from more runs than this names them only in provenance.json, not on the
 # provenance page (a fact over every run of a 1,000-run corpus would add 100 KB per fact).
 # Above the committed corpus's run count, so its page lists every run, as it always did.
@@ -87,6 +89,7 @@ class SiteInputs:
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
     cache_dir: Path | None = None  # where compiled templates are kept between builds (None: nowhere)
     set_aside: tuple[Any, ...] = ()  # runs read but not scored (runs.load.SetAside: id, file, reason)
+    catalogue: tuple[RunRow, ...] = ()  # every run of every benchmark (Benchmark.run_rows)
 
     @property
     def content_dir(self) -> Path:
@@ -193,7 +196,15 @@ def prepare_site(inputs: SiteInputs) -> SiteStage:
     """The environment, the merged parts and the common context every page is rendered with."""
     with _located(inputs.content_dir / "templates"):
         env = make_environment(inputs.content_dir / "templates", inputs.cache_dir)
-        return SiteStage(inputs, env, merge_parts(inputs.parts), _common_context(inputs, inputs.content.config))
+        return SiteStage(inputs, env, merge_parts(_with_catalogue(inputs)), _common_context(inputs, inputs.content.config))
+
+
+def _with_catalogue(inputs: SiteInputs) -> dict[str, SiteParts]:
+    """The benchmarks' parts and the site's own tables over every benchmark's runs."""
+    from builder.site.catalogue_tables import catalogue_tables
+    from builder.site.model_names import RULE
+    shared = SiteParts(tables=catalogue_tables(inputs.catalogue, inputs.facts), context={"model_rule": RULE})
+    return {**inputs.parts, CATALOGUE: shared}
 
 
 def render_site(stage: SiteStage, generated: Files) -> Files:
@@ -208,6 +219,8 @@ def _render_site(stage: SiteStage, generated: Files) -> Files:
     config, pages, reported = inputs.content.config, inputs.content.pages, inputs.content.reported
     files: Files = {}
     used = FactUse()
+    from builder.site.catalogue_pages import download_listing
+    merged = replace(merged, context={**merged.context, "run_downloads": download_listing(inputs.catalogue, generated)})
     for page in pages:
         for name, data in _markdown_page(env, page, inputs, merged, reported, common, used).items():
             if name in files:
@@ -260,11 +273,12 @@ def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any
 
 
 def runs_by_date(runs: list[RunBrief]) -> list[dict[str, Any]]:
-    """The "What's new" list: runs grouped by the day their own header says they were created,
-    newest day first (ids sorted within a day)."""
+    """The "What's new" list: runs grouped by the day their own header says they were created
+    (an imported run: its source file's commit date, when the import recorded it), newest day
+    first (ids sorted within a day)."""
     days: dict[str, list[RunBrief]] = {}
     for run in runs:
-        days.setdefault(run.created[:10], []).append(run)
+        days.setdefault((run.source_date or run.created)[:10], []).append(run)
     out = []
     for day in sorted(days, reverse=True):
         runs_of_day = sorted(days[day], key=lambda r: r.run_id)
