@@ -77,6 +77,12 @@ class RunRow:
         return self.page or f"runs/{self.run_id}.html"
 
     @property
+    def subject_kind(self) -> str:
+        """What the subject is, as the page says it: "people" for a human group (model_names)."""
+        from builder.site.model_names import is_human_group
+        return "people" if is_human_group(self.subject) else self.kind
+
+    @property
     def coverage(self) -> str:
         return coverage_label(self.answered, self.total, self.complete or self.source is not None)
 

@@ -350,8 +350,8 @@ def _people_prose(c: Computed, cells: FactCells, labels: dict[str, str]) -> list
             f"Counted apart from the models, not among them: {labels[rid]} (people, "
             f"{cells(K.RUN_COUNT.key(count='n', **values), 'count').shown} items answered) are "
             f"{cells(K.LEAK_SPLIT.key(value='accuracy_solvable', **values)).shown}% accurate on the items the options "
-            f"give away and {cells(K.LEAK_SPLIT.key(value='accuracy_rest', **values)).shown}% on the rest, a "
-            f"{'n adjusted' if pattern is K.LEAK_ADJUSTED else ' crude'} gap of {cells(pattern.key(**values)).shown} "
+            f"give away and {cells(K.LEAK_SPLIT.key(value='accuracy_rest', **values)).shown}% on the rest, "
+            f"{'an adjusted' if pattern is K.LEAK_ADJUSTED else 'a crude'} gap of {cells(pattern.key(**values)).shown} "
             f"points (95% interval {cells(pattern.low(**values)).shown} to {cells(pattern.high(**values)).shown}).")
     return sentences
 
