@@ -71,7 +71,7 @@ def _item_table(row: RunRow) -> paging.Split:
     tail = ('</tbody>\n</table>\n</div>\n<p class="note">Gold and answer are letters in the order the run showed '
             'the options; leak score: the probability the benchmark\'s cross-fitted choices-only probe gives the '
             'gold (– where the benchmark has none). No item text is shown here.</p>\n</figure>\n')
-    return paging.Split(head, _item_rows(row.items), tail)
+    return paging.Split(head, row.derived("catalogue-item-rows", lambda: _item_rows(row.items_of())), tail)
 
 
 def run_page_files(settings: PageSettings, row: RunRow) -> Files:
@@ -99,8 +99,8 @@ def catalogue_pages(settings: PageSettings, rows: Sequence[RunRow]) -> Files:
     files: Files = {}
     for row in rows:
         links = item_downloads(row)
-        files[links["csv"]] = items_csv(row.items)
-        files[links["jsonl"]] = items_jsonl(row.items)
+        files[links["csv"]] = row.derived("catalogue-csv", lambda: items_csv(row.items_of()))
+        files[links["jsonl"]] = row.derived("catalogue-jsonl", lambda: items_jsonl(row.items_of()))
         if not row.page:
             files.update(run_page_files(settings, row))
     return files

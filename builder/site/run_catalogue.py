@@ -6,8 +6,11 @@ other run from its row (catalogue_pages.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 # One answered item as the downloads and the item browser show it: (item id, gold letter(s),
 # answer ("" when none was read), correct, leak score (0-1) or None where the benchmark has none).
@@ -70,7 +73,15 @@ class RunRow:
     item_text: str = ""  # where the items' text is published (the site never shows it)
     header_json: str = ""  # the full header, as the page's details show it
     tables: tuple[Any, ...] = ()  # the run page's tables (site.tables.Table): scores, the leak split
-    items: tuple[ItemRow, ...] = field(default=(), repr=False)
+    # The run's answers, computed when first needed (a cached run's pages and downloads need none).
+    items_of: Callable[[], tuple[ItemRow, ...]] = field(default=lambda: (), repr=False, compare=False)
+    # The plug-in's per-run cache (name, compute) -> value, e.g. RunCache.derived with a name that says
+    # what else the items depend on; None: computed on every build.
+    memo: Callable[[str, Callable[[], Any]], Any] | None = field(default=None, repr=False, compare=False)
+
+    def derived(self, name: str, compute: Callable[[], T]) -> T:
+        """A value of this run's items alone, through the plug-in's cache when it gave one."""
+        return compute() if self.memo is None else self.memo(name, compute)
 
     @property
     def href(self) -> str:

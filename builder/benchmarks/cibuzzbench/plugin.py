@@ -119,7 +119,9 @@ class CIBuzzBench(Benchmark[Loaded, State]):
 
     def run_rows(self, state: State, facts: FactTable) -> Sequence[Any]:
         from builder.benchmarks.cibuzzbench.views.run_rows import run_rows
-        return run_rows(state.computed, facts)
+        from builder.runs.cache import datasets_key
+        loaded = state.loaded
+        return run_rows(state.computed, facts, loaded.cache, datasets_key({"original": loaded.dataset, **loaded.variants}))
 
     def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
         from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages

@@ -5,13 +5,18 @@ is not carried into them)."""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.benchmarks.cibuzzbench.analyses.run_scores import RunScore
 from builder.benchmarks.cibuzzbench.views.tables import run_page
 from builder.core.facts import FactTable
 from builder.site.run_catalogue import ItemRow, Measure, RunRow, provenance_of
+
+if TYPE_CHECKING:
+    from builder.runs.cache import RunCache
 
 TITLE = "CIBuzzBench"
 DATASET_PAGE = "dataset.html"
@@ -26,7 +31,8 @@ def _items(score: RunScore) -> tuple[ItemRow, ...]:
                  for item, gold in zip(score.run.items, score.gold))
 
 
-def run_row(score: RunScore, facts: FactTable) -> RunRow:
+def run_row(score: RunScore, facts: FactTable,
+            memo: Callable[[str, Callable[[], Any]], Any] | None = None) -> RunRow:
     h, rid = score.run.header, score.run_id
     gap = next((p for p in (K.SPLIT_GAP_ADJUSTED, K.SPLIT_GAP) if p.key(run_id=rid) in facts), None)
     return RunRow(
@@ -37,8 +43,13 @@ def run_row(score: RunScore, facts: FactTable) -> RunRow:
         accuracy=_measure(K.RUN_SCORE, run_id=rid, metric="accuracy"),
         gap=_measure(gap, run_id=rid) if gap is not None else None,
         gap_label="" if gap is None else ("adjusted" if gap is K.SPLIT_GAP_ADJUSTED else "crude"),
-        source=provenance_of(h.source), items=_items(score))
+        source=provenance_of(h.source), items_of=functools.cache(lambda: _items(score)), memo=memo)
 
 
-def run_rows(computed: Any, facts: FactTable) -> list[RunRow]:
-    return [run_row(score, facts) for score in computed.scores.values()]
+def run_rows(computed: Any, facts: FactTable, cache: "RunCache | None" = None, data_key: str = "") -> list[RunRow]:
+    """`cache` and `data_key` (runs.cache.datasets_key): a run's downloads are kept with the run."""
+    def memo(score: RunScore) -> Callable[[str, Callable[[], Any]], Any] | None:
+        if cache is None or not data_key:
+            return None
+        return lambda name, compute: cache.derived(score.run, f"{name}:{data_key}", compute)
+    return [run_row(score, facts, memo(score)) for score in computed.scores.values()]

@@ -4,7 +4,9 @@ provenance, and its answers item by item (ids, letters, correctness, leak score;
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from builder.benchmarks.mcq import fact_keys as K
@@ -96,7 +98,16 @@ def run_row(c: Computed, run: Run, facts: FactTable) -> RunRow:
         tie_group=K.RUN_TIE_GROUP.key(**values) if K.RUN_TIE_GROUP.key(**values) in facts else None,
         source=provenance_of(h.source), item_text=spec.url or "",
         header_json=json.dumps(h.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
-        tables=tuple(tables), items=run_items(c, run))
+        tables=tuple(tables), items_of=functools.cache(lambda: run_items(c, run)), memo=_memo(c, run))
+
+
+def _memo(c: Computed, run: Run) -> Callable[[str, Callable[[], Any]], Any] | None:
+    """The run cache for values of this run's items, named by what else they depend on (the
+    benchmark's data and audit: loaded.key)."""
+    cache, key = c.loaded.cache, c.loaded.key
+    if cache is None or not key:
+        return None
+    return lambda name, compute: cache.derived(run, f"{name}:{key}", compute)
 
 
 def run_rows(shelf: Any, facts: FactTable) -> list[RunRow]:
