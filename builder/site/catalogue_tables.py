@@ -70,7 +70,7 @@ def across_table(rows: Sequence[RunRow], facts: FactTable, people: bool = False)
     return Table(PEOPLE_ACROSS if people else MODELS_ACROSS, f"{what} across the benchmarks",
                  ("Model" if not people else "Group", "Benchmarks", "Benchmark", "Run", "Condition", "Coverage",
                   "Accuracy", "Accuracy 95% low", "Accuracy 95% high", "Leak-split gap", "Gap 95% low",
-                  "Gap 95% high", "Gap", "Tie group"), tuple(out), compact=True,
+                  "Gap 95% high", "Gap kind", "Tie group"), tuple(out), compact=True,
                  filters=("Model" if not people else "Group", "Benchmark"),
                  note="Names are joined into one model by the rule stated above the table. Accuracy: strict, over the items the run answered, 95% percentile bootstrap interval. "
                       "Leak-split gap: accuracy on the items the options alone give away minus on the rest, in "
