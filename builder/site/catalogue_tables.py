@@ -21,10 +21,11 @@ def _measure(cells: FactCells, measure: Measure | None) -> tuple[Cell, Cell, Cel
 
 
 def all_runs_table(rows: Sequence[RunRow], facts: FactTable) -> Table:
-    """One row per run of every benchmark, by benchmark then run id; each id links to its page."""
+    """One row per run of every benchmark, by benchmark, model runs before model-free probes, then
+    run id; each id links to its page."""
     cells = FactCells(facts)
     out = []
-    for row in sorted(rows, key=lambda r: (r.benchmark_title, r.run_id)):
+    for row in sorted(rows, key=lambda r: (r.benchmark_title, r.kind == "probe", r.run_id)):
         seed = "–" if row.option_seed is None else str(row.option_seed)
         source = "imported" if row.source is not None else ("model-free probe" if row.kind == "probe" else "probed")
         out.append((Cell(row.run_id, href=row.href), Cell(row.benchmark_title), Cell(row.subject),
