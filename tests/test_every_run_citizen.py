@@ -41,6 +41,14 @@ def test_model_key_joins_the_spellings_the_rule_names_and_keeps_others_apart() -
     assert "humans" in RULE and "-hf" in RULE  # the page states the rule it applies
 
 
+def test_every_plugin_that_reads_runs_supplies_their_rows() -> None:
+    """The contract's hook: a plug-in with a run format lists its runs for the shared pages."""
+    from builder.benchmarks import registered
+    from builder.benchmarks.base import Benchmark
+    readers = [b for b in registered() if b.run_format_module is not None]
+    assert readers and all(type(b).run_rows is not Benchmark.run_rows for b in readers)
+
+
 def test_a_finished_run_of_part_of_the_items_is_partial_not_in_progress() -> None:
     assert coverage_label(167, 2150, finished=True) == "partial (167 of 2,150 items)"
     assert coverage_label(10, 30, finished=False) == "in progress (10 of 30 items)"

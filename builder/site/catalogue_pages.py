@@ -76,22 +76,28 @@ def _item_table(row: RunRow) -> paging.Split:
 
 def run_page_files(settings: PageSettings, row: RunRow) -> Files:
     """runs/<id>.html with the first part of its items, and one page per further part."""
+    if not row.has_items:
+        return _page(settings, row, 1, Markup("<p>This benchmark's answers are not one letter per item, so the "
+                                               "run has no item table here; its metrics are above.</p>"))
     split = _item_table(row)
     bounds = paging.part_bounds(split) if split.rows else [(0, 0)]
-    template = settings.env.get_template(TEMPLATE)
     files: Files = {}
     for number, (start, stop) in enumerate(bounds, 1):
         pager = paging.pager(row.run_id, ITEMS_TABLE, bounds, number) if len(bounds) > 1 else Markup("")
-        items = pager + Markup(split.part(start, stop)) + pager
-        name = paging.part_file(row.run_id, ITEMS_TABLE, number)
-        title = f"Run {row.run_id}" + ("" if number == 1 else f": items, part {number}")
-        html = template.render(**settings.common, root="../", slug="runs", title=title, row=row, part=number,
-                               description=f"{row.benchmark_title}: {row.subject}'s run {row.run_id}: provenance, "
-                                           "scores with intervals, the leak split and its answers item by item.",
-                               tables=row.tables if number == 1 else (), items=items, downloads=item_downloads(row))
-        files[f"runs/{name}"] = html.encode("utf-8")
-    files.update(tables_as_csv(list(row.tables)))
+        files.update(_page(settings, row, number, pager + Markup(split.part(start, stop)) + pager))
     return files
+
+
+def _page(settings: PageSettings, row: RunRow, number: int, items: Markup) -> Files:
+    """Part `number` of a run's page (part 1 is runs/<id>.html, with the header and scores)."""
+    name = paging.part_file(row.run_id, ITEMS_TABLE, number)
+    title = f"Run {row.run_id}" + ("" if number == 1 else f": items, part {number}")
+    html = settings.env.get_template(TEMPLATE).render(
+        **settings.common, root="../", slug="runs", title=title, row=row, part=number, items=items,
+        description=f"{row.benchmark_title}: {row.subject}'s run {row.run_id}: provenance, scores with intervals, "
+                    "the leak split and its answers item by item.",
+        tables=row.tables if number == 1 else (), downloads=item_downloads(row) if row.has_items else {})
+    return {f"runs/{name}": html.encode("utf-8"), **(tables_as_csv(list(row.tables)) if number == 1 else {})}
 
 
 def catalogue_pages(settings: PageSettings, rows: Sequence[RunRow]) -> Files:
@@ -99,8 +105,9 @@ def catalogue_pages(settings: PageSettings, rows: Sequence[RunRow]) -> Files:
     files: Files = {}
     for row in rows:
         links = item_downloads(row)
-        files[links["csv"]] = row.derived("catalogue-csv", lambda: items_csv(row.items_of()))
-        files[links["jsonl"]] = row.derived("catalogue-jsonl", lambda: items_jsonl(row.items_of()))
+        if row.has_items:
+            files[links["csv"]] = row.derived("catalogue-csv", lambda: items_csv(row.items_of()))
+            files[links["jsonl"]] = row.derived("catalogue-jsonl", lambda: items_jsonl(row.items_of()))
         if not row.page:
             files.update(run_page_files(settings, row))
     return files
@@ -111,7 +118,7 @@ def download_listing(rows: Sequence[RunRow], files: Mapping[str, Any]) -> dict[s
     each run's item tables, grouped by benchmark."""
     leak = sorted(name for name in files if name.startswith("leak/") and name.endswith(".csv"))
     by_benchmark: dict[str, list[dict[str, str]]] = {}
-    for row in sorted(rows, key=lambda r: (r.benchmark_title, r.run_id)):
+    for row in sorted((r for r in rows if r.has_items), key=lambda r: (r.benchmark_title, r.run_id)):
         by_benchmark.setdefault(row.benchmark_title, []).append({"run_id": row.run_id, "href": row.href,
                                                                  **item_downloads(row)})
     return {"leak_files": leak, "run_files": sorted(by_benchmark.items())}

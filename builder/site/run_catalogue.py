@@ -73,6 +73,7 @@ class RunRow:
     item_text: str = ""  # where the items' text is published (the site never shows it)
     header_json: str = ""  # the full header, as the page's details show it
     tables: tuple[Any, ...] = ()  # the run page's tables (site.tables.Table): scores, the leak split
+    has_items: bool = True  # False: the benchmark's answers are not one letter per item (no item table)
     # The run's answers, computed when first needed (a cached run's pages and downloads need none).
     items_of: Callable[[], tuple[ItemRow, ...]] = field(default=lambda: (), repr=False, compare=False)
     # The plug-in's per-run cache (name, compute) -> value, e.g. RunCache.derived with a name that says
