@@ -73,10 +73,12 @@ def test_a_spec_outside_content_may_not_write_into_runs(project: Path, monkeypat
 
 
 def _as_partial_import(run: Path, keep: int) -> Path:
-    """A probed run rewritten as an import of a file that answered `keep` items (no footer)."""
+    """A probed run rewritten as an import of a file in which people (a human study's pooled
+    answers, subject `humans`) answered `keep` items (no footer)."""
     lines = run.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     header["run_id"] = "imported-part"
+    header["subject"] = {"kind": "model", "name": "humans", "parameters": {"protocol": "import-mapped"}}
     header["source"] = {"kind": "import", "format": "mapped", "option_order": "published",
                         "repo": "https://github.com/example/upstream", "commit": "a" * 40, "date": "2020-02-03",
                         "file": "results/part.json", "sha256": "b" * 64}
@@ -97,7 +99,7 @@ def site(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811
         for condition in ("sighted", "blind"):
             assert probe(project, server, "--benchmark", NAME, "--condition", condition, "--seeds", "1111", "2222") == 0
     sighted = sorted((project / "runs" / "loop-model").glob("*sighted*s1111*.jsonl"))[0]
-    _as_partial_import(sighted, 10)
+    _as_partial_import(sighted, 20)
     return build_site(project)
 
 
@@ -127,12 +129,23 @@ def test_every_spec_run_has_a_page_a_row_and_downloads_without_item_text(project
 
 def test_a_partial_import_shows_its_provenance_and_is_dated_by_its_source(site: Path) -> None:
     page = (site / "runs" / "imported-part.html").read_text(encoding="utf-8")
-    assert "partial (10 of 30 items)" in page and "in progress" not in page
+    assert "partial (20 of 30 items)" in page and "in progress" not in page and "people <strong>humans" in page
     assert "https://github.com/example/upstream/tree/" + "a" * 40 in page and "results/part.json" in page
-    assert "partial (10 of 30 items)" in (site / "runs.html").read_text(encoding="utf-8")
+    assert "partial (20 of 30 items)" in (site / "runs.html").read_text(encoding="utf-8")
     news = (site / "changelog.html").read_text(encoding="utf-8")
     day = news.split('id="added-2020-02-03"')[1].split("<h2")[0]
-    assert 'href="runs/imported-part.html"' in day and "partial (10 of 30 items)" in day
+    assert 'href="runs/imported-part.html"' in day and "partial (20 of 30 items)" in day
+
+
+def test_people_are_listed_and_counted_apart_from_the_models(site: Path) -> None:
+    """The two sighted model runs are "the 2 models"; the people's run is not among them."""
+    models = (site / "models.html").read_text(encoding="utf-8")
+    people = models.split('id="people-across"')[1].split("</figure>")[0]
+    assert "imported-part" in people and "imported-part" not in models.split('id="people-across"')[0]
+    page = (site / "benchmarks" / f"{NAME}.html").read_text(encoding="utf-8")
+    prose = re.sub(r"<[^>]+>", "", page)
+    assert "of the 2 models" in prose and "of the 3 models" not in prose
+    assert "Counted apart from the models, not among them: humans (people, 20 items answered)" in prose
 
 
 def _real_data() -> None:
