@@ -121,7 +121,8 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         from builder.benchmarks.cibuzzbench.views.run_rows import run_rows
         from builder.runs.cache import datasets_key
         loaded = state.loaded
-        return run_rows(state.computed, facts, loaded.cache, datasets_key({"original": loaded.dataset, **loaded.variants}))
+        data = datasets_key({"original": loaded.dataset, **loaded.variants})
+        return run_rows(state.computed, facts, loaded.cache, data)
 
     def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
         from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages
