@@ -6,6 +6,7 @@ Nothing here computes a metric.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,6 +44,8 @@ def _render_site(stage: SiteStage, generated: Files) -> Files:
     config, pages, reported = inputs.content.config, inputs.content.pages, inputs.content.reported
     files: Files = {}
     used = FactUse()
+    from builder.site.catalogue_pages import download_listing
+    merged = replace(merged, context={**merged.context, "run_downloads": download_listing(inputs.catalogue, generated)})
     for page in pages:
         for name, data in _markdown_page(env, page, inputs, merged, reported, common, used).items():
             if name in files:

@@ -277,7 +277,7 @@ def _leak_modal(c: Computed, cells: FactCells) -> Table | None:
 
 def _labels_of(c: Computed) -> dict[str, str]:
     """Each split run's model label (run_labels over the split runs)."""
-    split = set(c.leak.run_ids) if c.leak is not None else {rid for rid, _ in c.strata}
+    split = set(c.leak.run_ids if c.leak is not None else ()) | {rid for rid, _ in c.strata}
     return run_labels([r for r in c.loaded.runs if r.header.run_id in split])
 
 
@@ -347,6 +347,25 @@ def leak_prose(c: Computed, cells: FactCells) -> list[str]:
            else f"too few models for Kendall's tau (it needs {MIN_RANKED})")
     sentences.append(f"Ranked on the rest alone, no model changes place; {tau}." if not leak.moved else
                      f"Ranked on the rest alone, {count['moved']} of the {count['models']} models change place; {tau}.")
+    return sentences + _people_prose(c, cells, labels)
+
+
+def _people_prose(c: Computed, cells: FactCells, labels: dict[str, str]) -> list[str]:
+    """Split runs of people (builder.site.model_names.is_human_group), counted apart from the
+    models: each one's own gap, in the same reading as the models' sentences."""
+    sentences = []
+    for rid, _ in c.strata:
+        if rid in c.leak.run_ids:
+            continue
+        values = {"bench": c.name, "run_id": rid}
+        pattern = K.LEAK_ADJUSTED if K.LEAK_ADJUSTED.key(**values) in cells.facts else K.LEAK_GAP
+        sentences.append(
+            f"Counted apart from the models, not among them: {labels[rid]} (people, "
+            f"{cells(K.RUN_COUNT.key(count='n', **values), 'count').shown} items answered) are "
+            f"{cells(K.LEAK_SPLIT.key(value='accuracy_solvable', **values)).shown}% accurate on the items the options "
+            f"give away and {cells(K.LEAK_SPLIT.key(value='accuracy_rest', **values)).shown}% on the rest, "
+            f"{'an adjusted' if pattern is K.LEAK_ADJUSTED else 'a crude'} gap of {cells(pattern.key(**values)).shown} "
+            f"points (95% interval {cells(pattern.low(**values)).shown} to {cells(pattern.high(**values)).shown}).")
     return sentences
 
 
