@@ -112,10 +112,10 @@ def _audit(c: Computed, cells: FactCells, block: str) -> Table:
         note = (f"Accuracy and macro F1 are two metrics, each on these shuffles; learned options: "
                 f"{c.loaded.audit.learned_evaluation}, the model chosen per fit by inner cross-validation on its "
                 f"training items among the ranker, a plain n-gram logistic regression and the rules: "
-                f"{chosen_model(c.loaded.audit)}.")
+                f"{chosen_model(c.loaded.audit)}. {PRIOR_NOTE}")
     else:
-        caption, note = "Audit: options as published (the file's order)", "Position bias in the published order is " \
-                                                                           "itself a finding."
+        caption, note = "Audit: options as published (the file's order)", ("Position bias in the published order is "
+                                                                            f"itself a finding. {PRIOR_NOTE}")
     return Table(table_id(b, "audit" if shuffled else "published"), caption, tuple(columns), tuple(rows), note)
 
 
@@ -411,6 +411,10 @@ def _pairs(c: Computed, cells: FactCells) -> Table:
 
 
 INDEX_TABLE, INDEX_CHART = "mcq-index", "mcq-index-gain"
+# The position prior is cross-fitted (analyses/position_prior.py): fitted on the items it scores it
+# beats chance on random golds, so every table that shows it says how it was fitted.
+PRIOR_NOTE = ("Position prior: each item gets the most common gold position of the folds that did not hold it "
+              "(cross-fitted on the learned probe's folds).")
 
 
 def _fold_counts(rows: Any) -> str:
@@ -446,7 +450,8 @@ def index_table(index: Any, cells: FactCells) -> Table:
                   "Learned model"),
                  tuple(rows), "Accuracy (0–100; not macro F1) on the five seeded option shuffles of the Shuffle "
                  "column (each item's order, as Python; seeds 1111–5555): mean over seeds, 95% bootstrap "
-                 "interval of seed 1111. Rules are scored on every audited item; the learned probe on the test split "
+                 "interval of seed 1111. Rules are scored on every audited item (the position prior cross-fitted on "
+                 "the learned probe's folds); the learned probe on the test split "
                  f"where the spec has one (else every item, {_fold_counts(index.rows)} cross-validation). Chance: "
                  "the mean of 1/k over the items. Gain: the learned probe's accuracy minus chance on the items it answered. "
                  "Option-solvable: the share of those items whose learned top choice is the gold (strictly highest). "
