@@ -127,7 +127,8 @@ class Audit:
     def _learned_json(self) -> dict[str, Any]:
         leak = None if self.leak is None else {
             "solvable_share": self.leak.solvable_share, "mean_leak_score": float(np.mean(self.leak.leak_score)),
-            "evaluation": f"{self.learned_folds}-fold cross-fitting by group over every audited item", "csv_columns": list(CSV_COLUMNS)}
+            "evaluation": f"{self.learned_folds}-fold cross-fitting by group over every audited item",
+            "csv_columns": list(CSV_COLUMNS)}
         return {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas),
                 "chosen": list(self.learned_choice), "model": self.learned_model, "leak": leak,
                 "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop, "ci95_low": a.ci95_low,
