@@ -169,7 +169,8 @@ def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
 
 def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
     """The ablation by cue family and the leak summary (the per-item scores are a download)."""
-    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    held = ("the test split" if audit.learned_evaluation == "train→test"
+            else f"the first of the {audit.learned_folds} CV folds")
     for a in audit.ablation:
         what = f"learned probe without cue family {a.group}, refitted on the same training items and scored on {held}"
         facts.add(K.ABLATION.key(bench=bench, group=a.group, value="accuracy"), a.accuracy, what)
