@@ -51,11 +51,11 @@ typecheck: $(TEST_INSTALLED)
 MMLU_PRO_SHARED ?= ../shared/data/mmlu-pro
 MMLU_PRO_COMMIT := f418b116db00b065c2aea046518d8fcf74d39872
 mmlu-pro-runs: $(INSTALLED)
-	tail -n +2 $(MMLU_PRO_SHARED)/MANIFEST.tsv | cut -f1 | while read -r file; do \
+	tail -n +2 $(MMLU_PRO_SHARED)/MANIFEST.tsv | cut -f1,3 | while read -r file date; do \
 	  model=$${file#model_outputs_}; model=$${model%_5shots.zip}; \
 	  BUZZPROBE_DATA_MMLU_PRO=$(MMLU_PRO_SHARED) $(BIN)/python -m builder.cli import results $(MMLU_PRO_SHARED)/outputs/$$file \
 	    --benchmark mmlu-pro --model "$$model" --source-repo https://github.com/TIGER-AI-Lab/MMLU-Pro \
-	    --source-commit $(MMLU_PRO_COMMIT) --source-file eval_results/$$file \
+	    --source-commit $(MMLU_PRO_COMMIT) --source-date $$date --source-file eval_results/$$file \
 	    --prompt-setting "5-shot chain of thought, upstream" --out runs/mmlu-pro $(FORCE) || exit 1; \
 	done
 
@@ -64,6 +64,8 @@ mmlu-pro-runs: $(INSTALLED)
 # or the shared data.zip unpacked there: it keeps the upstream's paths).
 CHEMBENCH_SHARED ?= ../shared/data/chembench
 CHEMBENCH_COMMIT := 8fe22914b81978d180e6182ea982eb58e2e0e8dc
+# The date of commit 8341cce, the last before CHEMBENCH_COMMIT to change any system's reports.
+CHEMBENCH_DATE := 2024-10-31
 CHEMBENCH_SYSTEMS := o1 claude3.5 claude3 gpt-4o gpt-4 gpt-3.5-turbo llama3.1-405b-instruct llama3.1-70b-instruct \
   llama3.1-8b-instruct mistral-large-2-123b gemini-pro galactica_120b humans
 chembench-data:
@@ -72,7 +74,7 @@ chembench-runs: $(INSTALLED) chembench-data
 	for system in $(CHEMBENCH_SYSTEMS); do \
 	  $(BIN)/python -m builder.cli import results $(CHEMBENCH_SHARED)/reports/$$system.zip \
 	    --benchmark chembench --format chembench --model "$$system" --source-repo https://github.com/lamalab-org/chembench-paper \
-	    --source-commit $(CHEMBENCH_COMMIT) --source-file src/data/chem-bench-main/reports/$$system \
+	    --source-commit $(CHEMBENCH_COMMIT) --source-date $(CHEMBENCH_DATE) --source-file src/data/chem-bench-main/reports/$$system \
 	    --prompt-setting "zero-shot, upstream" --out runs/chembench $(FORCE) || exit 1; \
 	done
 
@@ -82,9 +84,11 @@ LAWBENCH_COMMIT := e30981bb3ff54c41571f222e0b23e92d27375388
 lawbench-runs: $(INSTALLED)
 	unzip -Z1 $(LAWBENCH_SHARED)/predictions-zero_shot.zip | sed -n 's|^predictions/zero_shot/\([^/]*\)/1-2.json$$|\1|p' | \
 	while read -r model; do \
+	  date=$$(awk -F'\t' -v m="$$model" '$$1 == m {print $$2}' scripts/lawbench-source-dates.tsv); \
 	  BUZZPROBE_DATA_LAWBENCH=$(LAWBENCH_SHARED) $(BIN)/python -m builder.cli import results \
 	    $(LAWBENCH_SHARED)/predictions-zero_shot.zip --benchmark lawbench --format lawbench --model "$$model" \
 	    --source-repo https://github.com/open-compass/LawBench --source-commit $(LAWBENCH_COMMIT) \
+	    $${date:+--source-date $$date} \
 	    --source-file "predictions/zero_shot/$$model" --prompt-setting "zero-shot, upstream" --out runs/lawbench $(FORCE) || exit 1; \
 	done
 

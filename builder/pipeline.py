@@ -193,18 +193,23 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     predictions = load_predictions(folder / "predictions.yaml", set(registry.measures), registry,
                                    latest_moment(_project(folder)).date())
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
+    # deferred: a no-change build answers before these load
+    from builder.site.catalogue_pages import catalogue_pages
     svg = SvgRenderer(settings.cache_dir / "svg") if settings.charts else None
     parts = _site_parts(computed, facts, svg)
+    rows = tuple(row for b in registered() for row in b.run_rows(computed[b.name], facts))
     charts = any(part.charts for part in parts.values())
     stage = prepare_site(SiteInputs(
         facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today, set_aside=tuple(set_aside),
         cache_dir=settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None,
+        catalogue=rows,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
                 **_plugin_assets(settings)}))
     generated: dict[str, bytes] = {}
     with stage.located():
         for benchmark in registered():
             generated.update(benchmark.pages(computed[benchmark.name], facts, stage.page_settings))
+        generated.update(catalogue_pages(stage.page_settings, rows))
     return render_site(stage, generated), sum(len(part.runs) for part in parts.values())
 
 

@@ -750,7 +750,11 @@ def _paired_effects(site: Site) -> dict[int, str]:
 
 
 def test_runs_list_filters_by_model_task_condition_and_option_set(site_page, site):
-    page = site_page("runs.html")
+    page = site_page("runs.html")  # every run of every benchmark, filterable by benchmark
+    page.wait_for_selector("#all-runs .filters select")
+    labels = page.eval_on_selector_all("#all-runs .filters label", "ls => ls.map(l => l.firstChild.textContent.trim())")
+    assert labels[0] == "Benchmark"
+    page = site_page("cibuzzbench-runs.html")  # CIBuzzBench's runs with their task and option set
     page.wait_for_selector("#runs .filters select")
     labels = page.eval_on_selector_all("#runs .filters label", "ls => ls.map(l => l.firstChild.textContent.trim())")
     assert labels == ["Subject", "Task", "Condition", "Option set"]

@@ -36,7 +36,7 @@ def _tbody(html: str) -> list[str]:
 
 def test_long_tables_are_split_into_linked_parts_of_bounded_size(paged_site):
     parts = sorted(p.name for p in paged_site.glob("*-*-[0-9]*.html"))
-    assert "runs-runs-2.html" in parts and any(p.startswith("categories-") for p in parts)
+    assert "runs-all-runs-2.html" in parts and any(p.startswith("categories-") for p in parts)
     for page in [paged_site / "runs.html", paged_site / "categories.html", *(paged_site / p for p in parts)]:
         html = page.read_text()
         assert 'class="pager"' in html, page.name
@@ -47,11 +47,11 @@ def test_long_tables_are_split_into_linked_parts_of_bounded_size(paged_site):
             assert len(body) <= max(SPLIT_ABOVE, PART_SIZE + max((len(r) for r in rows), default=0) + 4), page.name
         assert all(not link.startswith(("/", "http")) for link in _links(html)), page.name
     # a part page names its table and links back to part 1 on the page
-    second = (paged_site / "runs-runs-2.html").read_text()
+    second = (paged_site / "runs-all-runs-2.html").read_text()
     # plain HTML, readable without JavaScript: only the site-wide enhancements (sorting, search) load
     enhancements = re.compile(r'<script src="assets/(?:table-sort|site-search)\.js" defer></script>')
     assert all("<script" not in enhancements.sub("", (paged_site / p).read_text()) for p in parts)
-    assert 'href="runs.html#runs"' in second and "<h1>Runs: All runs, part 2</h1>" in second
+    assert 'href="runs.html#all-runs"' in second and "<h1>Runs: Every run of every benchmark, part 2</h1>" in second
 
 
 def test_every_run_is_reachable_from_the_runs_index(paged_site):
@@ -64,7 +64,7 @@ def test_every_run_is_reachable_from_the_runs_index(paged_site):
         for link in _links((paged_site / name).read_text()):
             if link.startswith("runs/"):
                 linked.add(link)
-            elif re.fullmatch(r"runs-runs-\d+\.html", link):
+            elif re.fullmatch(r"runs-all-runs-\d+\.html", link):
                 todo.append(link)
     assert len(seen) > 2  # the index and at least two further parts
     assert linked == {f"runs/{p.name}" for p in (paged_site / "runs").glob("*.html")}

@@ -24,8 +24,10 @@ builder/commands/ defines once (so no plug-in hosts another's command or calls a
 the patterns of every fact key its compute adds (builder.core.factkeys): docs/facts.md is
 generated from them, and a test checks every key a build produces against them; and
 `eee_evaluation`, one of its runs as Every Eval Ever's instances and metrics (`buzzprobe export
-eee`; builder/runs/eee.py writes the files); and `harness_interop`, its tasks for
-lm-evaluation-harness and Inspect, out and back (builder/interop/).
+eee`; builder/runs/eee.py writes the files); `harness_interop`, its tasks for
+lm-evaluation-harness and Inspect, out and back (builder/interop/); and `run_rows`, every run it
+read as the site's shared pages show it (runs.html, the models across benchmarks, each run's
+page and downloads).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 # The site's input types, re-exported: a plug-in names them through its contract.
 from builder.site.parts import DataSource, Files, PageFunctions, PageSettings, RunBrief, SiteParts  # noqa: F401
+from builder.site.run_catalogue import ItemRow, Measure, Provenance, RunRow  # noqa: F401
 
 if TYPE_CHECKING:
     import argparse
@@ -137,6 +140,13 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
     def pages(self, computed: ComputedT, facts: FactTable, settings: PageSettings) -> Files:
         """Whole generated files, by site path."""
         return {}
+
+    def run_rows(self, computed: ComputedT, facts: FactTable) -> Sequence[RunRow]:
+        """Every run this plug-in read, one row each (builder.site.run_catalogue): runs.html lists
+        them, the models page follows each model across benchmarks, and the site writes a page
+        (header, provenance, scores, leak split, items) and per-item CSV/JSONL for each run
+        whose row names no page of the plug-in's own. A plug-in that reads runs supplies them."""
+        return ()
 
     def fact_sections(self) -> tuple[Section, ...]:
         """The patterns of every fact key `compute` adds, under docs/facts.md headings."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.core.report import reporting
-from builder.benchmarks import registered
+from builder import benchmarks  # the module, so a test's stand-in registry applies
 
 
 def add_data_parser(sub: Any) -> None:
@@ -35,20 +35,20 @@ def add_data_parser(sub: Any) -> None:
     check.add_argument("--content", type=Path, default=Path("content"), help="the content folder (default %(default)s)")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of a line per copy")
     check.set_defaults(handler=_check)
-    for benchmark in registered():
+    for benchmark in benchmarks.registered():
         benchmark.add_data_actions(actions)
 
 
 def _fetch(args: argparse.Namespace) -> int:
     """Every plug-in's pinned data, in the registry's (name) order."""
-    for benchmark in registered():
+    for benchmark in benchmarks.registered():
         benchmark.fetch_data(args.content, args.benchmark, lambda message: print(message, file=sys.stderr))
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
     with reporting(args.json, command="data check") as report:
-        for benchmark in registered():
+        for benchmark in benchmarks.registered():
             for found in benchmark.check_data(args.content, args.benchmark, report.warn):
                 report.add(str(found["text"]), **{k: v for k, v in found.items() if k != "text"})
     return 0

@@ -17,7 +17,7 @@ from typing import Any
 from builder.benchmarks.base import CommandHandler
 from builder.core.report import current, reporting
 from builder.probing.command import positive_int
-from builder.benchmarks import registered
+from builder import benchmarks  # the module, so a test's stand-in registry applies
 
 EEE = "eee"  # Every Eval Ever: a run of any benchmark with a mapping out (builder/runs/eee.py)
 HARNESSES = ("lm-eval", "inspect")  # tasks for the harnesses, from whichever plug-in serves --benchmark
@@ -61,9 +61,9 @@ def export_words(parser: argparse.ArgumentParser) -> dict[str, tuple[str, Comman
     """`eee`, `lm-eval` and `inspect`, then every plug-in's own words (each with its plug-in's
     name), their options added to `parser`."""
     words: dict[str, tuple[str, CommandHandler]] = {EEE: ("every benchmark", _export_eee)}
-    if any(b.harness_interop() is not None for b in registered()):
+    if any(b.harness_interop() is not None for b in benchmarks.registered()):
         words.update({h: ("every benchmark with harness tasks", _export_tasks) for h in HARNESSES})
-    for benchmark in registered():
+    for benchmark in benchmarks.registered():
         for word, handler in benchmark.add_export_options(parser).items():
             if word in words:
                 raise TypeError(f"two plug-ins claim `buzzprobe export {word}` ({words[word][0]} and {benchmark.name})")

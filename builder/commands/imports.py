@@ -19,7 +19,7 @@ from builder.core.report import reporting
 from builder.core.errors import InputError
 from builder.core.names import did_you_mean
 from builder.probing.command import model_name
-from builder.benchmarks import registered
+from builder import benchmarks  # the module, so a test's stand-in registry applies
 from builder.core.report import current
 from builder.core.build_date import utc_now
 from builder.probing.progress import stages
@@ -50,9 +50,9 @@ def import_words(parser: argparse.ArgumentParser) -> dict[str, tuple[str, Import
     """The command's own words, then every plug-in's, each with its owner's name and handler, its
     options added to `parser`."""
     words: dict[str, tuple[str, ImportHandler]] = {"eee": ("buzzprobe", _import_eee)}
-    if any(b.harness_interop() is not None for b in registered()):
+    if any(b.harness_interop() is not None for b in benchmarks.registered()):
         words.update({h: ("buzzprobe", _harness_import(h)) for h in HARNESSES})
-    for benchmark in registered():
+    for benchmark in benchmarks.registered():
         for word, handler in benchmark.add_import_options(parser).items():
             if word in words:
                 raise TypeError(f"two plug-ins claim `buzzprobe import {word or 'PATH'}` "

@@ -16,9 +16,7 @@ from typing import Any
 
 from builder.core.errors import InputError
 from builder.probing.command import add_client_arguments, execute_plans, guarded, positive_int
-from builder.benchmarks import registered
-from builder.benchmarks import probe_owner, registered
-from builder.benchmarks import probe_choices
+from builder import benchmarks  # the module, so a test's stand-in registry applies
 from builder.core.names import did_you_mean
 
 
@@ -41,7 +39,7 @@ def add_probe_parser(sub: Any) -> None:
                        description="Ask a model on an OpenAI-compatible /v1/chat/completions endpoint "
                                    "and write one run per option seed; end with its score. See docs/probing.md.")
     what = p.add_argument_group("what to ask")
-    names = ", ".join(b.name for b in registered() if b.probes)
+    names = ", ".join(b.name for b in benchmarks.registered() if b.probes)
     what.add_argument("--benchmark", default=None, metavar="NAME",
                       help=f"the benchmark to ask: {names}, or a spec'd multiple-choice benchmark's name "
                            "(default: the benchmark whose options are given, else the default one)")
@@ -53,8 +51,8 @@ def add_probe_parser(sub: Any) -> None:
     what.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default %(default)s)")
     what.add_argument("--seeds", type=int, nargs="+", metavar="SEED",
                       help="option-shuffle seeds, one run each (default: the benchmark's first)")
-    own = {b.name: OptionGroup(p.add_argument_group(f"{b.title} only")) for b in registered() if b.probes}
-    for benchmark in registered():
+    own = {b.name: OptionGroup(p.add_argument_group(f"{b.title} only")) for b in benchmarks.registered() if b.probes}
+    for benchmark in benchmarks.registered():
         if benchmark.probes:
             benchmark.add_probe_options(own[benchmark.name])
     add_client_arguments(
@@ -72,12 +70,12 @@ def _run(args: argparse.Namespace, key: str | None, own: dict[str, OptionGroup])
     given = {name: [a for a in group.actions if getattr(args, a.dest) != a.default] for name, group in own.items()}
     if args.benchmark is None:
         used = [name for name, actions in given.items() if actions]
-        default = next((b.name for b in registered() if b.probe_default), None)
+        default = next((b.name for b in benchmarks.registered() if b.probe_default), None)
         if len(used) != 1 and default is None:
             raise InputError.single("--benchmark", "required here (no installed plug-in is probed by default)"
                                     + unknown_hint("", Path("content")))
         args.benchmark = used[0] if len(used) == 1 else default
-    owner = probe_owner(args.benchmark)
+    owner = benchmarks.probe_owner(args.benchmark)
     if owner is None:
         raise InputError.single("--benchmark", f"no installed plug-in probes {args.benchmark!r}"
                                 + unknown_hint(args.benchmark, Path("content")))
@@ -91,7 +89,7 @@ def _run(args: argparse.Namespace, key: str | None, own: dict[str, OptionGroup])
 def unknown_hint(name: str, content_dir: Path) -> str:
     """The tail of an unknown `--benchmark` message: the closest names, then every name there
     is, and which plug-in probes which ("cibuzzbench: cibuzzbench; mcq: mmlu, truthfulqa-mc")."""
-    choices = probe_choices(content_dir)
+    choices = benchmarks.probe_choices(content_dir)
     by_plugin: dict[str, list[str]] = {}
     for known, owner in sorted(choices.items()):
         by_plugin.setdefault(owner, []).append(known)

@@ -15,7 +15,7 @@ from typing import Any
 
 from builder.core.errors import InputError, Problem
 from builder.benchmarks.base import BuildSettings
-from builder.benchmarks import run_owner
+from builder import benchmarks  # the module, so a test's stand-in registry applies
 from builder.commands.listing import plain_table
 
 
@@ -55,7 +55,7 @@ def score_one(path: Path, settings: Any) -> dict[str, Any]:
     if not path.is_file():
         raise InputError([Problem(str(path), "no such run file")])
     header = read_run(path).header
-    owner = run_owner(header.benchmark, header.task)
+    owner = benchmarks.run_owner(header.benchmark, header.task)
     if owner is None:
         raise InputError.single(path, f"no installed plug-in reads runs of {header.benchmark!r}", line=1,
                                 field="benchmark")

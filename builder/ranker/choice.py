@@ -27,8 +27,8 @@ import numpy as np
 from builder.ranker import model
 from builder.ranker.cues import GROUPS
 from builder.ranker.grid import masked_rank_desc
-from builder.ranker.evaluate import (ALPHAS, CROSS_VALIDATION, FOLD_SEED, INNER_FOLDS, INNER_ITEMS, TRAIN_TEST,
-                                     Evaluation, Options, folds, single_threaded)
+from builder.ranker.evaluate import (ALPHAS, FOLD_SEED, INNER_FOLDS, INNER_ITEMS, TRAIN_TEST,
+                                     Evaluation, Options, cross_validation, folds, single_threaded)
 from builder.ranker.plain import NgramRegression, fit_regression
 
 RANKER, REGRESSION, RULE = "ranker", "ngram_lr", "rule"
@@ -227,7 +227,8 @@ class Chosen:
 
 def choose_evaluate(options: Options, train: np.ndarray | None = None, test: np.ndarray | None = None) -> Chosen:
     """Held-out scores of the chosen model: `test` from a choice made and fitted on `train`, else
-    every item once under 5-fold cross-fitting by group, a choice per fold."""
+    every item once under cross-fitting by group, a choice per fold (FOLDS folds, or the fewer
+    group_folds returns: Evaluation.folds)."""
     return single_threaded(_choose)(options, train, test)
 
 
@@ -240,9 +241,12 @@ def _choose(options: Options, train: np.ndarray | None, test: np.ndarray | None)
     scores, probabilities = np.full((n, width), -np.inf), np.zeros((n, width))
     alphas, chosen = [], []
     rules = {r: rule_scores(options, r) for r in RULES}
-    for tr, held in folds(options.item_groups()):
+    splits = folds(options.item_groups())
+    for tr, held in splits:
         f = _outer_fold(options, tr, held, rules)
         scores[held], probabilities[held] = f.scores, f.probabilities
         alphas.append(f.alpha)
         chosen.append(f.chosen.label)
-    return Chosen(Evaluation(CROSS_VALIDATION, np.arange(n), scores, probabilities, tuple(alphas)), tuple(chosen))
+    evaluation = Evaluation(cross_validation(len(splits)), np.arange(n), scores, probabilities, tuple(alphas),
+                            len(splits))
+    return Chosen(evaluation, tuple(chosen))

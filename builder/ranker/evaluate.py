@@ -25,7 +25,16 @@ FOLD_SEED = 0
 INNER_ITEMS = 2000
 ALPHAS: tuple[float, ...] = (1.0, 1e-1, 1e-2, 1e-3, 1e-4)  # strongest first: each fit warm-starts the next
 TRAIN_TEST = "train→test"
-CROSS_VALIDATION = "5-fold CV"
+
+
+def cross_validation(folds: int) -> str:
+    """A cross-fitted evaluation's label, naming the folds it actually used: group_folds returns
+    fewer than FOLDS when a group holds more than a FOLDS-th of the items, and a label must never
+    claim folds that were not there."""
+    return f"{folds}-fold CV"
+
+
+CROSS_VALIDATION = cross_validation(FOLDS)  # the label when every fold came back
 
 
 @dataclass(frozen=True)
@@ -76,11 +85,12 @@ def feature_names(options: Options, groups: Sequence[str] = GROUPS) -> tuple[str
 
 @dataclass(frozen=True)
 class Evaluation:
-    evaluation: str  # TRAIN_TEST or CROSS_VALIDATION
+    evaluation: str  # TRAIN_TEST or cross_validation(folds)
     items: np.ndarray  # scored items, ascending
     scores: np.ndarray  # (len(items), K) published order, -inf in padded slots
     probabilities: np.ndarray  # softmax of scores
     alphas: tuple[float, ...]  # the penalty inner CV chose, per fit
+    folds: int = 0  # outer folds used (0: train -> test); can be under FOLDS (group_folds)
 
     def predictions(self) -> np.ndarray:
         """The top option per scored item; ties go to the earliest published position."""
@@ -151,8 +161,10 @@ def _evaluate(options: Options, train: np.ndarray | None, test: np.ndarray | Non
         s = r.scores(d.subset(test))
         return Evaluation(TRAIN_TEST, test, s, model.softmax(s), (r.alpha,))
     scores, chosen = np.full((n, width), -np.inf), []
-    for tr, held in folds(options.item_groups()):
+    splits = folds(options.item_groups())
+    for tr, held in splits:
         r, d = fit_ranker(options, tr, groups, alpha)
         scores[held] = r.scores(d.subset(held))
         chosen.append(r.alpha)
-    return Evaluation(CROSS_VALIDATION, np.arange(n), scores, model.softmax(scores), tuple(chosen))
+    return Evaluation(cross_validation(len(splits)), np.arange(n), scores, model.softmax(scores), tuple(chosen),
+                      len(splits))

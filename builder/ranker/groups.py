@@ -57,7 +57,8 @@ def group_folds(groups: np.ndarray, k: int, seed: int) -> list[tuple[np.ndarray,
     are put in a seeded random order and cut into k runs of about n/k items at group boundaries;
     with singleton groups this is exactly a seeded permutation of the items cut by
     numpy.array_split (the whole-item folds). A fold left empty (a group larger than n/k) is
-    dropped, so fewer than k folds can come back."""
+    dropped, so fewer than k folds can come back: callers record len() of the result
+    (evaluate.Evaluation.folds) and their labels name that count, never k."""
     ids = renumber(np.asarray(groups, dtype=np.intp))
     n, count = len(ids), int(ids.max()) + 1 if len(ids) else 0
     order = np.random.default_rng(seed).permutation(count)

@@ -42,6 +42,8 @@ class RunBrief:
     complete: bool
     has_page: bool = False  # True when the plug-in's `pages` writes runs/<run_id>.html (links go there)
     kind: str = "model"  # the header's subject kind: "model", or "probe" for a model-free probe
+    source_date: str = ""  # an imported run's source file commit date (What's new lists it there)
+    coverage: str = ""  # "partial (N of M items)" for a finished run of part of the items ("": not said)
 
 
 @dataclass

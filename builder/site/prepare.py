@@ -20,12 +20,16 @@ from builder.site import tables as v
 from builder.site.configuration import SiteContent
 from builder.site.environment import located_template_error, make_environment
 from builder.site.parts import PageSettings, SiteParts, id_clashes
+from builder.site.run_catalogue import RunRow
 from builder.site.whats_new import newest_run_date
+from builder.site.catalogue_tables import catalogue_tables
+from builder.site.model_names import RULE
 
 if TYPE_CHECKING:
     from builder.site.charts import Chart
 
 Files = dict[str, bytes]
+CATALOGUE = "~site"  # the key of the site's own part among the benchmarks' (no benchmark name has "~")
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class SiteInputs:
     assets: dict[str, bytes] = field(default_factory=dict)  # extra files, e.g. the chart bundle
     cache_dir: Path | None = None  # where compiled templates are kept between builds (None: nowhere)
     set_aside: tuple[Any, ...] = ()  # runs read but not scored (runs.load.SetAside: id, file, reason)
+    catalogue: tuple[RunRow, ...] = ()  # every run of every benchmark (Benchmark.run_rows)
 
     @property
     def content_dir(self) -> Path:
@@ -105,7 +110,13 @@ def prepare_site(inputs: SiteInputs) -> SiteStage:
     """The environment, the merged parts and the common context every page is rendered with."""
     with templates_located(inputs.content_dir / "templates"):
         env = make_environment(inputs.content_dir / "templates", inputs.cache_dir)
-        return SiteStage(inputs, env, merge_parts(inputs.parts), _common_context(inputs, inputs.content.config))
+        return SiteStage(inputs, env, merge_parts(_with_catalogue(inputs)), _common_context(inputs, inputs.content.config))
+
+
+def _with_catalogue(inputs: SiteInputs) -> dict[str, SiteParts]:
+    """The benchmarks' parts and the site's own tables over every benchmark's runs."""
+    shared = SiteParts(tables=catalogue_tables(inputs.catalogue, inputs.facts), context={"model_rule": RULE})
+    return {**inputs.parts, CATALOGUE: shared}
 
 
 def _common_context(inputs: SiteInputs, config: dict[str, Any]) -> dict[str, Any]:

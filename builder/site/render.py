@@ -7,6 +7,7 @@ Nothing here computes a metric.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,6 +31,7 @@ from builder.site.search_index import search_index
 from builder.site.shortcodes import Shortcodes, block_html
 from builder.site.structured import dataset_jsonld, faq_jsonld, sitemap
 from builder.site.whats_new import runs_by_date
+from builder.site.catalogue_pages import download_listing
 
 
 def render_site(stage: SiteStage, generated: Files) -> Files:
@@ -44,6 +46,7 @@ def _render_site(stage: SiteStage, generated: Files) -> Files:
     config, pages, reported = inputs.content.config, inputs.content.pages, inputs.content.reported
     files: Files = {}
     used = FactUse()
+    merged = replace(merged, context={**merged.context, "run_downloads": download_listing(inputs.catalogue, generated)})
     for page in pages:
         for name, data in _markdown_page(env, page, inputs, merged, reported, common, used).items():
             if name in files:

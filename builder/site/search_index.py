@@ -26,6 +26,8 @@ _TAGS = re.compile(r"<[^>]+>")
 _ANCHOR = re.compile(r'<a class="anchor"[^>]*>.*?</a>', re.S)
 _MODEL_COLUMNS = ("Model",)
 SKIPPED = ("404.html",)
+# A run's further item pages (catalogue_pages: runs/<id>-items-<n>.html) repeat its page's entry.
+_ITEM_PART = re.compile(r"^runs/.+-items-\d+\.html$")
 _MAX_TEXT = 400  # characters of headings kept per page: enough to find a section by name
 
 
@@ -68,7 +70,7 @@ def search_index(files: Mapping[str, bytes], site_title: str = "") -> bytes:
     first). Deterministic: sorted, no dates. JSON inside a script file, so it loads from file:// too."""
     entries: list[list[str]] = []
     models: dict[str, list[str]] = {}
-    pages = sorted(p for p in files if p.endswith(".html") and p not in SKIPPED)
+    pages = sorted(p for p in files if p.endswith(".html") and p not in SKIPPED and not _ITEM_PART.match(p))
     for path in sorted(pages, key=lambda p: (p != "models.html", p)):
         page = files[path].decode("utf-8")
         for name in _model_names(page):

@@ -9,11 +9,12 @@ from builder.site.parts import RunBrief
 
 
 def runs_by_date(runs: list[RunBrief]) -> list[dict[str, Any]]:
-    """The "What's new" list: runs grouped by the day their own header says they were created,
-    newest day first (ids sorted within a day)."""
+    """The "What's new" list: runs grouped by the day their own header says they were created
+    (an imported run: its source file's commit date, when the import recorded it), newest day
+    first (ids sorted within a day)."""
     days: dict[str, list[RunBrief]] = {}
     for run in runs:
-        days.setdefault(run.created[:10], []).append(run)
+        days.setdefault((run.source_date or run.created)[:10], []).append(run)
     out = []
     for day in sorted(days, reverse=True):
         runs_of_day = sorted(days[day], key=lambda r: r.run_id)

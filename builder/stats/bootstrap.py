@@ -121,7 +121,9 @@ def _index_chunks(n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[
     return tuple(chunks)
 
 
-def _interval(values: np.ndarray, level: float) -> Interval:
+def percentile_interval(values: np.ndarray, level: float) -> Interval:
+    """The central `level` percentile interval of bootstrap draws (numpy's linear quantile): the
+    one interval rule of every bootstrap in the project (split_gap.py's too)."""
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(values, [tail, 1.0 - tail])
     return Interval(float(low), float(high), float(level))
@@ -134,7 +136,7 @@ def bootstrap_intervals(gold: Sequence[str], pred: Sequence[str], labels: Sequen
     _check_options(resamples, level)
     g, p = encode(gold, pred, labels)
     (stats,) = _resampled(g, [p], len(labels), resamples, seed)
-    return {m: _interval(stats[m], level) for m in METRICS}
+    return {m: percentile_interval(stats[m], level) for m in METRICS}
 
 
 def paired_bootstrap_difference(gold: Sequence[str], pred_a: Sequence[str],
@@ -146,4 +148,4 @@ def paired_bootstrap_difference(gold: Sequence[str], pred_a: Sequence[str],
     g, a = encode(gold, pred_a, labels)
     _, b = encode(gold, pred_b, labels)
     stats_a, stats_b = _resampled(g, [a, b], len(labels), resamples, seed)
-    return {m: _interval(stats_a[m] - stats_b[m], level) for m in METRICS}
+    return {m: percentile_interval(stats_a[m] - stats_b[m], level) for m in METRICS}

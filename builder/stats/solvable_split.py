@@ -20,7 +20,7 @@ import numpy as np
 from builder.core.factkeys import FactPattern
 from builder.core.facts import FactTable
 from builder.stats.rank_correlation import kendall_tau_b
-from builder.stats.split_gap import Gap, split_gaps
+from builder.stats.split_gap import Gap, StratumCounts, split_gaps
 
 SPLIT_VALUES = ("solvable_items", "accuracy_solvable", "accuracy_rest")  # the value part of a split fact
 MIN_RANKED = 3  # runs a Kendall's tau across them needs before it says anything
@@ -82,24 +82,21 @@ def solvable_split(right: Sequence[bool] | np.ndarray, solvable: Sequence[bool] 
     if not solvable.any() or solvable.all():
         return None
     strata = np.asarray(strata)  # its sorted values order the interval's blocks of draws
-    labels = np.asarray([str(s) for s in strata], dtype=object)
     gaps = split_gaps(right, solvable, strata)
     return SolvableSplit(int(solvable.sum()), 100.0 * float(right[solvable].mean()),
                          100.0 * float(right[~solvable].mean()), gaps.crude.gap, gaps.crude.low, gaps.crude.high,
-                         gaps.adjusted, stratum_rows(right, solvable, labels))
+                         gaps.adjusted, stratum_rows(gaps.strata))
 
 
-def stratum_rows(right: np.ndarray, solvable: np.ndarray, labels: np.ndarray) -> tuple[StratumRow, ...]:
-    """The split within each stratum, in label order."""
+def stratum_rows(counts: Sequence[StratumCounts]) -> tuple[StratumRow, ...]:
+    """The split within each stratum, in label order, read off the counts the adjusted gap was
+    computed from (split_gap.stratum_counts), so the table and the estimate cannot disagree."""
     rows = []
-    for label in sorted(set(labels.tolist())):
-        members = labels == label
-        one, other = right[members & solvable], right[members & ~solvable]
-        a1 = 100.0 * float(one.mean()) if one.size else None
-        a0 = 100.0 * float(other.mean()) if other.size else None
-        weight = one.size * other.size / (one.size + other.size)
-        rows.append(StratumRow(label, int(one.size), a1, int(other.size), a0,
-                               None if a1 is None or a0 is None else a1 - a0, float(weight)))
+    for c in sorted(counts, key=lambda c: str(c.label)):
+        a1 = 100.0 * (c.right1 / c.n1) if c.n1 else None
+        a0 = 100.0 * (c.right0 / c.n0) if c.n0 else None
+        rows.append(StratumRow(str(c.label), c.n1, a1, c.n0, a0,
+                               None if a1 is None or a0 is None else a1 - a0, float(c.weight)))
     return tuple(rows)
 
 

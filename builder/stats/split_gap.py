@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from builder.stats.bootstrap import percentile_interval
+
 RESAMPLES = 1000
 SEED = 20261201  # fixed: the interval is part of the deterministic site
 
@@ -35,6 +37,7 @@ class SplitGaps:
     crude: Gap
     adjusted: Gap | None  # None when no stratum holds both kinds
     strata_both: int  # strata holding both kinds: those the adjusted gap is pooled over
+    strata: tuple[StratumCounts, ...] = ()  # each stratum's counts, the adjusted gap's inputs
 
 
 def stratified_gap(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resamples: int = RESAMPLES,
@@ -44,19 +47,49 @@ def stratified_gap(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resa
     return crude.gap, crude.low, crude.high
 
 
-def mantel_haenszel_gap(right: np.ndarray, kind: np.ndarray, strata: np.ndarray) -> float | None:
-    """The Mantel–Haenszel risk difference in points: sum over strata of w (p1 - p0) / sum of w,
-    w = n1 n0 / (n1 + n0); None when no stratum holds both kinds."""
-    right, kind = np.asarray(right, dtype=bool), np.asarray(kind, dtype=bool)
-    num = den = 0.0
+@dataclass(frozen=True)
+class StratumCounts:
+    """One stratum's items of each kind and how many of them are right: what the Mantel–Haenszel
+    estimate and the per-stratum table (solvable_split.StratumRow) both read, counted once."""
+
+    label: object
+    n1: int
+    right1: int
+    n0: int
+    right0: int
+
+    @property
+    def weight(self) -> float:
+        """The Mantel–Haenszel weight n1 n0 / (n1 + n0): 0 where one kind is missing."""
+        return self.n1 * self.n0 / (self.n1 + self.n0)
+
+
+def stratum_counts(right: np.ndarray, kind: np.ndarray, strata: np.ndarray) -> tuple[StratumCounts, ...]:
+    """Per stratum (in np.unique order: the order the estimate sums in), each kind's counts."""
+    right, kind, strata = np.asarray(right, dtype=bool), np.asarray(kind, dtype=bool), np.asarray(strata)
+    rows = []
     for stratum in np.unique(strata):
-        members = np.asarray(strata) == stratum
-        n1, n0 = int((kind & members).sum()), int((~kind & members).sum())
-        if n1 and n0:
-            w = n1 * n0 / (n1 + n0)
-            num += w * (right[kind & members].mean() - right[~kind & members].mean())
-            den += w
+        members = strata == stratum
+        one, other = kind & members, ~kind & members
+        rows.append(StratumCounts(stratum, int(one.sum()), int(right[one].sum()), int(other.sum()),
+                                  int(right[other].sum())))
+    return tuple(rows)
+
+
+def mantel_haenszel(counts: tuple[StratumCounts, ...]) -> float | None:
+    """The Mantel–Haenszel risk difference in points: sum over strata of w (p1 - p0) / sum of w,
+    w = n1 n0 / (n1 + n0); None when no stratum holds both kinds. The one place it is computed."""
+    num = den = 0.0
+    for c in counts:
+        if c.n1 and c.n0:
+            num += c.weight * (c.right1 / c.n1 - c.right0 / c.n0)
+            den += c.weight
     return 100.0 * num / den if den else None
+
+
+def mantel_haenszel_gap(right: np.ndarray, kind: np.ndarray, strata: np.ndarray) -> float | None:
+    """The Mantel–Haenszel risk difference in points of items labelled by `strata` (mantel_haenszel)."""
+    return mantel_haenszel(stratum_counts(right, kind, strata))
 
 
 def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resamples: int = RESAMPLES,
@@ -70,7 +103,7 @@ def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resample
     rng = np.random.default_rng(seed)
     hits, counts = np.zeros((2, resamples)), np.zeros((2, resamples))  # rows: kind, the rest
     num, den = np.zeros(resamples), np.zeros(resamples)  # Mantel–Haenszel sums per draw
-    both = 0
+    counts_by_stratum = stratum_counts(right, kind, strata)
     for stratum in np.unique(strata):
         members = np.flatnonzero(strata == stratum)
         pick = members[rng.integers(0, len(members), (resamples, len(members)))]
@@ -79,22 +112,22 @@ def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resample
         h1, h0 = (hit & chosen).sum(axis=1), (hit & ~chosen).sum(axis=1)
         counts += (n1, n0)
         hits += (h1, h0)
-        both += bool(kind[members].any() and (~kind[members]).any())
         mixed = (n1 > 0) & (n0 > 0)
         w = np.where(mixed, n1 * n0 / np.maximum(n1 + n0, 1), 0.0)
         num += np.where(mixed, w * (h1 / np.maximum(n1, 1) - h0 / np.maximum(n0, 1)), 0.0)
         den += w
     kept = (counts > 0).all(axis=0)
     draws = 100.0 * (hits[0, kept] / counts[0, kept] - hits[1, kept] / counts[1, kept])
-    crude = Gap(float(gap), *_interval(draws, level))
-    adjusted_gap = mantel_haenszel_gap(right, kind, strata)
+    crude = Gap(float(gap), *_bounds(draws, level))
+    adjusted_gap = mantel_haenszel(counts_by_stratum)
     adjusted = None
     if adjusted_gap is not None:
-        adjusted = Gap(float(adjusted_gap), *_interval(100.0 * num[den > 0] / den[den > 0], level))
-    return SplitGaps(crude, adjusted, both)
+        adjusted = Gap(float(adjusted_gap), *_bounds(100.0 * num[den > 0] / den[den > 0], level))
+    both = sum(1 for c in counts_by_stratum if c.n1 and c.n0)
+    return SplitGaps(crude, adjusted, both, counts_by_stratum)
 
 
-def _interval(draws: np.ndarray, level: float) -> tuple[float, float]:
-    tail = 100.0 * (1.0 - level) / 2.0
-    low, high = np.percentile(draws, [tail, 100.0 - tail])
-    return float(low), float(high)
+def _bounds(draws: np.ndarray, level: float) -> tuple[float, float]:
+    """(low, high) of the project's one percentile interval (bootstrap.percentile_interval)."""
+    interval = percentile_interval(draws, level)
+    return interval.low, interval.high

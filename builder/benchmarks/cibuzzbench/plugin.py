@@ -167,6 +167,14 @@ class CIBuzzBench(Benchmark[Loaded, State]):
             page_functions=lambda value: _page_functions(computed, value),
             sources=[DataSource(self.title, loaded.dataset.content_sha256, UPSTREAM_TREE, PINNED_COMMIT)], runs=runs)
 
+    def run_rows(self, state: State, facts: FactTable) -> Sequence[Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.cibuzzbench.views.run_rows import run_rows
+        from builder.runs.cache import datasets_key
+        loaded = state.loaded
+        data = datasets_key({"original": loaded.dataset, **loaded.variants})
+        return run_rows(state.computed, facts, loaded.cache, data)
+
     def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages

@@ -107,7 +107,12 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
                                                    "mcq_leak": strongest_splits(listed)},
             sources=[DataSource(c.loaded.benchmark.spec.title, c.loaded.benchmark.content_sha256, *_source(c))
                      for c in computed],
-            runs=[RunBrief(r.header.run_id, r.header.created, r.complete) for c in shelf.specs for r in c.loaded.runs])
+            runs=[_brief(c, r) for c in shelf.specs for r in c.loaded.runs])
+
+    def run_rows(self, shelf: Any, facts: FactTable) -> Sequence[Any]:
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.mcq.views.run_rows import run_rows
+        return run_rows(shelf, facts)
 
     def pages(self, shelf: Shelf, facts: FactTable, settings: PageSettings) -> Files:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
@@ -193,6 +198,19 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.interop.hooks import SpecHarness
         return SpecHarness()
+
+
+def _brief(computed: Any, run: Any) -> RunBrief:
+    """What the footer and What's new know of a run: the site writes its page (run_rows); an
+    imported run is dated by its source's commit date, and a finished run of part of the items
+    says so."""
+    # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+    from builder.site.run_catalogue import coverage_label, provenance_of
+    source = provenance_of(run.header.source)
+    return RunBrief(run.header.run_id, run.header.created, run.complete, has_page=True,
+                    kind=str(run.header.subject.get("kind", "model")), source_date=source.date if source else "",
+                    coverage=coverage_label(len(run.items), len(computed.loaded.data.items),
+                                             run.complete or source is not None))
 
 
 def _leak_chart(one: Computed, facts: FactTable, svg: SvgRenderer) -> Chart:

@@ -55,6 +55,24 @@ def spec_path(name: str, given: Path | None, content_dir: Path = Path("content")
     return path
 
 
+def check_spec_place(spec: Path, name: str, out: str, content_dir: Path = Path("content"),
+                     runs_dir: Path = Path("runs")) -> None:
+    """A spec outside content/benchmarks/ may not write into runs/: the build reads a spec'd
+    benchmark's runs only beside its spec there (content/benchmarks/<name>.yaml, the same bytes),
+    and would refuse every such run. Say how to add the spec, or where else to write."""
+    shipped = content_dir / "benchmarks" / f"{name}.yaml"
+    if shipped.is_file() and (shipped.resolve() == spec.resolve() or shipped.read_bytes() == spec.read_bytes()):
+        return
+    target = Path(fill_template(out, "--out", run_id="x", model_slug="x")).resolve()
+    if not target.is_relative_to(runs_dir.resolve()):
+        return
+    other = f"{shipped} is another spec of that name, so " if shipped.is_file() else ""
+    raise InputError.single("--spec", f"{other}the build could not read these runs: it reads the runs of a spec'd "
+                            f"benchmark only with its spec in {content_dir / 'benchmarks'}/. Add the spec "
+                            f"(cp {spec} {shipped}) and probe with --benchmark {name}, or write the runs outside "
+                            f"{runs_dir}/ with --out DIR/{{run_id}}.jsonl")
+
+
 def _did_you_mean(name: str, content_dir: Path) -> str:
     """The closest names `probe --benchmark` takes (every probing plug-in's, spec files' too),
     then all of them: a typo gets its fix, and a newcomer the list."""
@@ -147,6 +165,8 @@ def spec_plans(args: argparse.Namespace) -> list[RunPlan]:
     benchmark = load_benchmark(spec_path(args.benchmark, args.spec), given=args.data)
     if args.spec is not None and args.benchmark not in ("mcq", benchmark.spec.name):
         raise InputError.single("--benchmark", f"{args.spec} describes {benchmark.spec.name!r}, not {args.benchmark!r}")
+    if args.spec is not None and args.dry_run is None:  # a dry run writes nothing
+        check_spec_place(args.spec, benchmark.spec.name, out)
     data = choice_set(benchmark)
     if args.split is not None and benchmark.spec.split is None:
         raise InputError.single("--split", f"{benchmark.spec.name} has no splits (its spec names no split field)")

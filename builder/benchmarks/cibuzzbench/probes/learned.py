@@ -117,14 +117,15 @@ def choose_letter(scores: np.ndarray, sources: tuple[str, ...], options: OptionS
     return best.letter
 
 
-def parameters(evaluation: str, probe: str = NAME) -> dict[str, Any]:
+def parameters(evaluation: str, probe: str = NAME, folds: int = FOLDS) -> dict[str, Any]:
+    """The probe's recorded settings; `folds`: the outer folds the cross-fitting actually used."""
     return {
         "inputs": "the four English options only" if probe == NAME else "the lengths of the four English options only",
         "model": "listwise linear ranker (softmax over an item's options, L2, Newton)", "ranker": "builder.ranker",
         "cue_families": list(PROBE_GROUPS[probe]), "alphas": list(ALPHAS),
         "alpha_selection": f"{INNER_FOLDS}-fold inner CV on the training items, mean log loss",
         "ties": "earliest letter", "evaluation": evaluation,
-        **({"folds": FOLDS, "fold_seed": FOLD_SEED} if evaluation == CROSS_VALIDATION else {"trained_on": "train"}),
+        **({"folds": folds, "fold_seed": FOLD_SEED} if evaluation != TRAIN_TEST else {"trained_on": "train"}),
     }
 
 
@@ -159,7 +160,7 @@ def _run(dataset: Dataset, table: OptionTable, evaluation: Evaluation, sets: Any
     header = new_header(
         run_id=run_id(evaluation.evaluation, seed, variant, probe), benchmark="cibuzzbench",
         task=EQUIVALENT_SELECTION, condition="probe",
-        subject={"kind": "probe", "name": probe, "parameters": parameters(evaluation.evaluation, probe)},
+        subject={"kind": "probe", "name": probe, "parameters": parameters(evaluation.evaluation, probe, evaluation.folds)},
         option_seed=seed, items={**selection, "n": len(items)},
         dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
         created=created,

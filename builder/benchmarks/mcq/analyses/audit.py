@@ -22,9 +22,11 @@ from builder.benchmarks.mcq.analyses.findings import Findings, examine
 from builder.benchmarks.mcq.analyses.learned import LearnedScores, learned_scores
 from builder.benchmarks.mcq.load import SpecData, Item
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
+from builder.benchmarks.mcq.analyses.position_prior import cross_fitted_prior
 from builder.core.errors import InputError
 from builder.ranker.chunked import centroid_scores
 from builder.ranker.evaluate import FOLDS, Options
+from builder.ranker.groups import item_groups
 from builder.ranker.leak import CSV_COLUMNS, GroupAblation, LeakScores
 from builder.stats import bootstrap_intervals, metric_on_resamples, summarise_seeds
 
@@ -76,7 +78,7 @@ class Audit:
     chance: float = 0.0  # mean of 100/k over the audited items: a uniform guess's expected accuracy
     options_range: tuple[int, int] = (0, 0)  # fewest and most options of an audited item
     learned_chance: float = 0.0  # mean of 100/k over the items the learned probe answered
-    # Option-solvable: % of the audited items whose gold the 5-fold cross-fitted ranker scores
+    # Option-solvable: % of the audited items whose gold the cross-fitted ranker scores
     # strictly highest (builder.ranker.leak); the index reads only this field.
     solvable: float = 0.0
     leak: LeakScores | None = None  # per audited item: cross-fitted probability of the gold, option-solvable
@@ -86,6 +88,9 @@ class Audit:
     learned_model: str = ""  # the one most fits chose
     shuffle_recipe: str = shuffle.recipe()  # the seeded shuffles' recipe as code (the spec's shuffle_key, else the id)
     learned_sample: int = 0  # items of the learned probe's seeded sample (0: it read every audited item)
+    # Folds the cross-fitting used (leak scores; the learned probe without splits): group_folds gives
+    # fewer than FOLDS when one group holds more than a fifth of the items, and every label reads this.
+    learned_folds: int = FOLDS
 
     @property
     def fixed_k(self) -> bool:
@@ -122,7 +127,8 @@ class Audit:
     def _learned_json(self) -> dict[str, Any]:
         leak = None if self.leak is None else {
             "solvable_share": self.leak.solvable_share, "mean_leak_score": float(np.mean(self.leak.leak_score)),
-            "evaluation": "5-fold cross-fitting by group over every audited item", "csv_columns": list(CSV_COLUMNS)}
+            "evaluation": f"{self.learned_folds}-fold cross-fitting by group over every audited item",
+            "csv_columns": list(CSV_COLUMNS)}
         return {"evaluation": self.learned_evaluation, "alphas": list(self.learned_alphas),
                 "chosen": list(self.learned_choice), "model": self.learned_model, "leak": leak,
                 "ablation": [{"group": a.group, "accuracy": a.accuracy, "drop": a.drop, "ci95_low": a.ci95_low,
@@ -145,6 +151,7 @@ class _Inputs:
     counts: np.ndarray  # (n,) each item's own number of options
     option_scores: dict[str, np.ndarray]  # probe -> (n, k), higher = chosen; -inf past an item's options
     learned: LearnedScores  # its items index all of `ids`
+    groups: np.ndarray | None = None  # (n,) fold groups of every item (the position prior's folds)
     sample: int = 0  # the learned probe's sample size (0: every item)
 
     @property
@@ -178,7 +185,7 @@ def run_audit(benchmark: SpecData) -> Audit:
                  learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
                  solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
                  learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe, learned_sample=inputs.sample,
-                 learned_choice=learned.chosen, learned_model=learned.chosen_majority)
+                 learned_choice=learned.chosen, learned_model=learned.chosen_majority, learned_folds=learned.folds)
 
 
 def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
@@ -194,7 +201,9 @@ def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
     sample = _learned_sample(len(kept))
     if sample is None:
         options = Options.build(texts, gold, ties)
+        every_group = options.item_groups()
     else:
+        every_group = item_groups(texts, ties)
         options = Options.build([texts[j] for j in sample], gold[sample],
                                 None if ties is None else [ties[j] for j in sample])
     groups = len(set(options.item_groups().tolist()))
@@ -213,7 +222,7 @@ def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:
     scores = {"longest_chars": chars, "shortest_chars": -chars, "longest_words": words, "centroid": centre}
     return _Inputs(ids=ids, keys=[i.shuffle_key for i in kept], gold=gold, k=int(counts.max()), counts=counts,
                    option_scores={p: np.where(missing, -np.inf, v) for p, v in scores.items()}, learned=learned,
-                   sample=0 if sample is None else len(sample))
+                   groups=every_group, sample=0 if sample is None else len(sample))
 
 
 def _learned_sample(n: int) -> np.ndarray | None:
@@ -237,9 +246,9 @@ def _predictions(inputs: _Inputs, probe: str, perm: np.ndarray, seed: int) -> tu
     if probe == "random":
         rng = np.random.default_rng(seed)
         return gold, np.asarray(rng.integers(0, k, size=n) if inputs.fixed_k else rng.integers(0, inputs.counts))
-    if probe == "position_prior":
-        prior = int(np.argmax(np.bincount(gold, minlength=k)))  # ties: the earliest position
-        return gold, np.full(n, prior, dtype=np.intp)
+    if probe == "position_prior":  # cross-fitted: in-sample it beats chance on random golds
+        assert inputs.groups is not None
+        return gold, cross_fitted_prior(gold, inputs.groups, k)
     if probe == "learned_options":
         items = inputs.learned.items
         return gold[items], _first_max(inputs.learned.scores, perm[items])

@@ -67,7 +67,11 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
         _pair_facts(loaded, pair, facts, bench)
     tie_groups(loaded.runs, summaries, facts, bench)
     split = [rid for rid, s in summaries.items() if s.split]
-    leak = add_split_summary(split, summaries, solvable_rows(loaded), facts, bench) if split else None
+    # People (a paper's human study) keep their own split but are not counted among the models.
+    from builder.site.model_names import is_human_group
+    people = {r.header.run_id for r in loaded.runs if is_human_group(r.header.subject_label)}
+    models = [rid for rid in split if rid not in people]
+    leak = add_split_summary(models, summaries, solvable_rows(loaded), facts, bench) if models else None
     if loaded.reconciliation is not None:
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
     strata = tuple((rid, summaries[rid].strata) for rid in split)
@@ -165,7 +169,8 @@ def _audit(audit: Audit, facts: FactTable, bench: str) -> None:
 
 def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
     """The ablation by cue family and the leak summary (the per-item scores are a download)."""
-    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    held = ("the test split" if audit.learned_evaluation == "train→test"
+            else f"the first of the {audit.learned_folds} CV folds")
     for a in audit.ablation:
         what = f"learned probe without cue family {a.group}, refitted on the same training items and scored on {held}"
         facts.add(K.ABLATION.key(bench=bench, group=a.group, value="accuracy"), a.accuracy, what)

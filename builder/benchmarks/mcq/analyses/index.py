@@ -22,6 +22,7 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.compute import Computed
 from builder.core.facts import FactTable
+from builder.ranker.evaluate import FOLDS
 
 RULES: tuple[str, ...] = ("position_prior", "longest_chars", "shortest_chars", "longest_words", "centroid")
 LEARNED = "learned_options"
@@ -39,6 +40,7 @@ class Row:
     cue: str  # the top cue family
     model: str  # the learned probe's model, as most of its fits chose it (builder.ranker.choice)
     gain: float  # the learned probe's gain over chance (sorting only: the page reads the fact)
+    folds: int = FOLDS  # the cross-fitting's folds (Audit.learned_folds): fewer when one group is large
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,15 @@ def _row(c: Computed, facts: FactTable, page_dir: str) -> Row:
         facts.add(K.INDEX_GAIN.high(**values), score.ci95_high - chance, what)
     facts.add(K.LEARNED_CHANCE.key(bench=bench), audit.learned_chance,
               "mean of 100/k over the items the learned probe answered")
-    facts.add(K.SOLVABLE.key(bench=bench), audit.solvable, "% of the audited items option-solvable: the 5-fold "
-              "cross-fitted learned probe scores the gold strictly highest")
+    facts.add(K.SOLVABLE.key(bench=bench), audit.solvable, "% of the audited items option-solvable: the "
+              f"{audit.learned_folds}-fold cross-fitted learned probe scores the gold strictly highest")
     facts.add(K.LEARNED_ITEMS.key(bench=bench), shuffled[LEARNED].items, "items the learned probe answered (the test "
-              "split when the spec has splits, else every audited item under 5-fold cross-validation)")
+              f"split when the spec has splits, else every audited item under {audit.learned_folds}-fold "
+              "cross-validation)")
     low, high = audit.options_range
     return Row(bench, c.loaded.benchmark.spec.title, f"{page_dir}/{bench}.html", str(low) if low == high else
                f"{low}–{high}", audit.shuffle_recipe, rule, top_cue(audit.ablation), chosen_model(audit),
-               learned.mean - audit.learned_chance)
+               learned.mean - audit.learned_chance, audit.learned_folds)
 
 
 def chosen_model(audit: Any) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from builder.ranker.choice import Chosen, choose_evaluate
-from builder.ranker.evaluate import CROSS_VALIDATION, TRAIN_TEST, Options
+from builder.ranker.evaluate import CROSS_VALIDATION, FOLDS, TRAIN_TEST, Options
 from builder.ranker.leak import GroupAblation, LeakScores, ablation, leak_from
 
 __all__ = ["CROSS_VALIDATION", "TRAIN_TEST", "LearnedScores", "learned_scores"]
@@ -33,18 +33,20 @@ class LearnedScores:
     ablation: tuple[GroupAblation, ...]
     chosen: tuple[str, ...] = ()  # per fit, the model inner CV chose (builder.ranker.choice.Candidate.label)
     chosen_majority: str = ""  # the one most fits chose
+    folds: int = FOLDS  # folds of the cross-fitted evaluation (the leak scores'): under FOLDS when a group is large
 
 
 def learned_scores(options: Options, ids: Sequence[str], splits: Sequence[str | None],
                    train_split: str | None, test_split: str | None) -> LearnedScores:
-    """Scores for the held-out items: the test split, or every item once under 5-fold CV."""
+    """Scores for the held-out items: the test split, or every item once under cross-fitting."""
     train = test = None
     if train_split is not None and test_split is not None:
         split = np.array(splits, dtype=object)
         train, test = np.flatnonzero(split == train_split), np.flatnonzero(split == test_split)
     choice: Chosen = choose_evaluate(options, train, test)
     main = choice.evaluation
-    crossed = main if main.evaluation == CROSS_VALIDATION else choose_evaluate(options).evaluation
+    crossed = main if main.evaluation != TRAIN_TEST else choose_evaluate(options).evaluation
     alpha = float(np.median(main.alphas))
     return LearnedScores(main.evaluation, main.items, main.scores, main.alphas, leak_from(crossed, options, ids),
-                         tuple(ablation(options, alpha, train, test)), choice.chosen, choice.majority)
+                         tuple(ablation(options, alpha, train, test)), choice.chosen, choice.majority,
+                         crossed.folds)

@@ -15,6 +15,9 @@ from typing import Any
 from builder.benchmarks.mcq.results.sources import FORMATS
 from builder.core.errors import InputError
 from builder.probing.progress import counter
+import datetime as dt
+import re
+from builder.core.redact import excerpt
 
 WORD = "results"
 
@@ -34,6 +37,8 @@ def add_results_options(p: Any) -> None:
     group.add_argument("--source-repo", help="where the file is published (recorded in the run header)")
     group.add_argument("--source-commit", help="the commit of that repository the file is from")
     group.add_argument("--source-file", help="the file's path in that repository (default: its name)")
+    group.add_argument("--source-date", metavar="YYYY-MM-DD",
+                       help="the date of the commit that last changed the file (What's new lists the run under it)")
     group.add_argument("--prompt-setting", help="how the model was prompted, in words (recorded in the header)")
 
 
@@ -68,7 +73,8 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
             print(f"{args.path}: note: {note}", file=sys.stderr)
     else:
         source = read_source(args.path, args.results_format, mapping.records if mapping else None)
-    origin = Origin(args.results_format, args.source_repo, args.source_commit, args.source_file, args.prompt_setting)
+    origin = Origin(args.results_format, args.source_repo, args.source_commit, args.source_file, args.prompt_setting,
+                    source_date(args.source_date))
     imported = convert(source, data, args.model, origin, created, extra)
     for note in imported.notes:
         print(f"{args.path}: note: {note}", file=sys.stderr)
@@ -77,3 +83,16 @@ def run_results_import(args: argparse.Namespace, created: str) -> int:
                   run_id=imported.run.header.run_id, items=len(imported.run.items))
     return 0
 
+
+def source_date(value: str | None) -> str | None:
+    """`--source-date` as the header records it (a calendar date, YYYY-MM-DD), or None."""
+
+    if value is None:
+        return None
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        pass
+    raise InputError.single("--source-date", f"{excerpt(value)} is not a date; give the date of the source "
+                            "commit as YYYY-MM-DD")

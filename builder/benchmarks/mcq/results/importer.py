@@ -41,6 +41,7 @@ class Origin:
     commit: str | None = None
     file: str | None = None
     prompt_setting: str | None = None
+    date: str | None = None  # the commit date of the file (YYYY-MM-DD): What's new dates the run by it
 
 
 @dataclass(frozen=True)
@@ -203,8 +204,8 @@ def _header(data: ChoiceSet, model: str, origin: Origin, source: Source, created
             differing: list[tuple[str, dict[str, Any]]], records: int, unanswered: int,
             extra: dict[str, Any]) -> Header:
     spec = data.benchmark.spec
-    described = {"repo": origin.repo, "commit": origin.commit, "file": origin.file or source.path.name,
-                 "member": source.member, "sha256": source.sha256}
+    described = {"repo": origin.repo, "commit": origin.commit, "date": origin.date,
+                 "file": origin.file or source.path.name, "member": source.member, "sha256": source.sha256}
     record = {"kind": "import", "format": origin.format, "option_order": "published",
               **{k: v for k, v in described.items() if v is not None},
               "records": records, "elements": len(source.elements), "scoring": scoring,

@@ -112,10 +112,10 @@ def _audit(c: Computed, cells: FactCells, block: str) -> Table:
         note = (f"Accuracy and macro F1 are two metrics, each on these shuffles; learned options: "
                 f"{c.loaded.audit.learned_evaluation}, the model chosen per fit by inner cross-validation on its "
                 f"training items among the ranker, a plain n-gram logistic regression and the rules: "
-                f"{chosen_model(c.loaded.audit)}.")
+                f"{chosen_model(c.loaded.audit)}. {PRIOR_NOTE}")
     else:
-        caption, note = "Audit: options as published (the file's order)", "Position bias in the published order is " \
-                                                                           "itself a finding."
+        caption, note = "Audit: options as published (the file's order)", ("Position bias in the published order is "
+                                                                            f"itself a finding. {PRIOR_NOTE}")
     return Table(table_id(b, "audit" if shuffled else "published"), caption, tuple(columns), tuple(rows), note)
 
 
@@ -128,7 +128,8 @@ def _ablation(c: Computed, cells: FactCells) -> Table:
         rows.append((Cell(a.group), cells(K.ABLATION.key(value="accuracy", **values)),
                      cells(K.ABLATION.key(value="drop", **values)), cells(K.ABLATION.low(value="drop", **values)),
                      cells(K.ABLATION.high(value="drop", **values))))
-    held = "the test split" if audit.learned_evaluation == "train→test" else "the first of the 5 CV folds"
+    held = ("the test split" if audit.learned_evaluation == "train→test"
+            else f"the first of the {audit.learned_folds} CV folds")
     return Table(table_id(b, "ablation"), "Learned probe without each cue family (drop-one ablation)",
                  ("Cue family left out", "Accuracy without it", "Drop (points)", "Drop 95% low", "Drop 95% high"),
                  tuple(rows),
@@ -275,7 +276,7 @@ def _leak_modal(c: Computed, cells: FactCells) -> Table | None:
 
 def _labels_of(c: Computed) -> dict[str, str]:
     """Each split run's model label (run_labels over the split runs)."""
-    split = set(c.leak.run_ids) if c.leak is not None else {rid for rid, _ in c.strata}
+    split = set(c.leak.run_ids if c.leak is not None else ()) | {rid for rid, _ in c.strata}
     return run_labels([r for r in c.loaded.runs if r.header.run_id in split])
 
 
@@ -345,6 +346,25 @@ def leak_prose(c: Computed, cells: FactCells) -> list[str]:
            else f"too few models for Kendall's tau (it needs {MIN_RANKED})")
     sentences.append(f"Ranked on the rest alone, no model changes place; {tau}." if not leak.moved else
                      f"Ranked on the rest alone, {count['moved']} of the {count['models']} models change place; {tau}.")
+    return sentences + _people_prose(c, cells, labels)
+
+
+def _people_prose(c: Computed, cells: FactCells, labels: dict[str, str]) -> list[str]:
+    """Split runs of people (builder.site.model_names.is_human_group), counted apart from the
+    models: each one's own gap, in the same reading as the models' sentences."""
+    sentences = []
+    for rid, _ in c.strata:
+        if rid in c.leak.run_ids:
+            continue
+        values = {"bench": c.name, "run_id": rid}
+        pattern = K.LEAK_ADJUSTED if K.LEAK_ADJUSTED.key(**values) in cells.facts else K.LEAK_GAP
+        sentences.append(
+            f"Counted apart from the models, not among them: {labels[rid]} (people, "
+            f"{cells(K.RUN_COUNT.key(count='n', **values), 'count').shown} items answered) are "
+            f"{cells(K.LEAK_SPLIT.key(value='accuracy_solvable', **values)).shown}% accurate on the items the options "
+            f"give away and {cells(K.LEAK_SPLIT.key(value='accuracy_rest', **values)).shown}% on the rest, "
+            f"{'an adjusted' if pattern is K.LEAK_ADJUSTED else 'a crude'} gap of {cells(pattern.key(**values)).shown} "
+            f"points (95% interval {cells(pattern.low(**values)).shown} to {cells(pattern.high(**values)).shown}).")
     return sentences
 
 
@@ -408,6 +428,19 @@ def _pairs(c: Computed, cells: FactCells) -> Table:
 
 
 INDEX_TABLE, INDEX_CHART = "mcq-index", "mcq-index-gain"
+# The position prior is cross-fitted (analyses/position_prior.py): fitted on the items it scores it
+# beats chance on random golds, so every table that shows it says how it was fitted.
+PRIOR_NOTE = ("Position prior: each item gets the most common gold position of the folds that did not hold it "
+              "(cross-fitted on the learned probe's folds).")
+
+
+def _fold_counts(rows: Any) -> str:
+    """`5-fold` when every row's cross-fitting used 5 folds, else each count with its benchmarks:
+    the note must not claim folds a benchmark did not get (group_folds gives fewer)."""
+    counts = sorted({r.folds for r in rows}, reverse=True)
+    if len(counts) <= 1:
+        return f"{counts[0] if counts else 5}-fold"
+    return "; ".join(f"{k}-fold for " + ", ".join(r.title for r in rows if r.folds == k) for k in counts)
 
 
 def index_table(index: Any, cells: FactCells) -> Table:
@@ -434,9 +467,10 @@ def index_table(index: Any, cells: FactCells) -> Table:
                   "Learned model"),
                  tuple(rows), "Accuracy (0–100; not macro F1) on the five seeded option shuffles of the Shuffle "
                  "column (each item's order, as Python; seeds 1111–5555): mean over seeds, 95% bootstrap "
-                 "interval of seed 1111. Rules are scored on every audited item; the learned probe on the test split "
-                 "where the spec has one (else every item, 5-fold cross-validation). Chance: the mean of 1/k over "
-                 "the items. Gain: the learned probe's accuracy minus chance on the items it answered. "
+                 "interval of seed 1111. Rules are scored on every audited item (the position prior cross-fitted on "
+                 "the learned probe's folds); the learned probe on the test split "
+                 f"where the spec has one (else every item, {_fold_counts(index.rows)} cross-validation). Chance: "
+                 "the mean of 1/k over the items. Gain: the learned probe's accuracy minus chance on the items it answered. "
                  "Option-solvable: the share of those items whose learned top choice is the gold (strictly highest). "
                  "Top cue family: the feature family whose removal costs the learned probe most in the drop-one-group "
                  "ablation, named only when that drop's 95% interval excludes 0 (each benchmark's page has the "
