@@ -1,4 +1,6 @@
 """`buzzprobe import eee PATH`: an Every Eval Ever export of buzzprobe's back into the very run.
+A command's work, so it lives on the CLI side beside builder/eee_export.py: it joins the registry (the
+owning plug-in's mapping) to the run reader and writer, which name no plug-in.
 
 `export eee` writes the run's header, footer and item order into the aggregate
 (`source_metadata.additional_details.buzzprobe_run`) and each item's run line into its instance

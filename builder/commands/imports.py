@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from builder.benchmarks.base import IMPORT_DEFAULT, ImportHandler
-from builder.core.report import reporting
+from builder.core.report import current, reporting
 from builder.core.errors import InputError
 from builder.core.names import did_you_mean
 from builder.probing.command import model_name
 from builder import benchmarks  # the module, so a test's stand-in registry applies
-from builder.core.report import current
 from builder.core.build_date import utc_now
 from builder.probing.progress import stages
 

@@ -15,8 +15,8 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Protocol
+from collections.abc import Callable
+from typing import Any
 
 from builder.core.errors import InputError
 from builder.core.names import display_name_problem

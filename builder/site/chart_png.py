@@ -12,8 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from builder.core.cachefile import read_sealed
-from builder.core.cachefile import write_sealed
+from builder.core.cachefile import read_sealed, write_sealed
 
 SCALE = 2  # device pixels per SVG pixel: sharp on a high-density screen or a slide
 _ROOT_END = re.compile(rb"<svg\b[^>]*>")

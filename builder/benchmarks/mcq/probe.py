@@ -30,13 +30,11 @@ from builder.core.yamlfile import line_of, load_mapping
 from builder.site.render_budget import TemplateLimit, spending
 from builder.probing.jobs import ANSWER, Job, Reply
 from builder.probing.runner import DEFAULT_OUT, ProbeSettings, RunPlan, subject_parameters
-from builder.runs.selection import Selection
+from builder.runs.selection import Selection, make_selection
 from builder.runs.schema import new_header
-from builder.benchmarks import registered
+from builder.benchmarks import probe_choices
 from builder.probing.command import distinct_seeds, probe_settings
 from builder.probing.options import check_run_options
-from builder.runs.selection import make_selection
-from builder.benchmarks import probe_choices
 
 DEFAULT_MAX_TOKENS = 8  # a letter, as for CIBuzzBench's Task 2
 SPECS_DIR = Path("content") / "benchmarks"

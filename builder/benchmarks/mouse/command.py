@@ -19,12 +19,11 @@ from typing import Any
 from builder.core.build_date import utc_now
 from builder.benchmarks.mouse.labels import TASKS
 from builder.core.errors import InputError
-from builder.core.names import check_name, confined, fill_template
-from builder.probing.command import add_client_arguments, guarded, model_name, non_negative_float, positive_int
+from builder.core.names import check_name, confined, fill_template, slug
+from builder.probing.command import (add_client_arguments, guarded, model_name, non_negative_float, positive_int,
+                                     say_score, say_tokens)
 from builder.runs.reader import read_run
-from builder.core.names import slug
 import json
-from builder.probing.command import say_score, say_tokens
 
 OUT_HELP = "output file; {run_id} and {model_slug} are filled in"
 

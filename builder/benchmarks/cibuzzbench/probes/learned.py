@@ -31,9 +31,9 @@ from builder.benchmarks.cibuzzbench.run_format import Item
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 from builder.ranker import evaluate as ranker
 from builder.ranker.cues import GROUPS
-from builder.ranker.evaluate import CROSS_VALIDATION, FOLDS, TRAIN_TEST, Evaluation, Options
+from builder.ranker.evaluate import (ALPHAS, CROSS_VALIDATION, FOLDS, FOLD_SEED, INNER_FOLDS, TRAIN_TEST, Evaluation,
+                                     Options)
 from builder.runs.schema import Header, new_header
-from builder.ranker.evaluate import ALPHAS, FOLD_SEED, INNER_FOLDS
 
 NAME = "learned_options"
 LENGTHS = "learned_lengths"

@@ -26,12 +26,11 @@ from builder.interop.harness import HarnessOutput, HarnessSample
 from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.load import Item
-from builder.benchmarks.mcq.results.importer import Imported
+from builder.benchmarks.mcq.results.importer import Imported, Origin, answer_problems, convert_answers
 from builder.benchmarks.mcq.results.sources import Answer, Element, Source
 from builder.core.errors import InputError, Problem
 from builder.core.names import check_name, slug
 from builder.core.redact import excerpt
-from builder.benchmarks.mcq.results.importer import Origin, answer_problems, convert_answers
 from builder.core.textfiles import read_input
 
 _ANSWER_LINE = re.compile(r"ANSWER\s*:\s*\(?([A-Z])\b")

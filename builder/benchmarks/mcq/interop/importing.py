@@ -21,9 +21,8 @@ from builder.core.errors import InputError, Problem
 from builder.runs.schema import Footer, Header, Run, usage_totals
 from builder.runs.selection import Selection
 from builder.benchmarks.mcq.run_checks import run_problems
-from builder.benchmarks.mcq.probe import item_job, parse_letter
+from builder.benchmarks.mcq.probe import DEFAULT_MAX_TOKENS, item_job, parse_letter, plan_spec_run
 from builder.benchmarks.mcq.prompts import option_lines
-from builder.benchmarks.mcq.probe import DEFAULT_MAX_TOKENS, plan_spec_run
 from builder.probing.runner import ProbeSettings
 
 

@@ -17,9 +17,8 @@ from builder.interop.harness import selection_metadata
 from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.core.names import identifier
 from builder.runs.selection import Selection
-from builder.benchmarks.mcq.probe import prompt_sha256
+from builder.benchmarks.mcq.probe import item_job, prompt_sha256
 from builder.benchmarks.mcq.run_checks import letter_map
-from builder.benchmarks.mcq.probe import item_job
 
 METADATA_SCHEMA = "buzzprobe.export-mcq/1"
 CONDITIONS = ("sighted", "blind")
