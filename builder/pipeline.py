@@ -81,6 +81,14 @@ def build(config: BuildConfig) -> BuildResult:
     return BuildResult(skipped=False, files=len(files), facts=len(facts.values), runs=runs)
 
 
+def load_stage(config: BuildConfig) -> dict[str, Any]:
+    """The load-and-validate stage alone, as `build` runs it (run cache included): every
+    refusal of a bad dataset or run is decided here, so its tests need not build a site."""
+    from builder.runs.cache import RunCache
+    settings = replace(_settings(config), run_cache=RunCache(config.cache_dir if config.run_cache else None))
+    return _load(settings, config.runs_dir)[0]
+
+
 def _settings(config: BuildConfig) -> BuildSettings:
     return BuildSettings(content_dir=config.content_dir, cache_dir=config.cache_dir, charts=config.charts,
                          options=config.options)

@@ -18,8 +18,7 @@ from builder.benchmarks.cibuzzbench.analyses.paired import setting_differences
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.runs.reader import read_run
-from tests.test_build import (  # noqa: F401 (fixtures used by name)
-    CONTENT, SMALL_SPEC, built_project, cli, every_run, project, small_build, small_inputs, tree)
+from tests.test_build import CONTENT, SMALL_SPEC, cli, small_build, tree
 
 SAMPLE = {"selection": "sample", "n": 40, "sample_seed": 0}
 
