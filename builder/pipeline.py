@@ -178,6 +178,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     from builder.claims.loading import load_predictions
     from builder.core.build_date import build_date, latest_moment
     from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
+    from builder.core.cache import CacheFolder
     from builder.site.charts import SvgRenderer
     from builder.site.render import SiteInputs, prepare_site, render_site
 
@@ -189,7 +190,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     predictions = load_predictions(folder / "predictions.yaml", set(registry.measures), registry,
                                    latest_moment(_project(folder)).date())
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
-    svg = SvgRenderer(settings.cache_dir / "svg") if settings.charts else None
+    svg = SvgRenderer(CacheFolder(settings.cache_dir).shelf("svg").folder) if settings.charts else None
     parts = {b.name: b.site(computed[b.name], facts, svg) for b in registered()}
     charts = any(part.charts for part in parts.values())
     stage = prepare_site(SiteInputs(
@@ -212,12 +213,12 @@ def _project(content_dir: Path) -> Path:
 def _cached_bundle(cache_dir: Path) -> bytes:
     import hashlib
 
+    from builder.core.cache import CacheFolder
     from builder.site.chart_bundle import bundle_version, vega_bundle
-    from builder.core.cachefile import read_sealed, write_sealed
-    key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
-    path = cache_dir / f"vega-bundle-{key}.js.sealed"
-    data = read_sealed(path, "vega-bundle")  # sealed: a planted file cannot become the site's script
+    shelf = CacheFolder(cache_dir).shelf("vega-bundle")
+    name = f"vega-bundle-{hashlib.sha256(bundle_version().encode('utf-8')).hexdigest()[:16]}.js.sealed"
+    data = shelf.read(name)  # sealed: a planted file cannot become the site's script
     if data is None:
         data = vega_bundle()
-        write_sealed(path, data, "vega-bundle")
+        shelf.write(name, data)
     return data
