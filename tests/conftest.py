@@ -116,3 +116,38 @@ def project(tmp_path: Path, built_project: Path) -> Path:
     work = tmp_path / "work"
     shutil.copytree(built_project, work, symlinks=True)
     return work
+
+
+_TWO_RUNS = ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl")
+
+
+@pytest.fixture(scope="session")
+def base_project(tmp_path_factory: pytest.TempPathFactory, synthetic_csv: Path, every_run: Path) -> Path:
+    """Full-size synthetic CSV, two runs and a copy of content/, as a user's checkout has
+    (tests copy it before they change anything: test_hardening.project)."""
+    root = tmp_path_factory.mktemp("hardening") / "work"
+    root.mkdir()
+    shutil.copy(synthetic_csv, root / "data.csv")
+    (root / "runs").mkdir()
+    for name in _TWO_RUNS:
+        shutil.copy(every_run / name, root / "runs" / name)
+    shutil.copytree(REPO / "content", root / "content")
+    return root
+
+
+@pytest.fixture(scope="session")
+def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same layout with a 60-row dataset, for in-process builds (copied by test_hardening.small)."""
+    from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
+    from tests.shared_builds import SMALL_SPEC
+    from tests.synthetic import synthetic_rows
+    root = tmp_path_factory.mktemp("hardening-small") / "work"
+    root.mkdir()
+    csv_path = write_synthetic_csv(root / "data.csv", synthetic_rows(n=60, test=12, seed=3))
+    every = root.parent / "every"
+    generate_probe_runs(load_dataset(csv_path, SMALL_SPEC), every, CREATED)
+    (root / "runs").mkdir()
+    for name in _TWO_RUNS:
+        shutil.copy(every / name, root / "runs" / name)
+    shutil.copytree(REPO / "content", root / "content")
+    return root

@@ -23,10 +23,8 @@ from builder.runs.reader import read_run
 from builder.runs.writer import dump_line
 from builder.site.tables_csv import table_csv
 from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec
 from tests.loopback_server import LoopbackServer, reply, status
-from tests.synthetic import synthetic_rows, write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
 CREATED = "2026-01-01T00:00:00Z"
@@ -37,39 +35,11 @@ SMALL_SPEC = DatasetSpec(rows=60, split_counts={"train": 48, "test": 12})
 
 # ------------------------------------------------------------------ a project to attack
 
-@pytest.fixture(scope="module")
-def base_project(tmp_path_factory: pytest.TempPathFactory, synthetic_csv: Path, every_run: Path) -> Path:
-    """Full-size synthetic CSV, two runs and a copy of content/, as a user's checkout has."""
-    root = tmp_path_factory.mktemp("hardening") / "work"
-    root.mkdir()
-    shutil.copy(synthetic_csv, root / "data.csv")
-    (root / "runs").mkdir()
-    for name in (RUN, "probe-always_non_harmful-t3-test.jsonl"):
-        shutil.copy(every_run / name, root / "runs" / name)
-    shutil.copytree(REPO / "content", root / "content")
-    return root
-
-
 @pytest.fixture()
 def project(tmp_path: Path, base_project: Path) -> Path:
     work = tmp_path / "work"
     shutil.copytree(base_project, work)
     return work
-
-
-@pytest.fixture(scope="module")
-def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same layout with a 60-row dataset, for in-process builds."""
-    root = tmp_path_factory.mktemp("hardening-small") / "work"
-    root.mkdir()
-    csv_path = write_synthetic_csv(root / "data.csv", synthetic_rows(n=60, test=12, seed=3))
-    every = root.parent / "every"
-    generate_probe_runs(load_dataset(csv_path, SMALL_SPEC), every, CREATED)
-    (root / "runs").mkdir()
-    for name in (RUN, "probe-always_non_harmful-t3-test.jsonl"):
-        shutil.copy(every / name, root / "runs" / name)
-    shutil.copytree(REPO / "content", root / "content")
-    return root
 
 
 @pytest.fixture()

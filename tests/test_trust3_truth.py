@@ -27,8 +27,8 @@ from builder.core.errors import InputError
 from builder.runs.reader import read_run
 from builder.site.write import MARKER, leftovers, write_site
 from tests.loopback_server import LoopbackServer, status
-from tests.test_hardening import (RUN, base_project, build, edit_run_lines, probe, project, quick_build,  # noqa: F401
-                                  quick_load, refused, small, small_base, with_header)
+from tests.test_hardening import (RUN, build, edit_run_lines, probe, project, quick_build,  # noqa: F401 (fixtures)
+                                  quick_load, refused, small, with_header)
 from tests.test_mcq_import_results import REFERENCE, RUN as IMPORTED, content_dir, outputs, run_import, zipped
 
 
