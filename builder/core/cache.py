@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from builder.core.cachefile import environment_key, read_sealed, read_sealed_pickle, unpickle, write_sealed, write_sealed_pickle  # noqa: F401 (environment_key: a key part callers take from here)
 from builder.core.paths import PACKAGE_DIR
@@ -144,9 +144,9 @@ def cached(shelf: Shelf, inputs: str, compute: Callable[[], T], kind: type) -> T
         return compute()
     entry_key = hashlib.sha256(ENTRY_MAGIC + code_hash().encode() + b"\0" + inputs.encode()).hexdigest()
     name = f"{shelf.kind}-{entry_key[:32]}.pickle"
-    value = shelf.read_keyed(name, entry_key)
-    if isinstance(value, kind):
-        return value
+    stored = shelf.read_keyed(name, entry_key)
+    if isinstance(stored, kind):
+        return cast(T, stored)
     value = compute()
     shelf.prune(f"{shelf.kind}-*.pickle", lambda path: False)  # made from other inputs or code
     shelf.write_keyed(name, entry_key, value)
