@@ -9,7 +9,6 @@ chart bundle), since drawing one costs about 0.2 s.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
@@ -25,19 +24,17 @@ def chart_png(svg_file: bytes, cache_dir: Path | None) -> bytes:
 
     import vl_convert
 
-    key = hashlib.sha256(version("vl-convert-python").encode() + b"\0" + str(SCALE).encode() + b"\0" + svg_file)
-    path = cache_dir / "chart-png" / f"{key.hexdigest()[:32]}.png.sealed" if cache_dir is not None else None
-    if path is not None:
-        from builder.core.cachefile import read_sealed
-        cached = read_sealed(path, "chart-png")
-        if cached is not None:
-            return cached
+    from builder.core.cache import CacheFolder, key
+
+    shelf = CacheFolder(cache_dir).shelf("chart-png")
+    name = f"{key(version('vl-convert-python'), str(SCALE), svg_file)}.png.sealed"
+    cached = shelf.read(name)
+    if cached is not None:
+        return cached
     root = _ROOT_END.search(svg_file)
     if root is None:
         raise ValueError("not an SVG file")
     grounded = svg_file[:root.end()] + _GROUND + svg_file[root.end():]
     data = bytes(vl_convert.svg_to_png(grounded.decode("utf-8"), scale=SCALE))
-    if path is not None:
-        from builder.core.cachefile import write_sealed
-        write_sealed(path, data, "chart-png")
+    shelf.write(name, data)
     return data

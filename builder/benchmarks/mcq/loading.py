@@ -41,8 +41,8 @@ def spec_cached(loaded: Loaded, kind: str, compute: Callable[[], T], value_type:
     another spec's entry); computed afresh without a cache folder."""
     if loaded.cache_dir is None or not loaded.key:
         return compute()
-    from builder.runs.cache import cached
-    return cached(loaded.cache_dir / f"mcq-{kind}" / loaded.benchmark.spec.name, kind, loaded.key, compute,
+    from builder.core.cache import CacheFolder, cached
+    return cached(CacheFolder(loaded.cache_dir).spec_shelf(kind, loaded.benchmark.spec.name), loaded.key, compute,
                   value_type)
 
 
