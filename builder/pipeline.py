@@ -89,6 +89,15 @@ def build(config: BuildConfig) -> BuildResult:
     return BuildResult(skipped=False, files=len(files), facts=len(facts.values), runs=runs)
 
 
+def load_stage(config: BuildConfig) -> dict[str, Any]:
+    """The load-and-validate stage alone, as `build` runs it (run cache included): every
+    refusal of a bad dataset or run is decided here, so its tests need not build a site."""
+    # deferred: a no-change build answers before these load
+    from builder.runs.cache import RunCache
+    settings = replace(_settings(config), run_cache=RunCache(config.cache_dir if config.run_cache else None))
+    return _load(settings, config.runs_dir)[0]
+
+
 def _settings(config: BuildConfig) -> BuildSettings:
     return BuildSettings(content_dir=config.content_dir, cache_dir=config.cache_dir, charts=config.charts,
                          options=config.options)
@@ -181,6 +190,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     from builder.claims.engine import MeasureRegistry, judge_prediction
     from builder.claims.loading import load_predictions
     from builder.core.build_date import build_date, latest_moment
+    from builder.core.cache import CacheFolder
     from builder.site.charts import SvgRenderer
     from builder.site.prepare import SiteInputs, prepare_site
     from builder.site.render import render_site
@@ -195,7 +205,7 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     verdicts = [judge_prediction(p, registry, today) for p in predictions]
     # deferred: a no-change build answers before these load
     from builder.site.catalogue_pages import catalogue_pages
-    svg = SvgRenderer(settings.cache_dir / "svg") if settings.charts else None
+    svg = SvgRenderer(CacheFolder(settings.cache_dir).shelf("svg").folder) if settings.charts else None
     parts = _site_parts(computed, facts, svg)
     rows = tuple(row for b in registered() for row in b.run_rows(computed[b.name], facts))
     charts = any(part.charts for part in parts.values())
@@ -258,12 +268,12 @@ def _cached_bundle(cache_dir: Path) -> bytes:
     # deferred: a no-change build answers before these load
     import hashlib
 
+    from builder.core.cache import CacheFolder
     from builder.site.chart_bundle import bundle_version, vega_bundle
-    from builder.core.cachefile import read_sealed, write_sealed
-    key = hashlib.sha256(bundle_version().encode("utf-8")).hexdigest()[:16]
-    path = cache_dir / f"vega-bundle-{key}.js.sealed"
-    data = read_sealed(path, "vega-bundle")  # sealed: a planted file cannot become the site's script
+    shelf = CacheFolder(cache_dir).shelf("vega-bundle")
+    name = f"vega-bundle-{hashlib.sha256(bundle_version().encode('utf-8')).hexdigest()[:16]}.js.sealed"
+    data = shelf.read(name)  # sealed: a planted file cannot become the site's script
     if data is None:
         data = vega_bundle()
-        write_sealed(path, data, "vega-bundle")
+        shelf.write(name, data)
     return data

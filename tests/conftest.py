@@ -1,13 +1,16 @@
-"""Shared fixtures: a synthetic full-size dataset, and the real CSV when available."""
+"""Shared fixtures: a synthetic full-size dataset, the real CSV when available, and the
+whole-site builds tests read (each built once per session: a build is the suite's costliest step)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
+from tests.shared_builds import CREATED, cli, make_small_inputs, small_build
 from tests.synthetic import write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,3 +59,95 @@ def real_csv() -> Path:
 @pytest.fixture(scope="session")
 def real_dataset(real_csv: Path) -> Dataset:
     return load_dataset(real_csv)
+
+
+@pytest.fixture(scope="session")
+def small_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The golden site's inputs: a 60-row dataset, probe runs of seeds 1111 and 2222, a model pair."""
+    return make_small_inputs(tmp_path_factory.mktemp("small"))
+
+
+@pytest.fixture(scope="session")
+def small_site(small_inputs: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The golden site, built once: tests read it and never change it (shared_builds.own_copy
+    gives a test a copy to build over or break)."""
+    out = tmp_path_factory.mktemp("small-site") / "site"
+    small_build(small_inputs, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def every_run(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Dataset) -> Path:
+    """Every probe run of the full-size synthetic dataset (tests copy the few they need)."""
+    from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
+    every = tmp_path_factory.mktemp("every")
+    generate_probe_runs(synthetic_dataset, every, CREATED)
+    return every
+
+
+@pytest.fixture(scope="session")
+def real_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The committed runs and content on the real CSV, charts included: the site `make site`
+    publishes (less the shipped specs, see SHIPPED_SPECS), built once; tests only read it."""
+    from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
+    from builder.pipeline import BuildConfig, build
+    out = tmp_path_factory.mktemp("real-site") / "site"
+    build(BuildConfig(REPO / "runs", REPO / "content", out, options=cibuzzbench_options(real_csv), force=True))
+    return out
+
+
+@pytest.fixture(scope="session")
+def built_project(tmp_path_factory: pytest.TempPathFactory, synthetic_csv: Path, every_run: Path) -> Path:
+    """A user's folder: the full-size synthetic CSV, two runs and the site `buzzprobe build` made."""
+    work = tmp_path_factory.mktemp("project") / "work"
+    work.mkdir()
+    shutil.copy(synthetic_csv, work / "data.csv")
+    (work / "runs").mkdir()
+    for name in ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl"):
+        shutil.copy(every_run / name, work / "runs" / name)
+    result = cli(work, "build")
+    assert result.returncode == 0, result.stderr
+    return work
+
+
+@pytest.fixture()
+def project(tmp_path: Path, built_project: Path) -> Path:
+    """A private copy of the built project, for a test to break."""
+    work = tmp_path / "work"
+    shutil.copytree(built_project, work, symlinks=True)
+    return work
+
+
+_TWO_RUNS = ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl")
+
+
+@pytest.fixture(scope="session")
+def base_project(tmp_path_factory: pytest.TempPathFactory, synthetic_csv: Path, every_run: Path) -> Path:
+    """Full-size synthetic CSV, two runs and a copy of content/, as a user's checkout has
+    (tests copy it before they change anything: test_hardening.project)."""
+    root = tmp_path_factory.mktemp("hardening") / "work"
+    root.mkdir()
+    shutil.copy(synthetic_csv, root / "data.csv")
+    (root / "runs").mkdir()
+    for name in _TWO_RUNS:
+        shutil.copy(every_run / name, root / "runs" / name)
+    shutil.copytree(REPO / "content", root / "content")
+    return root
+
+
+@pytest.fixture(scope="session")
+def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same layout with a 60-row dataset, for in-process builds (copied by test_hardening.small)."""
+    from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
+    from tests.shared_builds import SMALL_SPEC
+    from tests.synthetic import synthetic_rows
+    root = tmp_path_factory.mktemp("hardening-small") / "work"
+    root.mkdir()
+    csv_path = write_synthetic_csv(root / "data.csv", synthetic_rows(n=60, test=12, seed=3))
+    every = root.parent / "every"
+    generate_probe_runs(load_dataset(csv_path, SMALL_SPEC), every, CREATED)
+    (root / "runs").mkdir()
+    for name in _TWO_RUNS:
+        shutil.copy(every / name, root / "runs" / name)
+    shutil.copytree(REPO / "content", root / "content")
+    return root

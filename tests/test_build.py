@@ -14,30 +14,13 @@ from pathlib import Path
 import pytest
 
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
-from builder.pipeline import BuildConfig, build
+from builder.pipeline import BuildConfig, build, load_stage
 from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
-from builder.benchmarks.cibuzzbench.dataset.options import option_sets
-from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-from builder.benchmarks.cibuzzbench.probes.heuristics import longest_chars
-from builder.benchmarks.cibuzzbench.run_format import Item
-from builder.runs.schema import Footer, Header
-from builder.runs.writer import write_run
 from builder.site.write import STAMP
-from tests.synthetic import synthetic_rows, write_synthetic_csv
+from tests.shared_builds import (  # noqa: F401 (re-exported: other tests import them from here)
+    CONTENT, CREATED, REPO, SMALL_SPEC, cli, own_copy, small_build, tree, write_synthetic_model_pair)
 
-REPO = Path(__file__).resolve().parents[1]
-CONTENT = REPO / "content"
 GOLDEN = REPO / "tests" / "golden" / "site"
-CREATED = "2026-01-01T00:00:00Z"
-SMALL_SPEC = DatasetSpec(rows=60, split_counts={"train": 48, "test": 12})
-GOLDEN_SEEDS = ("s1111", "s2222")
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 UNGOLDEN = (STAMP, "assets/vega-bundle.js")
 
 
@@ -47,54 +30,8 @@ def content_tree(root: Path) -> dict[str, bytes]:
     return {k: v for k, v in tree(root).items() if k not in UNGOLDEN}
 
 
-def write_synthetic_model_pair(dataset, folder: Path, seed: int = 1111, name: str = "synthetic-demo") -> None:
-    """A SYNTHETIC blind/sighted pair (no model was run): sighted is right on most items,
-    blind picks the longest option, so every paired view has something to show."""
-    sets = option_sets(dataset, seed)
-    ids = dataset.row_ids()
-    for condition in ("blind", "sighted"):
-        header = Header(
-            run_id=f"{name}-t2-{condition}-s{seed}-all", benchmark="cibuzzbench", task="equivalent_selection",
-            condition=condition, subject={"kind": "model", "name": name, "parameters": {"synthetic": True}},
-            option_seed=seed, items={"selection": "all", "n": len(ids)},
-            dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
-            created=CREATED, tool={"name": "buzzprobe-tests", "version": "0"})
-        items = []
-        for row_id in ids:
-            options = sets[row_id]
-            if condition == "sighted":
-                letter = options.gold_letter if row_id % 5 else longest_chars(options)
-            else:
-                letter = longest_chars(options) if row_id % 7 else ""
-            items.append(Item(row_id=row_id, prediction=letter, response=f" {letter or '??'}",
-                              letter_map=options.letter_map))
-        write_run(folder / f"{header.run_id}.jsonl", header, items, Footer(len(items), CREATED, {}))
-
-
-@pytest.fixture(scope="module")
-def small_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A 60-row synthetic dataset and a subset of its probe runs (seeds 1111, 2222)."""
-    root = tmp_path_factory.mktemp("small")
-    csv_path = write_synthetic_csv(root / "small.csv", synthetic_rows(n=60, test=12, seed=3))
-    every = root / "every"
-    generate_probe_runs(load_dataset(csv_path, SMALL_SPEC), every, CREATED)
-    runs = root / "runs" / "probes"
-    runs.mkdir(parents=True)
-    for path in every.glob("*.jsonl"):
-        if "-t3-" in path.name or any(f"-{s}-" in path.name for s in GOLDEN_SEEDS):
-            shutil.copy(path, runs / path.name)
-    write_synthetic_model_pair(load_dataset(csv_path, SMALL_SPEC), root / "runs" / "synthetic")
-    return csv_path, root / "runs"
-
-
-def small_build(small_inputs: tuple[Path, Path], out: Path, **kwargs) -> object:
-    csv_path, runs = small_inputs
-    return build(BuildConfig(runs, kwargs.pop("content", CONTENT), out, options=cibuzzbench_options(csv_path, SMALL_SPEC), **kwargs))
-
-
-def test_site_matches_golden(small_inputs, tmp_path):
-    out = tmp_path / "site"
-    small_build(small_inputs, out)
+def test_site_matches_golden(small_site):
+    out = small_site
     built = content_tree(out)
     if os.environ.get("BUZZPROBE_UPDATE_GOLDEN"):
         shutil.rmtree(GOLDEN, ignore_errors=True)
@@ -105,28 +42,25 @@ def test_site_matches_golden(small_inputs, tmp_path):
         assert built[name] == golden[name], f"{name} differs from golden (BUZZPROBE_UPDATE_GOLDEN=1 to accept)"
 
 
-def test_chart_bundle_is_shipped(small_inputs, tmp_path):
+def test_chart_bundle_is_shipped(small_site):
     """The site ships the bundle made for this vl-convert version (generation itself is
     tested in test_charts; here the build's content-hash cache must hand back the same bytes)."""
     from builder.pipeline import _cached_bundle
     from builder.site.chart_bundle import bundle_version
-    out = tmp_path / "site"
-    small_build(small_inputs, out)
+    out = small_site
     shipped = (out / "assets" / "vega-bundle.js").read_bytes()
     assert shipped.startswith(f"/*! buzzprobe charts: {bundle_version()}.".encode())
     assert shipped == _cached_bundle(Path(os.environ["BUZZPROBE_CACHE"]))
 
 
-def test_build_is_deterministic(small_inputs, tmp_path):
-    small_build(small_inputs, tmp_path / "a")
-    small_build(small_inputs, tmp_path / "b")
-    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+def test_build_is_deterministic(small_inputs, small_site, tmp_path):
+    """A second build of the shared site's inputs, byte for byte (stamp included)."""
+    small_build(small_inputs, tmp_path / "again")
+    assert tree(tmp_path / "again") == tree(small_site)
 
 
-def test_no_change_rebuild_is_skipped_and_changes_are_seen(small_inputs, tmp_path):
-    out = tmp_path / "site"
-    first = small_build(small_inputs, out)
-    assert not first.skipped
+def test_no_change_rebuild_is_skipped_and_changes_are_seen(small_inputs, small_site, tmp_path):
+    out = own_copy(small_site, tmp_path / "site")  # what a first build of these inputs left
     assert small_build(small_inputs, out).skipped
     content = tmp_path / "content"
     shutil.copytree(CONTENT, content)
@@ -136,9 +70,8 @@ def test_no_change_rebuild_is_skipped_and_changes_are_seen(small_inputs, tmp_pat
     assert (out / "assets" / "style.css").read_text() == "body { color: red; }\n"
 
 
-def test_facts_json_has_required_keys_on_a_scale_of_100(small_inputs, tmp_path):
-    out = tmp_path / "site"
-    small_build(small_inputs, out)
+def test_facts_json_has_required_keys_on_a_scale_of_100(small_site):
+    out = small_site
     facts = json.loads((out / "facts.json").read_text())
     assert facts["dataset.rows"] == 60 and facts["dataset.test"] == 12
     assert facts["dataset.harmful"] + facts["dataset.non_harmful"] == 60
@@ -153,9 +86,8 @@ def test_facts_json_has_required_keys_on_a_scale_of_100(small_inputs, tmp_path):
         "probe-longest_chars-t2-s1111-all", "probe-longest_chars-t2-s2222-all"]
 
 
-def test_pages_link_relatively_and_load_nothing_remote(small_inputs, tmp_path):
-    out = tmp_path / "site"
-    small_build(small_inputs, out)
+def test_pages_link_relatively_and_load_nothing_remote(small_site):
+    out = small_site
     pages = list(out.rglob("*.html"))
     assert len(pages) > 10
     for page in pages:
@@ -167,9 +99,8 @@ def test_pages_link_relatively_and_load_nothing_remote(small_inputs, tmp_path):
         assert all('rel="external"' in a for a in external), external
 
 
-def test_render_failure_leaves_previous_site(small_inputs, tmp_path):
-    out = tmp_path / "site"
-    small_build(small_inputs, out)
+def test_render_failure_leaves_previous_site(small_inputs, small_site, tmp_path):
+    out = own_copy(small_site, tmp_path / "site")
     before = tree(out)
     content = tmp_path / "content"
     shutil.copytree(CONTENT, content)
@@ -184,10 +115,9 @@ def test_render_failure_leaves_previous_site(small_inputs, tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
 
 
-def test_write_failure_midway_leaves_previous_site(small_inputs, tmp_path, monkeypatch):
+def test_write_failure_midway_leaves_previous_site(small_inputs, small_site, tmp_path, monkeypatch):
     import builder.site.write as write
-    out = tmp_path / "site"
-    small_build(small_inputs, out)
+    out = own_copy(small_site, tmp_path / "site")
     before = tree(out)
     calls = {"n": 0}
     real = write._write_file
@@ -206,42 +136,18 @@ def test_write_failure_midway_leaves_previous_site(small_inputs, tmp_path, monke
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
 
 
-# --- bad input through the real command line -------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def every_run(tmp_path_factory, synthetic_dataset) -> Path:
-    every = tmp_path_factory.mktemp("every")
-    generate_probe_runs(synthetic_dataset, every, CREATED)
-    return every
-
-
-@pytest.fixture(scope="module")
-def built_project(tmp_path_factory, synthetic_csv, every_run) -> Path:
-    """A working folder with a full-size synthetic CSV, a few runs and a site built by the CLI."""
-    work = tmp_path_factory.mktemp("project") / "work"
-    work.mkdir()
-    shutil.copy(synthetic_csv, work / "data.csv")
-    (work / "runs").mkdir()
-    for name in ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl"):
-        shutil.copy(every_run / name, work / "runs" / name)
-    result = cli(work, "build")
-    assert result.returncode == 0, result.stderr
-    return work
+# --- bad input: refused by the load stage, with its location -------------------------
 
 
 @pytest.fixture()
-def project(tmp_path, built_project) -> Path:
-    """A private copy of the built project, for a test to break."""
+def inputs(tmp_path, synthetic_csv, every_run) -> Path:
+    """A user's folder: the full-size synthetic CSV and two of its runs, for a test to break."""
     work = tmp_path / "work"
-    shutil.copytree(built_project, work, symlinks=True)
+    (work / "runs").mkdir(parents=True)
+    shutil.copy(synthetic_csv, work / "data.csv")
+    for name in ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl"):
+        shutil.copy(every_run / name, work / "runs" / name)
     return work
-
-
-def cli(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CIBUZZBENCH_CSV": str(work / "data.csv")}
-    return subprocess.run([sys.executable, "-m", "builder.cli", *args, "--content", str(CONTENT)],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=120)
 
 
 def edit_csv(work: Path, transform) -> None:
@@ -308,7 +214,20 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS))
-def test_bad_input_fails_with_location_and_keeps_site(project, case):
+def test_bad_input_is_refused_with_its_location(inputs, case):
+    """The load stage, as the build runs it on the CSV the CLI would find (CIBUZZBENCH_CSV)."""
+    breaker, expected = BAD_INPUTS[case]
+    breaker(inputs)
+    with pytest.raises(InputError) as info:
+        load_stage(BuildConfig(inputs / "runs", CONTENT, inputs / "site", options=cibuzzbench_options(inputs / "data.csv")))
+    for fragment in expected:
+        assert fragment in str(info.value), f"{fragment!r} not in: {info.value}"
+
+
+@pytest.mark.parametrize("case", ["csv not utf-8", "run line not json"])
+def test_bad_input_fails_the_cli_build_with_location_and_keeps_site(project, case):
+    """Through the real command line: exit 2, the located message and no traceback, and the
+    previous site untouched (one dataset and one run case; the rest are the stage's)."""
     breaker, expected = BAD_INPUTS[case]
     before = tree(project / "site")
     breaker(project)
@@ -386,11 +305,10 @@ def test_site_builds_with_few_or_no_runs(small_inputs, tmp_path, keep):
     assert (out / "article.html").exists() and (out / "tracker.html").exists()
 
 
-def test_one_baselines_box_that_every_random_letter_mention_links_to(small_inputs, tmp_path):
+def test_one_baselines_box_that_every_random_letter_mention_links_to(small_site):
     """The random letter has one home (metric × items × option seed) and the pages link to it."""
     import csv as csv_module
-    out = tmp_path / "site"
-    small_build(small_inputs, out, charts=False)
+    out = small_site
     dataset = (out / "dataset.html").read_text(encoding="utf-8")
     assert 'id="baselines"' in dataset and 'id="baselines-box"' in dataset
     rows = list(csv_module.reader((out / "tables" / "baselines-box.csv").read_text(encoding="utf-8").splitlines()))

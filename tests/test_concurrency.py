@@ -26,7 +26,7 @@ from builder.runs.schema import Footer, Header
 from builder.runs.writer import write_run
 from builder.site.write import STAMP, exchange, leftovers, read_stamp, write_site
 from tests.loopback_server import LoopbackServer
-from tests.test_build import built_project, cli, every_run, project  # noqa: F401 (fixtures used by name)
+from tests.test_build import cli
 from tests.test_mouse_probe import execute as mouse_execute
 from tests.test_mouse_probe import make_plan as mouse_plan
 from tests.test_mouse_probe import oracle

@@ -23,10 +23,8 @@ from builder.runs.reader import read_run
 from builder.runs.writer import dump_line
 from builder.site.tables_csv import table_csv
 from builder.core.errors import InputError
-from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec, load_dataset
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec
 from tests.loopback_server import LoopbackServer, reply, status
-from tests.synthetic import synthetic_rows, write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
 CREATED = "2026-01-01T00:00:00Z"
@@ -37,41 +35,11 @@ SMALL_SPEC = DatasetSpec(rows=60, split_counts={"train": 48, "test": 12})
 
 # ------------------------------------------------------------------ a project to attack
 
-@pytest.fixture(scope="module")
-def base_project(tmp_path_factory: pytest.TempPathFactory, synthetic_csv: Path, synthetic_dataset) -> Path:
-    """Full-size synthetic CSV, two runs and a copy of content/, as a user's checkout has."""
-    root = tmp_path_factory.mktemp("hardening") / "work"
-    root.mkdir()
-    shutil.copy(synthetic_csv, root / "data.csv")
-    every = root.parent / "every"
-    generate_probe_runs(synthetic_dataset, every, CREATED)
-    (root / "runs").mkdir()
-    for name in (RUN, "probe-always_non_harmful-t3-test.jsonl"):
-        shutil.copy(every / name, root / "runs" / name)
-    shutil.copytree(REPO / "content", root / "content")
-    return root
-
-
 @pytest.fixture()
 def project(tmp_path: Path, base_project: Path) -> Path:
     work = tmp_path / "work"
     shutil.copytree(base_project, work)
     return work
-
-
-@pytest.fixture(scope="module")
-def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same layout with a 60-row dataset, for in-process builds."""
-    root = tmp_path_factory.mktemp("hardening-small") / "work"
-    root.mkdir()
-    csv_path = write_synthetic_csv(root / "data.csv", synthetic_rows(n=60, test=12, seed=3))
-    every = root.parent / "every"
-    generate_probe_runs(load_dataset(csv_path, SMALL_SPEC), every, CREATED)
-    (root / "runs").mkdir()
-    for name in (RUN, "probe-always_non_harmful-t3-test.jsonl"):
-        shutil.copy(every / name, root / "runs" / name)
-    shutil.copytree(REPO / "content", root / "content")
-    return root
 
 
 @pytest.fixture()
@@ -104,6 +72,18 @@ def quick_build(work: Path) -> subprocess.CompletedProcess[str]:
     except InputError as exc:
         return subprocess.CompletedProcess([], 2, "", f"buzzprobe: {exc}")
     return subprocess.CompletedProcess([], 0, "built", "")
+
+
+def quick_load(work: Path) -> subprocess.CompletedProcess[str]:
+    """Only quick_build's load stage, where run files are read and checked: a case refused there
+    needs no site (the same message, as the CLI prints it)."""
+    from builder.pipeline import BuildConfig, load_stage
+    config = BuildConfig(work / "runs", work / "content", work / "site", options=cibuzzbench_options(work / "data.csv", SMALL_SPEC))
+    try:
+        load_stage(config)
+    except InputError as exc:
+        return subprocess.CompletedProcess([], 2, "", f"buzzprobe: {exc}")
+    return subprocess.CompletedProcess([], 0, "loaded", "")
 
 
 def refused(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
@@ -218,7 +198,7 @@ def test_out_template_fills_only_plain_names(tmp_path: Path) -> None:
 ])
 def test_run_ids_from_headers_are_validated(small: Path, header: dict, fragment: str) -> None:
     edit_run_lines(small, with_header(**header))
-    refused(quick_build(small), f"{RUN}:1 [run_id]", fragment)
+    refused(quick_load(small), f"{RUN}:1 [run_id]", fragment)
     assert not (small / "escaped.html").exists() and not (small.parent / "escaped.html").exists()
 
 
@@ -287,7 +267,7 @@ def test_lines_that_json_cannot_hold_are_located() -> None:
 ])
 def test_run_lines_with_hostile_json_are_located(small: Path, change, fragment: str) -> None:
     edit_run_lines(small, change)
-    refused(quick_build(small), fragment)
+    refused(quick_load(small), fragment)
 
 
 def test_surrogates_nul_and_huge_answers_build(small: Path) -> None:
@@ -505,7 +485,7 @@ def test_upper_case_run_file_is_read(small: Path) -> None:
     assert quick_build(small).returncode == 0
     assert len(list((small / "site" / "runs").glob("*.html"))) == 2
     edit_run_lines(small, with_item(3, row_id=999999), name="RUN.JSONL")
-    refused(quick_build(small), "RUN.JSONL:4")
+    refused(quick_load(small), "RUN.JSONL:4")
 
 
 def test_a_mouse_run_in_runs_is_read_by_the_same_reader(small: Path) -> None:

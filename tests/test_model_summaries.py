@@ -20,7 +20,7 @@ from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_
 from builder.pipeline import BuildConfig, build
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import CATEGORIES, Dataset, load_dataset
 from builder.core.facts import FactTable
-from tests.test_build import CONTENT, CREATED, SMALL_SPEC, small_inputs, write_synthetic_model_pair  # noqa: F401
+from tests.test_build import CONTENT, CREATED, SMALL_SPEC, write_synthetic_model_pair
 from tests.test_paired import make_run, outcome_run
 
 REPO = Path(__file__).resolve().parents[1]

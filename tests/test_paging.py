@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from builder.site import paging, provenance
-from tests.test_build import small_build, small_inputs  # noqa: F401 (fixture)
+from tests.test_build import small_build
 
 SPLIT_ABOVE, PART_SIZE = 4_000, 2_500
 
 
 @pytest.fixture()
-def paged_site(small_inputs, tmp_path, monkeypatch) -> Path:  # noqa: F811
+def paged_site(small_inputs, tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(paging, "SPLIT_ABOVE", SPLIT_ABOVE)
     monkeypatch.setattr(paging, "PART_SIZE", PART_SIZE)
     monkeypatch.setattr(provenance, "PROVENANCE_RUNS_LISTED", 1)
@@ -88,7 +88,6 @@ def test_a_long_provenance_page_is_split_and_every_fact_link_finds_its_row(paged
     assert links and any(p.name in html for p in parts for html in [(paged_site / "article.html").read_text()])
 
 
-def test_short_tables_are_not_split(small_inputs, tmp_path):  # noqa: F811
-    out = tmp_path / "site"
-    small_build(small_inputs, out)
+def test_short_tables_are_not_split(small_site):
+    out = small_site
     assert not list(out.glob("*-*-[0-9]*.html")) and 'class="pager"' not in (out / "runs.html").read_text()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from builder.core.reported import load_reported
-from tests.test_build import CONTENT, small_build, small_inputs  # noqa: F401
+from tests.test_build import CONTENT, small_build
 from tests.test_model_summaries import site_with, small, text  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def _with_shelf(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def shelf_site(small_inputs, tmp_path_factory) -> Path:  # noqa: F811
+def shelf_site(small_inputs, tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("related")
     out = tmp / "site"
     small_build(small_inputs, out, content=_with_shelf(tmp), charts=False, force=True)

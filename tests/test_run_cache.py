@@ -18,7 +18,7 @@ from builder.pipeline import BuildConfig, build
 from builder.runs.cache import MAGIC, LazyItems, RunCache, datasets_key
 from builder.runs.reader import read_run
 from builder.site.write import STAMP
-from tests.test_build import CONTENT, SMALL_SPEC, small_inputs, tree, write_synthetic_model_pair  # noqa: F401
+from tests.test_build import CONTENT, SMALL_SPEC, tree, write_synthetic_model_pair
 
 ENTRIES = "runs"
 

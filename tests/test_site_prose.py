@@ -27,8 +27,6 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
-from builder.pipeline import BuildConfig, build
 
 REPO = Path(__file__).resolve().parents[1]
 SKIPPED = {"script", "style", "svg", "pre", "code"}
@@ -92,11 +90,9 @@ def read_page(path: Path) -> PageText:
 
 
 @pytest.fixture(scope="module")
-def site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("prose")
-    out = root / "site"
-    build(BuildConfig(REPO / "runs", REPO / "content", out, options=cibuzzbench_options(real_csv), force=True, cache_dir=root / "cache"))
-    return out
+def site(real_site: Path) -> Path:
+    """The real site, built once a session (conftest.real_site)."""
+    return real_site
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 from builder.benchmarks.mcq import fields, load
 from builder.benchmarks.mcq.fields import RecordProblem, compile_rule
 from builder.core.errors import InputError
-from tests.test_hardening import quick_build, refused, small, small_base  # noqa: F401
+from tests.test_hardening import quick_build, refused, small  # noqa: F401 (a fixture)
 
 
 def write_spec(folder: Path, template: str, records: int = 1000, key: str = "doc_to_text") -> Path:

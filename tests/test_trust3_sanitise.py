@@ -24,7 +24,7 @@ from builder.site.markdown_pages import render_page_body
 from builder.site.pages import Page
 from builder.site.sanitise import canonical, sanitise
 from builder.site.shortcodes import Shortcodes, block_html
-from tests.test_hardening import add_page, quick_build, refused, small, small_base  # noqa: F401
+from tests.test_hardening import add_page, quick_build, refused, small  # noqa: F401 (a fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 RUN = "window.__pwned=1"

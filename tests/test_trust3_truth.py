@@ -27,8 +27,8 @@ from builder.core.errors import InputError
 from builder.runs.reader import read_run
 from builder.site.write import MARKER, leftovers, write_site
 from tests.loopback_server import LoopbackServer, status
-from tests.test_hardening import (RUN, base_project, build, edit_run_lines, probe, project, quick_build,  # noqa: F401
-                                  refused, small, small_base, with_header)
+from tests.test_hardening import (RUN, build, edit_run_lines, probe, project, quick_build,  # noqa: F401 (fixtures)
+                                  quick_load, refused, small, with_header)
 from tests.test_mcq_import_results import REFERENCE, RUN as IMPORTED, content_dir, outputs, run_import, zipped
 
 
@@ -159,7 +159,7 @@ def test_eee_records_without_an_answer_are_unanswered_items(tmp_path: Path, caps
 def test_a_run_dated_after_the_build_is_refused(small: Path) -> None:
     """Before: a run created 9999-12-31 built and headed What's new."""
     edit_run_lines(small, with_header(created="9999-12-31T00:00:00Z"))
-    refused(quick_build(small), f"{RUN}:1 [created]: 9999-12-31T00:00:00Z is after this build")
+    refused(quick_load(small), f"{RUN}:1 [created]: 9999-12-31T00:00:00Z is after this build")
 
 
 def test_a_finished_stamp_after_the_build_or_no_moment_is_refused(small: Path) -> None:
@@ -168,7 +168,7 @@ def test_a_finished_stamp_after_the_build_or_no_moment_is_refused(small: Path) -
         footer["finished"] = "9999-01-01T00:00:00Z"
         lines[-2] = json.dumps(footer)
     edit_run_lines(small, finished)
-    refused(quick_build(small), "[finished]: 9999-01-01T00:00:00Z is after this build")
+    refused(quick_load(small), "[finished]: 9999-01-01T00:00:00Z is after this build")
     assert future_problem("yesterday", latest_moment()) is not None
     assert future_problem("2026-01-01T00:00:00Z", latest_moment()) is None
 

@@ -20,7 +20,7 @@ from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_
 from builder.core import cachefile
 from builder.core.cachefile import MAGIC as SEAL, environment_key, read_sealed, write_sealed
 from builder.runs import cache as run_cache
-from tests.test_hardening import RUN, edit_run_lines, quick_build, refused, small, small_base, with_header  # noqa: F401
+from tests.test_hardening import RUN, edit_run_lines, quick_build, refused, small, with_header  # noqa: F401 (a fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,10 +8,10 @@ Cross-run work (pairs, models, categories, pages) is always recomputed from thes
 
 It is a cache and nothing more: a missing, unreadable, corrupt or foreign entry is ignored and
 rebuilt, and deleting the folder changes only the time a build takes. Format: one pickle file per
-run (chosen by measurement, see docs/performance.md), sealed by builder.core.cachefile: an entry
-is unpickled only when its HMAC tag, made with a per-machine secret kept outside the checkout,
-is right, so a planted entry is ignored and rebuilt, never run. The key also covers the
-installed distributions' versions (cachefile.environment_key).
+run (chosen by measurement, see docs/performance.md) on the `runs` shelf of the build's one
+cache (builder/core/cache.py: its keys, sealing, pruning and folder layout): an entry is
+unpickled only when its seal is right, so a planted entry is ignored and rebuilt, never run.
+The key also covers the installed distributions' versions (cache.code_hash).
 """
 
 from __future__ import annotations
@@ -21,30 +21,17 @@ import hashlib
 import pickle
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar, cast, overload
 
-from builder.core.cachefile import environment_key, read_sealed, unpickle, write_sealed
-from builder.core.paths import PACKAGE_DIR
+from builder.core.cache import ENTRY_MAGIC, CacheFolder, code_hash
+from builder.core.cachefile import unpickle
 from builder.core.textfiles import read_input
 from builder.runs.files import is_compressed
 from builder.runs.schema import Run
 
 T = TypeVar("T")
-MAGIC = b"buzzprobe-run-cache/1\n"
-_FOLDER = "runs"
-
-
-@lru_cache(maxsize=1)
-def code_hash() -> str:
-    """sha256 of every module of the builder package (names and bytes) and of the installed
-    distributions' versions."""
-    digest = hashlib.sha256(environment_key().encode())
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+MAGIC = ENTRY_MAGIC
 
 
 class LazyItems(Sequence[T]):
@@ -116,7 +103,8 @@ class RunCache:
     from it, each under a name that says what else it depends on."""
 
     def __init__(self, folder: Path | None, code: str | None = None):
-        self.folder = folder / _FOLDER if folder is not None else None
+        self._shelf = CacheFolder(folder).shelf("runs")
+        self.folder = self._shelf.folder
         self._code = (code or code_hash())[:16]  # file name prefix: entries of other code are removed
         self._salt = hashlib.sha256(MAGIC + self._code.encode()).digest()
         self._entries: dict[str, tuple[str, dict[str, Any]]] = {}  # run path -> (key, entry)
@@ -178,58 +166,16 @@ class RunCache:
     def _prune(self) -> None:
         """Entries made by other code can never match again; without this the folder would
         grow by a full set of runs with every code change."""
-        assert self.folder is not None
-        for path in self.folder.glob("*.pickle"):
-            if not path.name.startswith(f"{self._code}-"):
-                path.unlink(missing_ok=True)
+        self._shelf.prune("*.pickle", lambda path: path.name.startswith(f"{self._code}-"))
 
     def _read(self, key: str) -> dict[str, Any] | None:
-        if self.folder is None:
-            return None
-        entry = read_entry(self._path(key), key, _FOLDER)
+        entry = self._shelf.read_keyed(self._name(key), key)
         if not (isinstance(entry, dict) and isinstance(entry.get("run"), Run) and isinstance(entry.get("derived"), dict)):
             return None
         return entry
 
     def _write(self, key: str, entry: dict[str, Any]) -> None:
-        assert self.folder is not None
-        write_entry(self._path(key), key, entry, _FOLDER)
+        self._shelf.write_keyed(self._name(key), key, entry)
 
-    def _path(self, key: str) -> Path:
-        assert self.folder is not None
-        return self.folder / f"{self._code}-{key}.pickle"
-
-
-def read_entry(path: Path, key: str, kind: str) -> Any | None:
-    """The value of `kind` kept at `path` under `key`; None when missing, foreign or damaged."""
-    data = read_sealed(path, kind)
-    if data is None:
-        return None
-    head = MAGIC + key.encode() + b"\n"
-    if not data.startswith(head):
-        return None  # another key's entry, another format, or not ours at all: rebuilt
-    try:
-        return unpickle(memoryview(data)[len(head):])
-    except Exception:  # any damage at all: the entry is rebuilt, never trusted
-        return None
-
-
-def write_entry(path: Path, key: str, value: Any, kind: str) -> None:
-    write_sealed(path, MAGIC + key.encode() + b"\n" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), kind)
-
-
-def cached(folder: Path | None, name: str, inputs: str, compute: Callable[[], T], kind: type[T]) -> T:
-    """A value of `kind` computed from `inputs` (a text naming all of them) and the code, kept
-    in `folder` as `name-<key>.pickle` (e.g. derived dataset variants)."""
-    if folder is None:
-        return compute()
-    key = hashlib.sha256(MAGIC + code_hash().encode() + b"\0" + inputs.encode()).hexdigest()
-    path = folder / f"{name}-{key[:32]}.pickle"
-    value = read_entry(path, key, name)
-    if isinstance(value, kind):
-        return value
-    value = compute()
-    for stale in folder.glob(f"{name}-*.pickle"):  # made from other inputs or code: one is kept
-        stale.unlink(missing_ok=True)
-    write_entry(path, key, value, name)
-    return value
+    def _name(self, key: str) -> str:
+        return f"{self._code}-{key}.pickle"

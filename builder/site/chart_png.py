@@ -9,10 +9,9 @@ chart bundle), since drawing one costs about 0.2 s.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
-from builder.core.cachefile import read_sealed, write_sealed
+from builder.core.cache import CacheFolder, key
 
 SCALE = 2  # device pixels per SVG pixel: sharp on a high-density screen or a slide
 _ROOT_END = re.compile(rb"<svg\b[^>]*>")
@@ -27,17 +26,15 @@ def chart_png(svg_file: bytes, cache_dir: Path | None) -> bytes:
 
     import vl_convert
 
-    key = hashlib.sha256(version("vl-convert-python").encode() + b"\0" + str(SCALE).encode() + b"\0" + svg_file)
-    path = cache_dir / "chart-png" / f"{key.hexdigest()[:32]}.png.sealed" if cache_dir is not None else None
-    if path is not None:
-        cached = read_sealed(path, "chart-png")
-        if cached is not None:
-            return cached
+    shelf = CacheFolder(cache_dir).shelf("chart-png")
+    name = f"{key(version('vl-convert-python'), str(SCALE), svg_file)}.png.sealed"
+    cached = shelf.read(name)
+    if cached is not None:
+        return cached
     root = _ROOT_END.search(svg_file)
     if root is None:
         raise ValueError("not an SVG file")
     grounded = svg_file[:root.end()] + _GROUND + svg_file[root.end():]
     data = bytes(vl_convert.svg_to_png(grounded.decode("utf-8"), scale=SCALE))
-    if path is not None:
-        write_sealed(path, data, "chart-png")
+    shelf.write(name, data)
     return data

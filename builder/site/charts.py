@@ -59,7 +59,7 @@ import altair as alt
 import vl_convert
 from markupsafe import Markup
 
-from builder.core.cachefile import read_sealed, read_sealed_pickle, write_sealed, write_sealed_pickle
+from builder.core.cache import Shelf, code_hash
 from builder.core.names import xml_safe
 from builder.site.chart_bundle import VL_VERSION
 from builder.site.scriptjson import script_json
@@ -223,12 +223,13 @@ class SvgRenderer:
         version = vl_convert.__version__  # type: ignore[attr-defined]  # set by the package, absent from its .pyi
         key = hashlib.sha256(json.dumps([version, VL_VERSION, spec], sort_keys=True,
                                         separators=(",", ":")).encode("utf-8")).hexdigest()
-        path = self.cache / f"{key}.svg.sealed"  # not .svg: older builds read those unchecked
-        data = read_sealed(path, "svg")  # sealed: a planted file cannot put markup on a page
+        shelf = Shelf(self.cache, "svg")
+        name = f"{key}.svg.sealed"  # not .svg: older builds read those unchecked
+        data = shelf.read(name)  # sealed: a planted file cannot put markup on a page
         if data is not None:
             return data.decode("utf-8")
         svg = self._draw(spec)
-        write_sealed(path, svg.encode("utf-8"), "svg")
+        shelf.write(name, svg.encode("utf-8"))
         return svg
 
     @staticmethod
@@ -266,12 +267,13 @@ def remembered(builder: Callable[..., Chart]) -> Callable[..., Chart]:
         if folder is None:
             return builder(rows, renderer=renderer, **options)
         named = [builder.__module__, builder.__qualname__, code_hash(), rows, sorted(options.items())]
-        path = folder / f"chart-{hashlib.sha256(repr(named).encode()).hexdigest()}.pickle"
-        chart = read_sealed_pickle(path, "chart", Chart)
+        shelf = Shelf(folder, "chart")
+        name = f"chart-{hashlib.sha256(repr(named).encode()).hexdigest()}.pickle"
+        chart = shelf.read_pickle(name, Chart)
         if isinstance(chart, Chart):
             return chart
         chart = builder(rows, renderer=renderer, **options)
-        write_sealed_pickle(path, chart, "chart")
+        shelf.write_pickle(name, chart)
         return chart
     return build
 

@@ -2,8 +2,8 @@
 
 Compiling the site's templates and pages costs about 0.6 s of every build, and their source
 rarely changes. Jinja checks each entry against the template's source (a changed template is
-compiled afresh); the entries are sealed by builder.core.cachefile, so a planted file, which
-would be run as code, is ignored instead. The folder is named after what the code Jinja writes
+compiled afresh); the entries are the `jinja` shelf of the build's one cache (builder/core/cache.py),
+sealed, so a planted file, which would be run as code, is ignored instead. The folder is named after what the code Jinja writes
 depends on: its version and the environment's class and options (a sandbox compiles its checks
 into the code).
 """
@@ -17,23 +17,21 @@ from typing import Any
 import jinja2
 from jinja2.bccache import Bucket
 
-from builder.core.cachefile import read_sealed, write_sealed
+from builder.core.cache import CacheFolder, Shelf
 
 
 class SealedBytecodeCache(jinja2.BytecodeCache):
-    def __init__(self, folder: Path):
-        self.folder = folder
-
-    def _path(self, bucket: Bucket) -> Path:
-        return self.folder / f"{bucket.key}.jinja"
+    def __init__(self, shelf: Shelf):
+        self.shelf = shelf
+        self.folder = shelf.folder
 
     def load_bytecode(self, bucket: Bucket) -> None:
-        data = read_sealed(self._path(bucket), "jinja")
+        data = self.shelf.read(f"{bucket.key}.jinja")
         if data is not None:
             bucket.bytecode_from_string(data)  # Jinja drops it unless its source checksum matches
 
     def dump_bytecode(self, bucket: Bucket) -> None:
-        write_sealed(self._path(bucket), bucket.bytecode_to_string(), "jinja")
+        self.shelf.write(f"{bucket.key}.jinja", bucket.bytecode_to_string())
 
 
 def bytecode_cache(cache_dir: Path | None, env_class: type[jinja2.Environment], options: dict[str, Any]) -> SealedBytecodeCache | None:
@@ -43,7 +41,7 @@ def bytecode_cache(cache_dir: Path | None, env_class: type[jinja2.Environment], 
     generator = env_class.code_generator_class  # the sandbox's own writes `~` as a weighed call
     described = (f"{jinja2.__version__}\0{env_class.__module__}.{env_class.__qualname__}\0"
                  f"{generator.__module__}.{generator.__qualname__}\0{sorted(options.items())!r}")
-    return SealedBytecodeCache(cache_dir / "jinja" / hashlib.sha256(described.encode()).hexdigest()[:16])
+    return SealedBytecodeCache(CacheFolder(cache_dir).shelf("jinja").sub(hashlib.sha256(described.encode()).hexdigest()[:16]))
 
 
 def template_from_string(env: jinja2.Environment, source: str) -> jinja2.Template:

@@ -188,10 +188,10 @@ def _variants(dataset: Any, settings: BuildSettings) -> dict[str, Any]:
     costs seconds); without a run cache, derived afresh."""
     # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
-    from builder.runs.cache import cached
-    folder = _cache_folder(settings)
+    from builder.core.cache import CacheFolder, cached
+    shelf = CacheFolder(_cache_folder(settings)).shelf("variants")
     inputs = f"{dataset.path}\0{dataset.file_sha256}\0{dataset.content_sha256}\0{dataset.rows}"
-    return cached(folder, "variants", inputs, lambda: derive_variants(dataset), dict)
+    return cached(shelf, inputs, lambda: derive_variants(dataset), dict)
 
 
 def _cache_folder(settings: BuildSettings) -> Path | None:

@@ -15,11 +15,11 @@ from builder.benchmarks.mcq.load import SpecData
 from builder.benchmarks.mcq.choice_set import ChoiceSet
 from builder.benchmarks.mcq.run_checks import run_problems
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
+from builder.core.cache import CacheFolder, cached
 from builder.core.errors import InputError, Problem, gather
 from builder.core.yamlfile import line_of, load_mapping
 from builder.runs.cache import RunCache
 from builder.runs.schema import Run
-from builder.runs.cache import cached
 from builder.benchmarks.mcq.analyses.reconcile import load_reconciliation
 from builder.benchmarks.mcq.fetch import missing_problem
 
@@ -44,7 +44,7 @@ def spec_cached(loaded: Loaded, kind: str, compute: Callable[[], T], value_type:
     another spec's entry); computed afresh without a cache folder."""
     if loaded.cache_dir is None or not loaded.key:
         return compute()
-    return cached(loaded.cache_dir / f"mcq-{kind}" / loaded.benchmark.spec.name, kind, loaded.key, compute,
+    return cached(CacheFolder(loaded.cache_dir).spec_shelf(kind, loaded.benchmark.spec.name), loaded.key, compute,
                   value_type)
 
 

@@ -2,8 +2,8 @@
 
 Refitting the probe and shuffling each feature takes about two seconds; the result
 depends only on the dataset's content, the probe's code and the installed libraries
-(scikit-learn, numpy), so those form the cache key. The entry is sealed (builder.core.cachefile):
-a planted file cannot put other figures on the site.
+(scikit-learn, numpy), so those form the cache key. The entry is on the build's one cache
+(builder/core/cache.py), sealed: a planted file cannot put other figures on the site.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench import fact_keys as K
 from builder.core.facts import FactTable
-from builder.core.cachefile import environment_key, read_sealed, write_sealed
+from builder.core.cache import CacheFolder, environment_key
 
 COEF = "coefficient of the standardised feature in the learned probe trained on the train split"
 PERMUTATION = ("drop in test-split accuracy (points) when the feature is shuffled across test options, "
@@ -30,15 +30,15 @@ def feature_importance(dataset: Dataset, cache_dir: Path | None) -> list[tuple[s
     # not imported unless needed: scikit-learn takes seconds to load
     code = b"".join(p.read_bytes() for p in (LEARNED_SOURCE, *RANKER_SOURCES))
     key = hashlib.sha256(dataset.content_sha256.encode() + environment_key().encode() + code).hexdigest()[:24]
-    path = cache_dir / f"feature-importance-{key}.json.sealed" if cache_dir else None
-    data = read_sealed(path, "feature-importance") if path is not None else None
+    shelf = CacheFolder(cache_dir).shelf("feature-importance")
+    entry = f"feature-importance-{key}.json.sealed"
+    data = shelf.read(entry)
     if data is not None:
         return [(name, float(value)) for name, value in json.loads(data)]
     # deferred: loads the ranker (scipy, scikit-learn: about a second), only when this runs
     from builder.benchmarks.cibuzzbench.probes import learned
     result = learned.feature_importance(dataset)
-    if path is not None:
-        write_sealed(path, json.dumps(result).encode("utf-8"), "feature-importance")  # a cache: losing it costs a recompute
+    shelf.write(entry, json.dumps(result).encode("utf-8"))  # a cache: losing it costs a recompute
     return result
 
 

@@ -29,7 +29,7 @@ from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import GOLD, SOURCES
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 from builder.core.facts import FactTable
-from builder.runs.cache import cached
+from builder.core.cache import CacheFolder, cached
 from builder.stats.solvable_split import add_split_facts, solvable_split, split_ranking
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def t2_leak_scores(dataset: Dataset, folder: Path | None) -> LeakScores:
     """The leak score of every item of the original option set (kept in `folder` when given)."""
     from builder.ranker.leak import LeakScores  # the ranker loads only when a run is split
     inputs = f"t2-leak\0{dataset.file_sha256}\0{dataset.content_sha256}\0{dataset.rows}"
-    return cached(folder, "t2-leak", inputs, lambda: _fit(dataset), LeakScores)
+    return cached(CacheFolder(folder).shelf("t2-leak"), inputs, lambda: _fit(dataset), LeakScores)
 
 
 def _fit(dataset: Dataset) -> LeakScores:

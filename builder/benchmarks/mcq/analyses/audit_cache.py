@@ -7,10 +7,10 @@ parsing 40,000 records through their templates costs seconds on every build, and
 with a warm cache must stay near the import floor (issue 23). The items are what
 `load_benchmark` returns; only the raw records are not kept (nothing reads them after loading).
 
-The cache is the build's cache folder (BuildConfig.cache_dir, safe to delete); an entry is a
-pickle sealed by builder.core.cachefile (unpickled only when its tag, made with a per-machine
-secret, is right: a planted entry is recomputed, never run). One entry is kept per spec and
-kind: writing one removes that spec's entries of other inputs.
+The entries are shelves of the build's one cache (builder/core/cache.py, which owns their
+folders, sealing and pruning; safe to delete): a sealed pickle is unpickled only when its tag,
+made with a per-machine secret, is right (a planted entry is recomputed, never run). One entry
+is kept per spec and kind: writing one removes that spec's entries of other inputs.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ from builder.benchmarks.mcq.load import SpecData, load_benchmark
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
 from builder.benchmarks.mcq.records import DataFile, data_sha256, input_files
 from builder.benchmarks.mcq.spec import load_spec
-from builder.core.cachefile import environment_key, read_sealed_pickle, write_sealed_pickle
+from builder.core.cache import CacheFolder, cached, environment_key
 from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
 from builder.core.textfiles import MAX_DOCUMENT_BYTES, read_input
-from builder.runs.cache import cached
 from builder.core.import_graph import reachable
 
 # What the cached values are computed by: the audit, the loader and the findings rules, with
@@ -43,7 +42,7 @@ def code_hash(cache_dir: Path | None = None) -> str:
     """sha256 over the source of the modules the cached values depend on (names and bytes, in
     name order) and the installed distributions' versions; kept in `cache_dir` under the whole
     package's hash, since finding those modules means parsing them (0.2 s of every build)."""
-    return cached(cache_dir, "mcq-code", "", _closure_hash, str)
+    return cached(CacheFolder(cache_dir).shelf("mcq-code"), "", _closure_hash, str)
 
 
 def _closure_hash() -> str:
@@ -68,33 +67,37 @@ def _key(spec_bytes: bytes, data_sha: str, cache_dir: Path | None) -> str:
     return digest.hexdigest()[:32]
 
 
-def _write(path: Path, kind: str, name: str, value: object) -> None:
-    """Seal `value` at `path` as `kind` and remove the spec's entries of other inputs (never read again)."""
-    for stale in path.parent.glob(f"{name}-*.pickle"):
-        if stale != path and stale.name[len(name) + 1:-len(".pickle")].isalnum():
-            stale.unlink(missing_ok=True)
-    write_sealed_pickle(path, value, kind)
+def _read(cache_dir: Path, kind: str, name: str, key: str, of: type) -> object | None:
+    return CacheFolder(cache_dir).shelf(kind).read_pickle(f"{name}-{key}.pickle", of)
+
+
+def _write(cache_dir: Path, kind: str, name: str, key: str, value: object) -> None:
+    """Seal `value` as the spec's `kind` entry and remove its entries of other inputs (never read again)."""
+    shelf = CacheFolder(cache_dir).shelf(kind)
+    own = f"{name}-{key}.pickle"
+    shelf.prune(f"{name}-*.pickle", lambda path: path.name == own or not path.name[len(name) + 1:-len(".pickle")].isalnum())
+    shelf.write_pickle(own, value)
 
 
 def cached_audit(benchmark: SpecData, cache_dir: Path) -> Audit:
-    path = cache_dir / "mcq-audit" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
-    audit = read_sealed_pickle(path, "mcq-audit", Audit)
+    name, key = benchmark.spec.name, cache_key(benchmark, cache_dir)
+    audit = _read(cache_dir, "mcq-audit", name, key, Audit)
     if isinstance(audit, Audit):
         return audit
     audit = run_audit(benchmark)
-    _write(path, "mcq-audit", benchmark.spec.name, audit)
+    _write(cache_dir, "mcq-audit", name, key, audit)
     return audit
 
 
 def cached_choice_set(benchmark: SpecData, cache_dir: Path) -> ChoiceSet:
     """`choice_set(benchmark)`, the record numbers its findings rules keep read back from the
     cache under the audit's key (examining 40,000 items costs most of a second per build)."""
-    path = cache_dir / "mcq-kept" / f"{benchmark.spec.name}-{cache_key(benchmark, cache_dir)}.pickle"
-    kept = read_sealed_pickle(path, "mcq-kept", tuple)
+    name, key = benchmark.spec.name, cache_key(benchmark, cache_dir)
+    kept = _read(cache_dir, "mcq-kept", name, key, tuple)
     if isinstance(kept, tuple) and all(type(row_id) is int for row_id in kept):
         return choice_set(benchmark, kept)
     data = choice_set(benchmark)
-    _write(path, "mcq-kept", benchmark.spec.name, tuple(sorted(data.items)))
+    _write(cache_dir, "mcq-kept", name, key, tuple(sorted(data.items)))
     return data
 
 
@@ -104,11 +107,11 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     spec = load_spec(spec_path)
     files = spec.location.files()
     data_sha = data_sha256([(f.name, file_sha256(f)) for f in input_files(spec)])
-    path = cache_dir / "mcq-items" / f"{spec.name}-{_key(read_input(spec_path, MAX_DOCUMENT_BYTES), data_sha, cache_dir)}.pickle"
-    stored = read_sealed_pickle(path, "mcq-items", tuple)
+    key = _key(read_input(spec_path, MAX_DOCUMENT_BYTES), data_sha, cache_dir)
+    stored = _read(cache_dir, "mcq-items", spec.name, key, tuple)
     if isinstance(stored, tuple) and len(stored) == 3 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
         items, content, filtered = stored
         return SpecData(spec, DataFile(files[0], data_sha, (), tuple(files)), items, content, filtered)
     benchmark = load_benchmark(spec_path)
-    _write(path, "mcq-items", spec.name, (benchmark.items, benchmark.content_sha256, benchmark.filtered))
+    _write(cache_dir, "mcq-items", spec.name, key, (benchmark.items, benchmark.content_sha256, benchmark.filtered))
     return benchmark

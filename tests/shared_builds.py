@@ -1,0 +1,92 @@
+"""The inputs of the synthetic whole-site builds, and the helpers to build them.
+
+conftest.py builds each site once per session from these (`small_site`, `real_site`); tests read
+those sites and build afresh only when they change an input (then they say so)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, DatasetSpec, load_dataset
+from builder.benchmarks.cibuzzbench.dataset.options import option_sets
+from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
+from builder.benchmarks.cibuzzbench.probes.heuristics import longest_chars
+from builder.benchmarks.cibuzzbench.run_format import Item
+from builder.pipeline import BuildConfig, BuildResult, build
+from builder.runs.schema import Footer, Header
+from builder.runs.writer import write_run
+from tests.synthetic import synthetic_rows, write_synthetic_csv
+
+REPO = Path(__file__).resolve().parents[1]
+CONTENT = REPO / "content"
+CREATED = "2026-01-01T00:00:00Z"
+SMALL_SPEC = DatasetSpec(rows=60, split_counts={"train": 48, "test": 12})
+GOLDEN_SEEDS = ("s1111", "s2222")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def write_synthetic_model_pair(dataset: Dataset, folder: Path, seed: int = 1111, name: str = "synthetic-demo") -> None:
+    """A SYNTHETIC blind/sighted pair (no model was run): sighted is right on most items,
+    blind picks the longest option, so every paired view has something to show."""
+    sets = option_sets(dataset, seed)
+    ids = dataset.row_ids()
+    for condition in ("blind", "sighted"):
+        header = Header(
+            run_id=f"{name}-t2-{condition}-s{seed}-all", benchmark="cibuzzbench", task="equivalent_selection",
+            condition=condition, subject={"kind": "model", "name": name, "parameters": {"synthetic": True}},
+            option_seed=seed, items={"selection": "all", "n": len(ids)},
+            dataset={"name": "CIBuzzBench", "variant": "original", "content_sha256": dataset.content_sha256},
+            created=CREATED, tool={"name": "buzzprobe-tests", "version": "0"})
+        items = []
+        for row_id in ids:
+            options = sets[row_id]
+            if condition == "sighted":
+                letter = options.gold_letter if row_id % 5 else longest_chars(options)
+            else:
+                letter = longest_chars(options) if row_id % 7 else ""
+            items.append(Item(row_id=row_id, prediction=letter, response=f" {letter or '??'}",
+                              letter_map=options.letter_map))
+        write_run(folder / f"{header.run_id}.jsonl", header, items, Footer(len(items), CREATED, {}))
+
+
+def make_small_inputs(root: Path) -> tuple[Path, Path]:
+    """A 60-row synthetic dataset and a subset of its probe runs (seeds 1111, 2222) with the
+    synthetic model pair: the golden site's inputs."""
+    csv_path = write_synthetic_csv(root / "small.csv", synthetic_rows(n=60, test=12, seed=3))
+    every = root / "every"
+    generate_probe_runs(load_dataset(csv_path, SMALL_SPEC), every, CREATED)
+    runs = root / "runs" / "probes"
+    runs.mkdir(parents=True)
+    for path in every.glob("*.jsonl"):
+        if "-t3-" in path.name or any(f"-{s}-" in path.name for s in GOLDEN_SEEDS):
+            shutil.copy(path, runs / path.name)
+    write_synthetic_model_pair(load_dataset(csv_path, SMALL_SPEC), root / "runs" / "synthetic")
+    return csv_path, root / "runs"
+
+
+def small_build(small_inputs: tuple[Path, Path], out: Path, **kwargs: Any) -> BuildResult:
+    csv_path, runs = small_inputs
+    return build(BuildConfig(runs, kwargs.pop("content", CONTENT), out,
+                             options=cibuzzbench_options(csv_path, SMALL_SPEC), **kwargs))
+
+
+def own_copy(site: Path, out: Path) -> Path:
+    """A private copy of a shared site (stamp included), for a test that builds over it or breaks it."""
+    shutil.copytree(site, out, symlinks=True)
+    return out
+
+
+def cli(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`buzzprobe ARGS --content content/` in a user's folder, the CSV named as a user would."""
+    env = {**os.environ, "CIBUZZBENCH_CSV": str(work / "data.csv")}
+    return subprocess.run([sys.executable, "-m", "builder.cli", *args, "--content", str(CONTENT)],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=120)
