@@ -64,7 +64,7 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
         _pair_facts(loaded, pair, facts, bench)
     from builder.benchmarks.mcq.analyses.leak_split import add_split_summary, solvable_rows
     from builder.benchmarks.mcq.analyses.rankings import tie_groups
-    tie_groups(loaded.runs, summaries, facts, bench)
+    tie_groups(loaded.runs, summaries, facts, bench, len(loaded.data.items))
     split = [rid for rid, s in summaries.items() if s.split]
     # People (a paper's human study) keep their own split but are not counted among the models.
     from builder.site.model_names import is_human_group

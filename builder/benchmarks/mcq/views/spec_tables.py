@@ -189,11 +189,13 @@ def _runs(c: Computed, cells: FactCells) -> Table:
 def _published(c: Computed, cells: FactCells) -> Table:
     """Imported published results: strict and official accuracy, coverage, tie groups."""
     from builder.benchmarks.mcq.analyses.rankings import imported
+    from builder.benchmarks.mcq.analyses.rankings import RULE
+    from builder.benchmarks.mcq.views.tie_note import tie_cell
     runs = sorted(imported(c.loaded.runs), key=lambda r: (-_strict(c, cells, r), r.header.run_id))
     rows = []
     for run in runs:
         values = {"bench": c.name, "run_id": run.header.run_id}
-        rows.append((cells.optional(K.RUN_TIE_GROUP.key(**values), "count"), Cell(run.header.subject_label),
+        rows.append((tie_cell(c, run, cells), Cell(run.header.subject_label),
                      Cell(f"{len(run.items):,} of {run.header.items['n']:,}"),
                      cells.optional(K.RUN_SCORE.key(metric="accuracy", **values)),
                      cells.optional(K.RUN_SCORE.low(metric="accuracy", **values)),
@@ -210,9 +212,9 @@ def _published(c: Computed, cells: FactCells) -> Table:
                  "Strict: an answer the upstream's three regexes cannot read is wrong; official: it gets the "
                  "upstream script's seeded random letter. Each item is scored against the gold its own file "
                  "carries; 'differ from reference' counts the items whose question, options or gold in that file "
-                 "differ from the spec's reference revision. Tie groups: by strict accuracy, a new group where an "
-                 "exact McNemar test against the model above (items both answered) gives p < 0.05. Intervals: 95% "
-                 "percentile bootstrap over items.", compact=True)
+                 "differ from the spec's reference revision. " + RULE + " Tie groups: by strict accuracy on those "
+                 "common items, a new group where an exact McNemar test against the model above gives p < 0.05. "
+                 "Intervals: 95% percentile bootstrap over items.", compact=True)
 
 
 LEAK_COLUMNS = TABLE_COLUMNS  # one spelling for every benchmark's split table (stats/solvable_split.py)
