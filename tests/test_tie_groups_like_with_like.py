@@ -74,7 +74,7 @@ def test_nearly_full_runs_are_ranked_on_the_items_all_of_them_answered() -> None
 def test_the_note_says_why_a_run_is_not_ranked() -> None:
     assert unranked_note(166, 2150, people=True) == "not ranked (people, not ranked among models; partial: 166 of " \
                                                    "2,150 items)"
-    assert unranked_note(10340, 12032, people=False) == "not ranked (partial: 10,340 of 12,032 items; not ranked " \
+    assert unranked_note(10341, 12022, people=False) == "not ranked (partial: 10,341 of 12,022 items; not ranked " \
                                                         "with the full runs)"
 
 

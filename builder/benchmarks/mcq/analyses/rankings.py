@@ -10,7 +10,7 @@ Like with like (comparable): accuracies over different item sets are not compara
 answered 166 easy items can outscore one that answered all 2,150), so only model runs that
 answered at least FULL_SHARE of the benchmark's items are ranked, and they are ranked and tested
 on the items every one of them answered. 99% keeps runs that lost a handful of requests (MMLU-Pro:
-12,001 to 12,022 of 12,032) while the common items still cover nearly the whole benchmark; below
+12,002 and 12,010 of 12,022) while the common items still cover nearly the whole benchmark; below
 that the run is partial and set aside, with the reason shown where its tie group would be. People
 (model_names.is_human_group) are never ranked among models.
 """
@@ -86,14 +86,24 @@ def comparable(runs: Sequence[Run], summaries: Mapping[str, RunSummary], total: 
     from builder.site.model_names import is_human_group
     full = [r.header.run_id for r in imported(runs) if r.items and not is_human_group(r.header.subject_label)
             and is_full(len(summaries[r.header.run_id].row_ids), total)]
-    if not full:
+    return on_common(summaries, full)
+
+
+def on_common(summaries: Mapping[str, RunSummary], ids: Sequence[str]) -> dict[str, RunSummary]:
+    """The runs `ids`, each restricted to the items every one of them answered."""
+    if not ids:
         return {}
-    common = reduce(np.intersect1d, [summaries[rid].row_ids for rid in full])
+    common = reduce(np.intersect1d, [summaries[rid].row_ids for rid in ids])
     restricted = {}
-    for rid in full:
+    for rid in ids:
         keep = np.isin(summaries[rid].row_ids, common)
         restricted[rid] = replace(summaries[rid], row_ids=summaries[rid].row_ids[keep], right=summaries[rid].right[keep])
     return restricted
+
+
+def accuracy(summary: RunSummary) -> float:
+    """Strict accuracy, 0–100, over the items the summary holds."""
+    return 100.0 * float(summary.right.mean()) if len(summary.right) else 0.0
 
 
 def tie_groups(runs: Sequence[Run], summaries: Mapping[str, RunSummary], facts: FactTable, bench: str,
@@ -101,7 +111,7 @@ def tie_groups(runs: Sequence[Run], summaries: Mapping[str, RunSummary], facts: 
     """The ranked imported runs (comparable) in strict-accuracy order on their common items, with
     `tie_group` and `tie_p` facts; `total`: the benchmark's items."""
     ranks = comparable(runs, summaries, total)
-    places = ranked({rid: 100.0 * float(s.right.mean()) if len(s.right) else 0.0 for rid, s in ranks.items()}, ranks)
+    places = ranked({rid: accuracy(s) for rid, s in ranks.items()}, ranks)
     common = len(next(iter(ranks.values())).row_ids) if ranks else 0
     on = (f"on the {common:,} items every ranked run answered (model runs answering at least {FULL_SHARE:.0%} of the "
           f"{total:,} items; partial runs and people are not ranked)")
