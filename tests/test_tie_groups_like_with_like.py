@@ -100,3 +100,25 @@ def test_the_shipped_chembench_humans_run_has_no_tie_group() -> None:
         assert (key in facts) == (run not in people), run.header.run_id
     assert tie_note(computed, people[0], facts) == (f"not ranked (people, not ranked among models; partial: "
                                                     f"{len(people[0].items):,} of {len(loaded.data.items):,} items)")
+
+
+def test_the_leak_split_ranks_only_the_full_runs_and_counts_every_split_run() -> None:
+    """A partial split run keeps its gap (counted among the models) but gets no rank, no tie group
+    and no part in Kendall's tau; before the rule it was ranked on its own 40 items."""
+    from builder.benchmarks.mcq.analyses.leak_split import add_split_summary
+    runs = {"a": (list(range(N)), [True] * 300 + [False] * 100), "b": (list(range(N)), [True] * 200 + [False] * 200),
+            "c": (list(range(N)), [True] * 100 + [False] * 300), "part": (list(range(40)), [True] * 40)}
+    summaries, facts = {}, FactTable()
+    for rid, (rows, right) in runs.items():
+        summaries[rid] = RunSummary(FactTable(), np.array(rows, dtype=np.int64), np.array(right, dtype=bool), True)
+        on = {"bench": "b", "run_id": rid}
+        facts.add(K.RUN_SCORE.key(metric="accuracy", **on), 100.0 * sum(right) / len(right), "test")
+        facts.add(K.LEAK_SPLIT.key(value="accuracy_rest", **on), 50.0, "test")
+        for key, value in ((K.LEAK_GAP.key(**on), 1.0), (K.LEAK_GAP.low(**on), 0.5), (K.LEAK_GAP.high(**on), 2.0)):
+            facts.add(key, value, "test")
+    split = add_split_summary(list(runs), summaries, np.arange(0, N, 2), facts, "b", N)
+    assert split is not None and split.run_ids == ("a", "b", "c", "part")
+    assert facts[K.LEAK_MODELS.key(bench="b")] == 4
+    rank = {rid: facts[k] for rid in runs if (k := K.LEAK_RANK.key(bench="b", run_id=rid, scope="all", value="rank"))
+            in facts}
+    assert rank == {"a": 1, "b": 2, "c": 3}
