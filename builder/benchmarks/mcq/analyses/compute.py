@@ -64,13 +64,13 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
         _pair_facts(loaded, pair, facts, bench)
     from builder.benchmarks.mcq.analyses.leak_split import add_split_summary, solvable_rows
     from builder.benchmarks.mcq.analyses.rankings import tie_groups
-    tie_groups(loaded.runs, summaries, facts, bench)
+    tie_groups(loaded.runs, summaries, facts, bench, len(loaded.data.items))
     split = [rid for rid, s in summaries.items() if s.split]
     # People (a paper's human study) keep their own split but are not counted among the models.
     from builder.site.model_names import is_human_group
     people = {r.header.run_id for r in loaded.runs if is_human_group(r.header.subject_label)}
     models = [rid for rid in split if rid not in people]
-    leak = add_split_summary(models, summaries, solvable_rows(loaded), facts, bench) if models else None
+    leak = add_split_summary(models, summaries, solvable_rows(loaded), facts, bench, len(loaded.data.items)) if models else None
     if loaded.reconciliation is not None:
         from builder.benchmarks.mcq.analyses.reconcile import add_reconciliation_facts
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
