@@ -63,10 +63,11 @@ def test_tie_groups_split_only_where_mcnemar_separates_neighbours() -> None:
     right = {"a": [True] * n, "b": [True] * (n - 2) + [False] * 2, "c": [True] * 200 + [False] * 200}
     runs, summaries, facts = [], {}, FactTable()
     for rid, hits in right.items():
-        runs.append(SimpleNamespace(header=SimpleNamespace(run_id=rid, source={"kind": "import"}), items=(1,)))
+        runs.append(SimpleNamespace(header=SimpleNamespace(run_id=rid, source={"kind": "import"},
+                                                           subject_label=rid), items=(1,)))
         summaries[rid] = _summary(list(range(n)), hits)
         facts.add(K.RUN_SCORE.key(bench="b", run_id=rid, metric="accuracy"), 100.0 * sum(hits) / n, "test")
-    ordered = tie_groups(list(reversed(runs)), summaries, facts, "b")
+    ordered = tie_groups(list(reversed(runs)), summaries, facts, "b", n)
     assert [p.run_id for p in ordered] == ["a", "b", "c"] and [p.rank for p in ordered] == [1, 2, 3]
     group = {rid: facts[K.RUN_TIE_GROUP.key(bench="b", run_id=rid)] for rid in right}
     assert group == {"a": 1, "b": 1, "c": 2}

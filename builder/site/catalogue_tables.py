@@ -63,7 +63,7 @@ def across_table(rows: Sequence[RunRow], facts: FactTable, people: bool = False)
     out = []
     for r in picked:
         key = model_key(r.subject)
-        tie = cells(r.tie_group, "count") if r.tie_group and r.tie_group in facts else Cell("–")
+        tie = cells(r.tie_group, "count") if r.tie_group and r.tie_group in facts else Cell(r.tie_note or "–")
         out.append((Cell(" = ".join(spellings[key])), Cell(str(len(benchmarks[key]))), Cell(r.benchmark_title),
                     Cell(r.run_id, href=r.href), Cell(r.condition), Cell(r.coverage), *_measure(cells, r.accuracy),
                     *_measure(cells, r.gap), Cell(r.gap_label or "–"), tie))
@@ -77,8 +77,10 @@ def across_table(rows: Sequence[RunRow], facts: FactTable, people: bool = False)
                       "Leak-split gap: accuracy on the items the options alone give away minus on the rest, in "
                       "points (adjusted: compared within strata, Mantel–Haenszel; crude: pooled), with its 95% "
                       "bootstrap interval; – where the run has no split (blind runs, benchmarks without a leak "
-                      "score). Tie group: the run's paired tie group among its benchmark's imported runs (– where "
-                      "none is formed). Benchmarks: on how many benchmarks the model has runs.")
+                      "score). Tie group: the run's paired tie group among its benchmark's imported runs, "
+                      "formed only among runs that answered (nearly) the same items, on the items they all answered "
+                      "(the benchmark's page states the rule); a partial run or a group of people is not ranked, and "
+                      "the cell says why (– where no groups are formed). Benchmarks: on how many benchmarks the model has runs.")
 
 
 def catalogue_tables(rows: Sequence[RunRow], facts: FactTable) -> dict[str, Table]:

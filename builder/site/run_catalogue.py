@@ -70,6 +70,7 @@ class RunRow:
     gap: Measure | None = None  # the leak split's headline gap (solvable minus the rest), points
     gap_label: str = ""  # which gap: "adjusted" (within strata) or "crude"
     tie_group: str | None = None  # fact key of the run's paired tie group on its benchmark
+    tie_note: str = ""  # shown instead where the plug-in does not rank the run, and why ("not ranked (partial: …)")
     source: Provenance | None = None  # imported runs
     item_text: str = ""  # where the items' text is published (the site never shows it)
     header_json: str = ""  # the full header, as the page's details show it

@@ -92,9 +92,10 @@ RUN_UPSTREAM_PART = FactPattern("mcq.{bench}.run.{run_id}.upstream.{label}.accur
 RUN_COVERAGE = FactPattern("mcq.{bench}.run.{run_id}.coverage", "0–100", "% of the items a run's header declares "
                            "(its selection) that it answered", {"bench": BENCH, "run_id": RUN_ID})
 RUN_TIE_GROUP = FactPattern("mcq.{bench}.run.{run_id}.tie_group", "group number", "an imported run's paired tie group "
-                            "by strict accuracy (1 = the top group; analyses/rankings.py)", {"bench": BENCH, "run_id": RUN_ID})
+                            "by strict accuracy on the items every ranked run answered (1 = the top group; only model "
+                            "runs of at least 99% coverage are ranked; analyses/rankings.py)", {"bench": BENCH, "run_id": RUN_ID})
 RUN_TIE_P = FactPattern("mcq.{bench}.run.{run_id}.tie_p", "p-value", "exact McNemar of an imported run against the run "
-                        "ranked just above it, on the items both answered", {"bench": BENCH, "run_id": RUN_ID})
+                        "ranked just above it, on the items every ranked run answered", {"bench": BENCH, "run_id": RUN_ID})
 SPLIT_VALUE = choice("value", ("solvable_items", "accuracy_solvable", "accuracy_rest"), "answered items the "
                      "probe solves; strict accuracy on them; strict accuracy on the rest")
 LEAK_SPLIT = FactPattern("mcq.{bench}.run.{run_id}.leak_split.{value}", "count or 0–100", "a model run split by the "

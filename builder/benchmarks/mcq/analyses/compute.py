@@ -65,13 +65,13 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     pairs = find_pairs(loaded.runs)
     for pair in pairs:
         _pair_facts(loaded, pair, facts, bench)
-    tie_groups(loaded.runs, summaries, facts, bench)
+    tie_groups(loaded.runs, summaries, facts, bench, len(loaded.data.items))
     split = [rid for rid, s in summaries.items() if s.split]
     # People (a paper's human study) keep their own split but are not counted among the models.
     from builder.site.model_names import is_human_group
     people = {r.header.run_id for r in loaded.runs if is_human_group(r.header.subject_label)}
     models = [rid for rid in split if rid not in people]
-    leak = add_split_summary(models, summaries, solvable_rows(loaded), facts, bench) if models else None
+    leak = add_split_summary(models, summaries, solvable_rows(loaded), facts, bench, len(loaded.data.items)) if models else None
     if loaded.reconciliation is not None:
         add_reconciliation_facts(facts, bench, loaded.reconciliation)
     strata = tuple((rid, summaries[rid].strata) for rid in split)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from builder.benchmarks.mcq import fact_keys as K
-from builder.benchmarks.mcq.analyses.rankings import Place, ranked
+from builder.benchmarks.mcq.analyses.rankings import Place, accuracy, is_full, on_common, ranked
 from builder.benchmarks.mcq.analyses.run_summary import RunSummary
 from builder.core.facts import FactTable
 from builder.stats.solvable_split import readings_disagree, split_ranking
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 class SplitSummary:
     """What the page says about the split, chosen by the numbers."""
 
-    run_ids: tuple[str, ...]  # split runs, by strict accuracy on all items
+    run_ids: tuple[str, ...]  # split runs: the ranked by strict accuracy on their common items, then the rest
     above: str  # "all", "none" or "some": runs whose (adjusted, where defined) gap interval lies above zero
     largest: str  # run id with the largest (adjusted) gap
     smallest: str  # and the smallest
@@ -60,16 +60,19 @@ def on_rest(summary: RunSummary, solvable: np.ndarray) -> RunSummary:
 
 
 def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSummary], solvable: np.ndarray,
-                      facts: FactTable, bench: str) -> SplitSummary | None:
-    """Ranks both ways, tau and the counts, over the runs given a split (None for fewer than 2)."""
+                      facts: FactTable, bench: str, total: int) -> SplitSummary | None:
+    """Ranks both ways and tau over the split runs that rankings.py's like-with-like rule ranks
+    (on their common items; `total`: the benchmark's items), and the counts over every split run
+    (None for fewer than 2)."""
     if len(split_ids) < 2:
         return None
     ids = tuple(split_ids)
-    every = {i: facts[K.RUN_SCORE.key(bench=bench, run_id=i, metric="accuracy")] for i in ids}
-    rest = {i: facts[K.LEAK_SPLIT.key(bench=bench, run_id=i, value="accuracy_rest")] for i in ids}
-    places = {"all": ranked(every, summaries), "rest": ranked(rest, {i: on_rest(summaries[i], solvable) for i in ids})}
+    common = on_common(summaries, [i for i in ids if is_full(len(summaries[i].row_ids), total)])
+    rests = {i: on_rest(s, solvable) for i, s in common.items()}
+    every, rest = {i: accuracy(s) for i, s in common.items()}, {i: accuracy(s) for i, s in rests.items()}
+    places = {"all": ranked(every, common), "rest": ranked(rest, rests)}
     for scope, order in places.items():
-        _add_places(order, scope, facts, bench)
+        _add_places(order, scope, facts, bench, len(next(iter(common.values())).row_ids) if common else 0)
     rank = {scope: {p.run_id: p.rank for p in order} for scope, order in places.items()}
     moved = tuple(p.run_id for p in places["all"] if rank["all"][p.run_id] != rank["rest"][p.run_id])
     headline = K.LEAK_ADJUSTED if all(K.LEAK_ADJUSTED.key(bench=bench, run_id=i) in facts for i in ids) else K.LEAK_GAP
@@ -87,7 +90,8 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
               (K.LEAK_BELOW.key(bench=bench), sum(facts[K.LEAK_GAP.high(bench=bench, run_id=i)] < 0 for i in ids),
                "models whose crude gap interval lies below zero"),
               (K.LEAK_MOVED.key(bench=bench), len(moved),
-               "model runs whose rank on the rest differs from their rank on all items"))
+               "ranked model runs whose rank on the rest differs from their rank on all items (rankings.py ranks "
+               "only runs answering at least 99% of the items, on the items all of them answered)"))
     if headline is K.LEAK_ADJUSTED:
         counts += tuple((K.LEAK_ADJUSTED_COUNT.key(bench=bench, count=name), value, what) for name, value, what in (
             ("positive", sum(g > 0 for g in gap.values()), "model runs whose adjusted gap is above zero"),
@@ -97,13 +101,16 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
              "their interval excludes zero")))
     for key, value, what in counts:
         facts.add(key, value, what, ids)
-    ranking = split_ranking([every[i] for i in ids], [rest[i] for i in ids], crude_lows)
+    ranking = split_ranking([every[i] for i in common], [rest[i] for i in common],
+                            [facts[K.LEAK_GAP.low(bench=bench, run_id=i)] for i in common])
     if ranking is not None and ranking[0] is not None:
         tau = ranking[0]
-        facts.add(K.LEAK_TAU.key(bench=bench), tau, "Kendall's tau (tau-b) between the models' strict accuracy on "
-                  "all items and on the items the probe does not solve", ids)
+        facts.add(K.LEAK_TAU.key(bench=bench), tau, "Kendall's tau (tau-b) between the ranked models' strict accuracy "
+                  "on the items all of them answered and on those the probe does not solve", tuple(common))
     by_gap = sorted(ids, key=lambda i: (-gap[i], i))
-    return SplitSummary(tuple(p.run_id for p in places["all"]),
+    unranked = sorted((i for i in ids if i not in common),
+                      key=lambda i: (-facts[K.RUN_SCORE.key(bench=bench, run_id=i, metric="accuracy")], i))
+    return SplitSummary(tuple(p.run_id for p in places["all"]) + tuple(unranked),
                         "all" if above == len(ids) else "none" if above == 0 else "some", by_gap[0], by_gap[-1], moved,
                         headline is K.LEAK_ADJUSTED, disagree)
 
@@ -116,16 +123,17 @@ def _disagree(facts: FactTable, bench: str, run_id: str) -> bool:
     return readings_disagree(gap(K.LEAK_GAP), gap(K.LEAK_ADJUSTED))
 
 
-def _add_places(order: list[Place], scope: str, facts: FactTable, bench: str) -> None:
-    on = "all answered items" if scope == "all" else "the answered items the probe does not solve"
+def _add_places(order: list[Place], scope: str, facts: FactTable, bench: str, items: int) -> None:
+    on = (f"the {items:,} items every ranked run answered" if scope == "all" else
+          f"those of the {items:,} items every ranked run answered that the probe does not solve")
     for place in order:
         values = {"bench": bench, "run_id": place.run_id, "scope": scope}
         runs = (place.run_id,)
         facts.add(K.LEAK_RANK.key(value="rank", **values), place.rank,
-                  f"position by strict accuracy on {on} among the split runs (1 = highest)", runs)
+                  f"position by strict accuracy on {on} among the ranked split runs (1 = highest)", runs)
         facts.add(K.LEAK_RANK.key(value="tie_group", **values), place.group,
                   f"paired tie group by strict accuracy on {on} (a new group where exact McNemar against the run "
-                  "above, on the items both answered, gives p < 0.05)", runs)
+                  "above gives p < 0.05)", runs)
         if place.p is not None:
             facts.add(K.LEAK_RANK.key(value="tie_p", **values), place.p,
-                      f"exact McNemar against the run ranked just above, on {on} both answered", runs)
+                      f"exact McNemar against the run ranked just above, on {on}", runs)

@@ -5,12 +5,21 @@ items differing from the reference revision are facts of run_summary.py; here: p
 Models are ordered by strict accuracy; a model joins the tie group of the model just above it
 unless an exact McNemar test on the items both answered (each scored against its own file's
 gold) separates them at p < 0.05, so a rank is only claimed where the pair of runs supports it.
+
+Like with like (comparable): accuracies over different item sets are not comparable (a run that
+answered 166 easy items can outscore one that answered all 2,150), so only model runs that
+answered at least FULL_SHARE of the benchmark's items are ranked, and they are ranked and tested
+on the items every one of them answered. 99% keeps runs that lost a handful of requests (MMLU-Pro:
+12,002 and 12,010 of 12,022) while the common items still cover nearly the whole benchmark; below
+that the run is partial and set aside, with the reason shown where its tie group would be. People
+(model_names.is_human_group) are never ranked among models.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import reduce
 
 import numpy as np
 
@@ -19,8 +28,13 @@ from builder.benchmarks.mcq.analyses.run_summary import RunSummary
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 from builder.stats.paired import mcnemar_exact
+from builder.site.model_names import is_human_group
 
 ALPHA = 0.05
+FULL_SHARE = 0.99  # a model run answering at least this share of the benchmark's items is ranked
+RULE = ("Tie groups compare like with like: only model runs that answered at least 99% of the benchmark's items "
+        "are ranked, by strict accuracy on the items every one of them answered; runs with partial coverage "
+        "and people are not ranked.")
 
 
 def imported(runs: Sequence[Run]) -> list[Run]:
@@ -54,16 +68,58 @@ def ranked(scores: Mapping[str, float], summaries: Mapping[str, RunSummary]) -> 
     return places
 
 
-def tie_groups(runs: Sequence[Run], summaries: Mapping[str, RunSummary], facts: FactTable, bench: str) -> list[Place]:
-    """The imported runs in strict-accuracy order, with `tie_group` and `tie_p` facts."""
-    answered = [r.header.run_id for r in imported(runs) if r.items]
-    places = ranked({rid: facts[K.RUN_SCORE.key(bench=bench, run_id=rid, metric="accuracy")] for rid in answered},
-                    summaries)
+def is_full(answered: int, total: int) -> bool:
+    """Whether a run covers enough of the benchmark to be ranked (FULL_SHARE)."""
+    return total > 0 and answered >= FULL_SHARE * total
+
+
+def unranked_note(answered: int, total: int, people: bool) -> str:
+    """What a page shows in place of the tie group of an imported run that is not ranked."""
+    partial = f"partial: {answered:,} of {total:,} items"
+    if people:
+        return f"not ranked (people, not ranked among models{'; ' + partial if not is_full(answered, total) else ''})"
+    return f"not ranked ({partial}; not ranked with the full runs)"
+
+
+def comparable(runs: Sequence[Run], summaries: Mapping[str, RunSummary], total: int) -> dict[str, RunSummary]:
+    """The imported model runs that are ranked, each restricted to the items every one of them
+    answered (the module's like-with-like rule)."""
+    full = [r.header.run_id for r in imported(runs) if r.items and not is_human_group(r.header.subject_label)
+            and is_full(len(summaries[r.header.run_id].row_ids), total)]
+    return on_common(summaries, full)
+
+
+def on_common(summaries: Mapping[str, RunSummary], ids: Sequence[str]) -> dict[str, RunSummary]:
+    """The runs `ids`, each restricted to the items every one of them answered."""
+    if not ids:
+        return {}
+    common = reduce(np.intersect1d, [summaries[rid].row_ids for rid in ids])
+    restricted = {}
+    for rid in ids:
+        keep = np.isin(summaries[rid].row_ids, common)
+        restricted[rid] = replace(summaries[rid], row_ids=summaries[rid].row_ids[keep], right=summaries[rid].right[keep])
+    return restricted
+
+
+def accuracy(summary: RunSummary) -> float:
+    """Strict accuracy, 0–100, over the items the summary holds."""
+    return 100.0 * float(summary.right.mean()) if len(summary.right) else 0.0
+
+
+def tie_groups(runs: Sequence[Run], summaries: Mapping[str, RunSummary], facts: FactTable, bench: str,
+               total: int) -> list[Place]:
+    """The ranked imported runs (comparable) in strict-accuracy order on their common items, with
+    `tie_group` and `tie_p` facts; `total`: the benchmark's items."""
+    ranks = comparable(runs, summaries, total)
+    places = ranked({rid: accuracy(s) for rid, s in ranks.items()}, ranks)
+    common = len(next(iter(ranks.values())).row_ids) if ranks else 0
+    on = (f"on the {common:,} items every ranked run answered (model runs answering at least {FULL_SHARE:.0%} of the "
+          f"{total:,} items; partial runs and people are not ranked)")
     for place, above in zip(places, [None, *places]):
         values = {"bench": bench, "run_id": place.run_id}
         if above is not None and place.p is not None:
-            facts.add(K.RUN_TIE_P.key(**values), place.p, "exact McNemar against the model ranked just above, on the "
-                      "items both answered", (place.run_id, above.run_id))
-        facts.add(K.RUN_TIE_GROUP.key(**values), place.group, "paired tie group by strict accuracy (a new group where "
-                  f"McNemar against the model above gives p < {ALPHA})", (place.run_id,))
+            facts.add(K.RUN_TIE_P.key(**values), place.p, f"exact McNemar against the model ranked just above, {on}",
+                      (place.run_id, above.run_id))
+        facts.add(K.RUN_TIE_GROUP.key(**values), place.group, f"paired tie group by strict accuracy {on} (a new group "
+                  f"where McNemar against the model above gives p < {ALPHA})", (place.run_id,))
     return places

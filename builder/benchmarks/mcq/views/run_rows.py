@@ -12,6 +12,7 @@ from typing import Any
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.compute import Computed
 from builder.benchmarks.mcq.gold import gold_letters
+from builder.benchmarks.mcq.views.tie_note import tie_cell, tie_note
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 from builder.site.run_catalogue import ItemRow, Measure, RunRow, provenance_of
@@ -47,9 +48,8 @@ def _scores_table(c: Computed, run: Run, cells: FactCells) -> Table:
         key = K.RUN_COUNT.key(count=count, **values)
         if key in cells.facts:
             rows.append((Cell(label), cells(key, "count"), Cell("–"), Cell("–")))
-    if K.RUN_TIE_GROUP.key(**values) in cells.facts:
-        rows.append((Cell("Paired tie group among the imported runs"), cells(K.RUN_TIE_GROUP.key(**values), "count"),
-                     Cell("–"), Cell("–")))
+    if K.RUN_TIE_GROUP.key(**values) in cells.facts or tie_note(c, run, cells.facts):
+        rows.append((Cell("Paired tie group among the imported runs"), tie_cell(c, run, cells), Cell("–"), Cell("–")))
     return Table(f"run-{run.header.run_id}-metrics", "Scores with 95% bootstrap intervals",
                  ("Metric", "Value", "Low", "High"), tuple(rows),
                  "Over the items the run answered; an answer that cannot be read counts as wrong (strict). "
@@ -96,6 +96,7 @@ def run_row(c: Computed, run: Run, facts: FactTable) -> RunRow:
         gap=_measure(K.LEAK_ADJUSTED if adjusted else K.LEAK_GAP, **values) if split else None,
         gap_label=("adjusted" if adjusted else "crude") if split else "",
         tie_group=K.RUN_TIE_GROUP.key(**values) if K.RUN_TIE_GROUP.key(**values) in facts else None,
+        tie_note=tie_note(c, run, facts),
         source=provenance_of(h.source), item_text=spec.url or "",
         header_json=json.dumps(h.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
         tables=tuple(tables), items_of=functools.cache(lambda: run_items(c, run)), memo=_memo(c, run))

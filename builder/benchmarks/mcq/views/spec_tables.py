@@ -11,11 +11,12 @@ from builder.benchmarks.mcq.analyses.audit import PROBES
 from builder.benchmarks.mcq.analyses.compute import Computed
 from builder.benchmarks.mcq.analyses.reconcile import reconciliation_table
 from builder.benchmarks.mcq.analyses.index import chosen_model
+from builder.benchmarks.mcq.analyses.rankings import RULE, imported, unranked_note
 from builder.benchmarks.mcq.analyses.run_summary import strata_names
 from builder.runs.schema import Run
 from builder.site.tables import Cell, FactCells, Table
 from builder.stats.solvable_split import MIN_RANKED, TABLE_COLUMNS
-from builder.benchmarks.mcq.analyses.rankings import imported
+from builder.benchmarks.mcq.views.tie_note import tie_cell
 
 METRICS = (("accuracy", "Accuracy"), ("macro_f1", "Macro F1"))
 
@@ -192,7 +193,7 @@ def _published(c: Computed, cells: FactCells) -> Table:
     rows = []
     for run in runs:
         values = {"bench": c.name, "run_id": run.header.run_id}
-        rows.append((cells.optional(K.RUN_TIE_GROUP.key(**values), "count"), Cell(run.header.subject_label),
+        rows.append((tie_cell(c, run, cells), Cell(run.header.subject_label),
                      Cell(f"{len(run.items):,} of {run.header.items['n']:,}"),
                      cells.optional(K.RUN_SCORE.key(metric="accuracy", **values)),
                      cells.optional(K.RUN_SCORE.low(metric="accuracy", **values)),
@@ -209,9 +210,9 @@ def _published(c: Computed, cells: FactCells) -> Table:
                  "Strict: an answer the upstream's three regexes cannot read is wrong; official: it gets the "
                  "upstream script's seeded random letter. Each item is scored against the gold its own file "
                  "carries; 'differ from reference' counts the items whose question, options or gold in that file "
-                 "differ from the spec's reference revision. Tie groups: by strict accuracy, a new group where an "
-                 "exact McNemar test against the model above (items both answered) gives p < 0.05. Intervals: 95% "
-                 "percentile bootstrap over items.", compact=True)
+                 "differ from the spec's reference revision. " + RULE + " Tie groups: by strict accuracy on those "
+                 "common items, a new group where an exact McNemar test against the model above gives p < 0.05. "
+                 "Intervals: 95% percentile bootstrap over items.", compact=True)
 
 
 LEAK_COLUMNS = TABLE_COLUMNS  # one spelling for every benchmark's split table (stats/solvable_split.py)
@@ -298,14 +299,23 @@ def _leak_ranks(c: Computed, cells: FactCells) -> Table:
     for rid in c.leak.run_ids:
         values = {"bench": c.name, "run_id": rid}
         row = [Cell(labels[rid])]
+        if K.LEAK_RANK.key(scope="all", value="rank", **values) not in cells.facts:
+            rows.append((*row, Cell(_unranked(c, rid)), Cell("–"), Cell("–"), Cell("–")))
+            continue
         for scope in ("all", "rest"):
             row += [cells(K.LEAK_RANK.key(scope=scope, value=v, **values), "count") for v in ("rank", "tie_group")]
         rows.append(tuple(row))
     return Table(table_id(c.name, "leak-rank"), "Rank on all items against rank on the items the options do not give "
                  "away", ("Model", "Rank, all items", "Tie group, all items", "Rank, the rest", "Tie group, the rest"),
-                 tuple(rows), compact=True, note="Strict accuracy, among the runs of the split table; a tie group "
-                 "starts where an exact McNemar test against the run ranked just above (on the items both answered, "
-                 "of that scope) gives p < 0.05.")
+                 tuple(rows), compact=True, note="Strict accuracy, among the runs of the split table that are ranked: "
+                 + RULE + " A tie group starts where an exact McNemar test against the run ranked just above (on "
+                 "those common items, of that scope) gives p < 0.05.")
+
+
+def _unranked(c: Computed, rid: str) -> str:
+    """Why a split run has no rank (rankings.py's like-with-like rule)."""
+    run = next(r for r in c.loaded.runs if r.header.run_id == rid)
+    return unranked_note(len(run.items), len(c.loaded.data.items), people=False)
 
 
 def leak_prose(c: Computed, cells: FactCells) -> list[str]:
@@ -344,8 +354,11 @@ def leak_prose(c: Computed, cells: FactCells) -> list[str]:
     tau = (f"Kendall's tau between the two rankings is "
            f"{replace(cells(K.LEAK_TAU.key(bench=b), 'num'), digits=2).shown}" if K.LEAK_TAU.key(bench=b) in cells.facts
            else f"too few models for Kendall's tau (it needs {MIN_RANKED})")
+    ranked = sum(K.LEAK_RANK.key(bench=b, run_id=rid, scope="all", value="rank") in cells.facts for rid in leak.run_ids)
+    of = (f"{ranked:,} ranked models (runs answering at least 99% of the items, on the items all of them answered)"
+          if str(ranked) != count["models"] else f"{count['models']} models")
     sentences.append(f"Ranked on the rest alone, no model changes place; {tau}." if not leak.moved else
-                     f"Ranked on the rest alone, {count['moved']} of the {count['models']} models change place; {tau}.")
+                     f"Ranked on the rest alone, {count['moved']} of the {of} change place; {tau}.")
     return sentences + _people_prose(c, cells, labels)
 
 

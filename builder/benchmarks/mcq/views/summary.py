@@ -70,8 +70,8 @@ def _models(c: Computed, cells: FactCells) -> Finding:
 
 def shelf_listing(computed: list[Computed], page_dir: str, facts: FactTable) -> list[dict[str, Any]]:
     """Each benchmark as the index, the FAQ and the benchmarks page name it: its page, whether
-    it shows tie groups (imported published results, or a leak split's ranks: chained exact
-    McNemar tests, rankings.py), how many model runs its leak split has (0: none) and how many of
+    it shows tie groups (imported published results that rankings.py ranks, or a leak split's ranks:
+    chained exact McNemar tests), how many model runs its leak split has (0: none) and how many of
     them have a gap whose 95% interval lies above zero (adjusted within strata where every run has
     an adjusted gap, as the page's own sentence reads it)."""
     listed = []
@@ -80,7 +80,8 @@ def shelf_listing(computed: list[Computed], page_dir: str, facts: FactTable) -> 
         above = (K.LEAK_ADJUSTED_COUNT.key(bench=c.name, count="above_zero") if adjusted
                  else K.LEAK_WIDER.key(bench=c.name))
         listed.append({"name": c.name, "title": c.loaded.benchmark.spec.title, "href": f"{page_dir}/{c.name}.html",
-                       "tie_groups": bool(imported(c.loaded.runs)) or c.leak is not None,
+                       "tie_groups": c.leak is not None or any(K.RUN_TIE_GROUP.key(bench=c.name, run_id=r.header.run_id)
+                                                                in facts for r in imported(c.loaded.runs)),
                        "leak_models": len(c.leak.run_ids) if c.leak is not None else 0,
                        "leak_above": int(facts[above]) if c.leak is not None else 0, "leak_adjusted": adjusted})
     return listed
