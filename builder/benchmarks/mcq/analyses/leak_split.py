@@ -101,18 +101,24 @@ def add_split_summary(split_ids: Sequence[str], summaries: Mapping[str, RunSumma
              "their interval excludes zero")))
     for key, value, what in counts:
         facts.add(key, value, what, ids)
-    ranking = split_ranking([every[i] for i in common], [rest[i] for i in common],
-                            [facts[K.LEAK_GAP.low(bench=bench, run_id=i)] for i in common])
-    if ranking is not None and ranking[0] is not None:
-        tau = ranking[0]
-        facts.add(K.LEAK_TAU.key(bench=bench), tau, "Kendall's tau (tau-b) between the ranked models' strict accuracy "
-                  "on the items all of them answered and on those the probe does not solve", tuple(common))
+    _add_tau(facts, bench, common, every, rest)
     by_gap = sorted(ids, key=lambda i: (-gap[i], i))
     unranked = sorted((i for i in ids if i not in common),
                       key=lambda i: (-facts[K.RUN_SCORE.key(bench=bench, run_id=i, metric="accuracy")], i))
     return SplitSummary(tuple(p.run_id for p in places["all"]) + tuple(unranked),
                         "all" if above == len(ids) else "none" if above == 0 else "some", by_gap[0], by_gap[-1], moved,
                         headline is K.LEAK_ADJUSTED, disagree)
+
+
+def _add_tau(facts: FactTable, bench: str, common: Mapping[str, RunSummary], every: Mapping[str, float],
+             rest: Mapping[str, float]) -> None:
+    """Kendall's tau between the ranked runs' accuracy on all their common items and on the rest,
+    when there is one to state."""
+    ranking = split_ranking([every[i] for i in common], [rest[i] for i in common],
+                            [facts[K.LEAK_GAP.low(bench=bench, run_id=i)] for i in common])
+    if ranking is not None and ranking[0] is not None:
+        facts.add(K.LEAK_TAU.key(bench=bench), ranking[0], "Kendall's tau (tau-b) between the ranked models' strict "
+                  "accuracy on the items all of them answered and on those the probe does not solve", tuple(common))
 
 
 def _disagree(facts: FactTable, bench: str, run_id: str) -> bool:
