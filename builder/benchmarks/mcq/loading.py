@@ -90,8 +90,8 @@ def _checked(run: Run, benchmark: SpecData, data: ChoiceSet, run_cache: RunCache
 
 
 def _check_data_file(spec: Spec) -> None:
-    from builder.benchmarks.mcq.fetch import missing_problem
+    from builder.benchmarks.mcq.fetch import missing_problems
     missing = spec.location.missing()
     if missing:
-        raise InputError([missing_problem(spec, path) for path in missing])
+        raise InputError(missing_problems(spec, missing))
 
