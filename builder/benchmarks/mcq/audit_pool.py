@@ -30,11 +30,13 @@ _running: dict[tuple[Path, Path], "AuditPool"] = {}
 
 
 def workers() -> int:
-    """BUZZPROBE_WORKERS when set, else the machine's cores (at most 4: the audits are few)."""
+    """BUZZPROBE_WORKERS when set, else one per core the main process leaves free (at most 4: the
+    audits are few; on 2 cores one worker, whose audits take about as long as the main process's
+    reading and loading, and a second would only share that core and add its memory)."""
     given = os.environ.get(WORKERS_ENV, "").strip()
     if given.isdigit():
         return int(given)
-    return min(4, os.cpu_count() or 1)
+    return max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
 class AuditPool:
