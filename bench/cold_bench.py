@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from build_bench import page_weights  # noqa: E402
-from inspect_bench import RUNS, bundle, questions, to_log  # noqa: E402
+from inspect_bench import RUNS, bundle, convert  # noqa: E402
 from scale_bench import child_env, floor, summary  # noqa: E402
 
 PEAK_BUDGET_MB = 1500
@@ -156,14 +156,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--logs", type=Path, default=REPO / ".cache" / "bench-inspect-logs",
+                        help="the converted Inspect logs, kept between benches (converting takes minutes)")
     args = parser.parse_args()
     report: dict[str, object] = {"cpus": os.cpu_count(), "load_average_1m_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory(prefix="buzzprobe-cold-") as tmp:
-        root, logs = Path(tmp), Path(tmp) / "inspect-logs"
-        logs.mkdir()
-        data = questions()
-        for path in sorted(RUNS.glob("*.jsonl.gz")):
-            to_log(path, data, logs)
+        root, logs = Path(tmp), args.logs
+        convert(logs)
         report["cold"] = cold_rounds(args.repeat, root, logs)
         report["warm"] = warm_rounds(args.repeat, root)
     text = json.dumps(report, indent=1)

@@ -85,13 +85,31 @@ def bundle(logs: Path, out: Path) -> tuple[float, int]:
     return run_child([str(inspect), "view", "bundle", "--log-dir", str(logs), "--output-dir", str(out)], child_env())
 
 
+def convert(logs: Path, workers: int = 2) -> None:
+    """Every MMLU-Pro run as a log in `logs`, skipping those already there (converting is slow,
+    about a minute per run on a loaded machine: pydantic objects for 12,000 samples, so keep the
+    folder between benches with --logs). Written to a temporary name first: a killed conversion
+    leaves no half log."""
+    from concurrent.futures import ProcessPoolExecutor
+    logs.mkdir(parents=True, exist_ok=True)
+    todo = [p for p in sorted(RUNS.glob("*.jsonl.gz"))
+            if not (logs / (p.name.removesuffix(".jsonl.gz") + ".eval")).exists()]
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        list(pool.map(_convert_one, todo, [logs] * len(todo)))
+
+
+def _convert_one(path: Path, logs: Path) -> None:
+    staging = logs / ".staging"
+    staging.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=staging) as tmp:
+        to_log(path, questions(), Path(tmp))
+        for done in Path(tmp).glob("*.eval"):
+            done.replace(logs / done.name)
+
+
 def measure(repeat: int, logs: Path) -> dict[str, object]:
-    """Convert (unless `logs` holds them already), then bundle `repeat` times."""
-    if not any(logs.glob("*.eval")):
-        logs.mkdir(parents=True, exist_ok=True)
-        data = questions()
-        for path in sorted(RUNS.glob("*.jsonl.gz")):
-            to_log(path, data, logs)
+    """Convert what `logs` lacks, then bundle `repeat` times."""
+    convert(logs)
     seconds, peaks = [], []
     with tempfile.TemporaryDirectory(prefix="buzzprobe-inspect-") as tmp:
         for _ in range(repeat):
@@ -107,9 +125,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--logs", type=Path, help="keep the converted logs here (reused by later runs)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="buzzprobe-inspect-logs-") as tmp:
-        report = measure(args.repeat, Path(tmp))
+        report = measure(args.repeat, args.logs or Path(tmp))
     text = json.dumps(report, indent=1)
     print(text)
     if args.json:
