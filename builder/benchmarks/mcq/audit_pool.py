@@ -69,8 +69,6 @@ def start(content_dir: Path, cache_dir: Path, specs: list[Path]) -> None:
     count = min(workers(), len(specs))
     if count < 1 or (content_dir, cache_dir) in _running:
         return
-    from builder.core.cachefile import secret_path, _secret
-    _secret(secret_path())  # made once here, before the workers exist: two first uses could race
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     executor = ProcessPoolExecutor(max_workers=count, mp_context=context)
     ordered = sorted(specs, key=_data_size, reverse=True)
