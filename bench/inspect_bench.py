@@ -96,6 +96,7 @@ def convert(logs: Path, workers: int = 2) -> None:
             if not (logs / (p.name.removesuffix(".jsonl.gz") + ".eval")).exists()]
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         list(pool.map(_convert_one, todo, [logs] * len(todo)))
+    shutil.rmtree(logs / ".staging", ignore_errors=True)  # the bundle reads the folder recursively
 
 
 def _convert_one(path: Path, logs: Path) -> None:
