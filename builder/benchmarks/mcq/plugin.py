@@ -48,6 +48,12 @@ class SpecBenchmarks(Benchmark[list[Any], list[Any]]):
             found.extend(f for f in files if f.is_file())
         return found
 
+    def start(self, settings: BuildSettings) -> None:
+        """Each spec's data and audit in worker processes while the runs are read (audit_pool.py)."""
+        from builder.benchmarks.mcq.audit_pool import start
+        from builder.benchmarks.mcq.spec import spec_files
+        start(settings.content_dir, settings.cache_dir, spec_files(settings.content_dir))
+
     def load(self, settings: BuildSettings, runs: Sequence[Any]) -> list[Any]:
         from builder.benchmarks.mcq.loading import load_specs
         return load_specs(settings.content_dir, settings.cache_dir, runs, settings.run_cache)
