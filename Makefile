@@ -104,12 +104,15 @@ $(EEE_VENV)/.installed:
 
 eee-venv: $(EEE_VENV)/.installed
 
-# Cold and no-change builds of the committed site, then the scale bench (forced, cold and
+# The cold-build budget first (every run and spec with an empty cache against Inspect's `view bundle`
+# of the 29 MMLU-Pro runs, peak memory, forced and one-added-run builds against the import floor;
+# medians, bench/cold_bench.py), then cold and no-change builds of the committed site, then the scale bench (forced, cold and
 # one-added-run builds on the committed runs and on +100 / +1,000 simulated runs in a temp folder),
 # then the shelf: audit time per shipped spec (cold, cached) and a forced build against the import floor,
 # then the audit of a synthetic 200,000-item benchmark against its time and memory budget
 # (BUZZPROBE_BENCH_MILLION=1 adds 1,000,000 items: about 10 minutes more; docs/audit.md).
 bench: data
+	$(BIN)/python bench/cold_bench.py
 	$(BIN)/python bench/build_bench.py
 	$(BIN)/python bench/scale_bench.py
 	$(BIN)/python bench/shelf_bench.py

@@ -121,6 +121,10 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
         """Files read besides content/, runs/ and the code (those are always fingerprinted)."""
         return []
 
+    def start(self, settings: BuildSettings) -> None:
+        """Begin work that needs no run in the background (worker processes), once the build knows
+        it has work; `load` collects it. By default nothing: everything happens in `load`."""
+
     @abstractmethod
     def load(self, settings: BuildSettings, runs: Sequence["Run"]) -> LoadedT:
         """Read and validate the data, and validate these runs against it (all declare this

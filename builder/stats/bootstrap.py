@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 
@@ -104,13 +105,49 @@ def _resampled_cells(g: np.ndarray, preds: Sequence[np.ndarray], k: int, resampl
     return out
 
 
-@lru_cache(maxsize=16)
-def _index_chunks(n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[np.ndarray, ...]:
-    """The resample index matrices for (n, resamples, seed), chunk_cells per matrix.
+class DrawsInfo(NamedTuple):
+    """What functools' caches report (hits, misses, maxsize, currsize): the tests count draws."""
 
-    Drawing them dominates the cost of a bootstrap, and a site scores many runs over
-    the same item set, so they are drawn once and shared (read-only).
-    """
+    hits: int
+    misses: int
+    maxsize: int | None
+    currsize: int
+
+
+class _KeptDraws:
+    """The resample index matrices for (n, resamples, seed, chunk_cells), drawn once and shared
+    (read-only): drawing them dominates a bootstrap's cost, and a site scores many runs over the
+    same item set. Kept least-recently-used within KEPT_BYTES, not a count: at 2,000 x 12,022
+    int64 one set is 192 MB, and sixteen kept sets (an lru_cache of 16: a run's categories, the
+    spec's other item counts) were most of a cold build's 2 GB."""
+
+    def __init__(self, limit: int):
+        self.limit, self.hits, self.misses = limit, 0, 0
+        self.kept: OrderedDict[tuple[int, int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+
+    def __call__(self, n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[np.ndarray, ...]:
+        key = (n, resamples, seed, chunk_cells)
+        if key in self.kept:
+            self.hits += 1
+            self.kept.move_to_end(key)
+            return self.kept[key]
+        self.misses += 1
+        chunks = _draw(n, resamples, seed, chunk_cells)
+        self.kept[key] = chunks
+        while len(self.kept) > 1 and sum(c.nbytes for v in self.kept.values() for c in v) > self.limit:
+            self.kept.popitem(last=False)
+        return chunks
+
+    def cache_info(self) -> DrawsInfo:
+        return DrawsInfo(self.hits, self.misses, None, len(self.kept))
+
+    def cache_clear(self) -> None:
+        self.kept.clear()
+        self.hits = self.misses = 0
+
+
+def _draw(n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[np.ndarray, ...]:
+    """The index matrices, chunk_cells per matrix, from one seeded generator."""
     rng = np.random.default_rng(seed)
     step = max(1, chunk_cells // n)
     chunks = []
@@ -119,6 +156,11 @@ def _index_chunks(n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[
         idx.flags.writeable = False
         chunks.append(idx)
     return tuple(chunks)
+
+
+# The largest set drawn as indices (CELL_DRAWS_FROM items, 2,000 resamples: 320 MB) fits alone.
+KEPT_BYTES = CELL_DRAWS_FROM * DEFAULT_RESAMPLES * 8
+_index_chunks = _KeptDraws(KEPT_BYTES)
 
 
 def percentile_interval(values: np.ndarray, level: float) -> Interval:

@@ -68,16 +68,16 @@ class DataLocation:
     def files(self) -> list[Path]:
         """The data files in order: each literal path as given, each glob's matches sorted by name.
         A file outside the confinement (a symlink out, a FIFO a glob matched) is a located error."""
-        found: list[Path] = []
+        found: dict[Path, None] = {}  # ordered and deduplicated: a list's `in` made 2,788 files 16M comparisons
         for pattern in self.patterns:
             text = str(pattern)
             matches = [Path(p) for p in sorted(glob.glob(text))] if _GLOB.search(text) else [pattern]
-            found.extend(p for p in matches if p not in found)
+            found.update(dict.fromkeys(matches))
         refused = [why for p in found if (why := self.confinement.problem(p)) is not None]
         if refused:
             raise InputError([Problem(self.spec_file, f"{why} ({self.confined_hint()})", self.spec_line,
                                       "dataset_path") for why in refused])
-        return found
+        return list(found)
 
     def confined_hint(self) -> str:
         """What to do about a refused path: name the copy explicitly."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from builder.benchmarks.mcq.spec import Spec, load_spec, spec_files
@@ -39,7 +39,7 @@ def fetch_spec(spec: Spec, log: Callable[[str], None]) -> list[Path]:
     if location.override or location.download is None:
         missing = location.missing()
         if missing:
-            raise InputError([missing_problem(spec, path) for path in missing])
+            raise InputError(missing_problems(spec, missing))
         where = f"{location.override}" if location.override else "dataset_path"
         log(f"{spec.name}: using the copy named by {where} (no download)")
         return location.files()
@@ -52,6 +52,39 @@ def fetch_spec(spec: Spec, log: Callable[[str], None]) -> list[Path]:
                  hint=f"download it elsewhere and set {spec.env_var} to the folder that holds {relative}")
     log(f"{spec.name}: {len(location.download.files)} file(s) in {location.root}, sha256 as pinned")
     return location.files()
+
+
+def missing_problems(spec: Spec, missing: Sequence[Path]) -> list[Problem]:
+    """What is missing of a spec's data. A pinned folder copy (ChemBench: one file per question)
+    is one problem naming the folder, how many pinned files it lacks and how to get them: a
+    missing copy was thousands of identical errors, one per question. Otherwise one per file."""
+    location = spec.location
+    if location.download is None or location.root is None or len(missing) == 1:
+        return [missing_problem(spec, path) for path in missing]
+    _, lines = load_mapping(spec.path)
+    pinned = [location.root / relative for relative, _ in location.download.files]
+    absent = [p for p in pinned if not p.is_file()]
+    holding = _common_folder([relative for relative, _ in location.download.files])
+    what = (f"no folder {location.root}" if not location.root.is_dir() else
+            f"{len(absent):,} of its {len(pinned):,} pinned files are not in {location.root} (first: {absent[0]})"
+            if absent else f"{location.root} holds no file its dataset_path matches")
+    how = (f"{location.override} names this copy; point it at a folder holding {holding}" if location.override else
+           f"run `buzzprobe data fetch --benchmark {spec.name}`, or set {location.env_var} to a folder holding {holding}")
+    page, _ = location.download.source()
+    upstream = f"; upstream: {page}" if page else ""
+    return [Problem(str(spec.path), f"the data of {spec.name!r} is missing: {what} ({how}{upstream}; buzzprobe never "
+                    "ships a benchmark's data: docs/audit.md)", line_of(lines, ("data_dir",)), "data_dir")]
+
+
+def _common_folder(relatives: Sequence[str]) -> str:
+    """The deepest folder every pinned path lies under (`src/data/chem-bench-main/data/`), or the data folder."""
+    parts = [PurePosixPath(r).parent.parts for r in relatives]
+    common = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common) + "/" if common else "its pinned files"
 
 
 def missing_problem(spec: Spec, path: Path) -> Problem:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from builder.benchmarks.mcq.analyses.audit import Audit
 from builder.benchmarks.mcq.analyses.audit_cache import cache_key, cached_audit, cached_benchmark, cached_choice_set
@@ -21,7 +21,11 @@ from builder.core.yamlfile import line_of, load_mapping
 from builder.runs.cache import RunCache
 from builder.runs.schema import Run
 from builder.benchmarks.mcq.analyses.reconcile import load_reconciliation
-from builder.benchmarks.mcq.fetch import missing_problem
+from builder.benchmarks.mcq.fetch import missing_problems
+from builder.benchmarks.mcq.audit_pool import taken
+
+if TYPE_CHECKING:
+    from builder.benchmarks.mcq.audit_pool import AuditPool
 
 T = TypeVar("T")
 
@@ -61,25 +65,34 @@ def load_specs(content_dir: Path, cache_dir: Path, runs: Sequence[Run], run_cach
     by_name: dict[str, list[Run]] = {}
     for run in runs:
         by_name.setdefault(run.header.benchmark, []).append(run)
-    return gather(spec_files(content_dir), lambda path: replace(
-        load_spec_runs(path, cache_dir, by_name, run_cache), reconciliation=load_reconciliation(content_dir, path.stem)))
+    pool = taken(content_dir, cache_dir)
+    try:
+        return gather(spec_files(content_dir), lambda path: replace(
+            load_spec_runs(path, cache_dir, by_name, run_cache, pool),
+            reconciliation=load_reconciliation(content_dir, path.stem)))
+    finally:
+        if pool is not None:
+            pool.close()
 
 
 def load_spec_runs(path: Path, cache_dir: Path, by_name: dict[str, list[Run]],
-                   run_cache: RunCache | None = None) -> Loaded:
-    """One spec with its data, audit and the runs named for it (by benchmark name), checked."""
+                   run_cache: RunCache | None = None, pool: "AuditPool | None" = None) -> Loaded:
+    """One spec with its data, audit and the runs named for it (by benchmark name), checked.
+    The data and audit come from `pool`'s workers when they prepared them (audit_pool.py)."""
     spec = load_spec(path)
     if (problem := spec_name_problem(path, spec.name)) is not None:
         raise InputError([problem])
     _check_data_file(spec)
-    benchmark = cached_benchmark(path, cache_dir)
+    prepared = pool.take(path) if pool is not None else None
+    benchmark = prepared[0] if prepared is not None else cached_benchmark(path, cache_dir)
     data = cached_choice_set(benchmark, cache_dir)
     mine = sorted(by_name.get(spec.name, []), key=lambda r: r.header.run_id)
     key = cache_key(benchmark, cache_dir)
     found = [p for run in mine for p in _checked(run, benchmark, data, run_cache, key)]
     if found:
         raise InputError(found)
-    return Loaded(benchmark, data, cached_audit(benchmark, cache_dir), tuple(mine), cache=run_cache, key=key,
+    audit = prepared[1] if prepared is not None else cached_audit(benchmark, cache_dir)
+    return Loaded(benchmark, data, audit, tuple(mine), cache=run_cache, key=key,
                   cache_dir=cache_dir if run_cache is not None and run_cache.folder is not None else None)
 
 
@@ -93,5 +106,5 @@ def _checked(run: Run, benchmark: SpecData, data: ChoiceSet, run_cache: RunCache
 def _check_data_file(spec: Spec) -> None:
     missing = spec.location.missing()
     if missing:
-        raise InputError([missing_problem(spec, path) for path in missing])
+        raise InputError(missing_problems(spec, missing))
 

@@ -59,6 +59,13 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
             found.extend(f for f in files if f.is_file())
         return found
 
+    def start(self, settings: BuildSettings) -> None:
+        """Each spec's data and audit in worker processes while the runs are read (audit_pool.py)."""
+        # deferred: the registry imports every plug-in to list it; a stage loads its own modules
+        from builder.benchmarks.mcq.audit_pool import start
+        from builder.benchmarks.mcq.spec import spec_files
+        start(settings.content_dir, settings.cache_dir, spec_files(settings.content_dir))
+
     def load(self, settings: BuildSettings, runs: Sequence[Run]) -> list[Loaded]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.loading import load_specs

@@ -42,9 +42,11 @@ _REVISION = {"differs": list, "k": int, "gold": int, "sha256": str}
 _REQUIRED = ("row_id", "id", "letter_map", "prediction")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChoiceItem:
-    """One answered item; `letter_map[letter]` = the published index of the choice shown there."""
+    """One answered item; `letter_map[letter]` = the published index of the choice shown there.
+    Slotted, and equal letter maps are one shared dict (`_shared`): a cold build holds 424,000 of
+    these at once (the 144 imported runs), and a per-item __dict__ and map cost hundreds of MB."""
 
     row_id: int
     id: str
@@ -115,7 +117,24 @@ def read_item(c: Checker, line: int, data: dict[str, Any], header: dict[str, Any
                                      all(is_instance(revision[k], t) for k, t in _REVISION.items())):
         c.add(f"expected an object with {', '.join(_REVISION)}", line, "revision")
         return None
-    return ChoiceItem(**{k: data[k] for k in _FIELDS if k in data})
+    fields = {k: data[k] for k in _FIELDS if k in data}
+    fields["letter_map"] = _shared(letters)
+    return ChoiceItem(**fields)
+
+
+_LETTER_MAPS: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
+_SHARED_MAPS = 50_000  # distinct maps kept (a shuffled probe has one per permutation: few)
+
+
+def _shared(letters: dict[str, int]) -> dict[str, int]:
+    """One dict per distinct letter map (items never change theirs)."""
+    key = tuple(letters.items())
+    found = _LETTER_MAPS.get(key)
+    if found is None:
+        found = letters
+        if len(_LETTER_MAPS) < _SHARED_MAPS:
+            _LETTER_MAPS[key] = letters
+    return found
 
 
 FORMAT = RunFormat("mcq", (TASK,), CONDITIONS, check_header, read_item, header_extra={"source": dict}, any_name=True)

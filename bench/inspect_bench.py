@@ -1,0 +1,140 @@
+"""The peer in the cold-build budget: `inspect view bundle` of the 29 imported MMLU-Pro runs.
+
+Each committed MMLU-Pro run (runs/mmlu-pro/) becomes one Inspect log written by inspect-ai's
+own log API (`write_eval_log`, Inspect's default .eval format): one sample per answered
+question with the question and its lettered options as input, the gold letter as target, the
+run's letter as output and a C/I score, and the run's accuracy as the log's result. The
+questions come from the spec's data file (BUZZPROBE_DATA_MMLU_PRO or data/mmlu-pro/). Then
+`inspect view bundle` (the viewer and the logs as a static site, Inspect's counterpart of a
+buzzprobe build) is timed, with its peak memory, as a child process.
+
+Usage: python bench/inspect_bench.py [--repeat 3] [--json OUT]   (needs inspect-ai installed)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+from scale_bench import child_env, run_child, summary  # noqa: E402
+
+RUNS = REPO / "runs" / "mmlu-pro"
+DATA_MEMBER = "outputs/model_outputs_jamba-1.5-large_5shots.zip"  # the spec's dataset_path
+LETTERS = "ABCDEFGHIJKLMNOP"
+
+
+def questions() -> dict[str, dict[str, Any]]:
+    """question_id -> the MMLU-Pro record (question, options, answer_index), from the spec's data."""
+    folder = Path(os.environ.get("BUZZPROBE_DATA_MMLU_PRO") or REPO / "data" / "mmlu-pro")
+    with zipfile.ZipFile(folder / DATA_MEMBER) as archive:
+        records = json.loads(archive.read(archive.namelist()[0]))
+    return {str(r["question_id"]): r for r in records}
+
+
+def run_lines(path: Path) -> Iterator[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line)
+
+
+def to_log(path: Path, data: dict[str, dict[str, Any]], out: Path) -> None:
+    """One run as an Inspect log, written with inspect-ai's API."""
+    from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalSample,
+                                EvalScore, EvalSpec, write_eval_log)
+    from inspect_ai.model import ModelOutput
+    from inspect_ai.scorer import Score
+    lines = run_lines(path)
+    header = next(lines)
+    samples = []
+    for item in lines:
+        record = data.get(str(item.get("id")))
+        if item.get("type") != "item" or record is None:
+            continue
+        gold, answer = LETTERS[int(record["answer_index"])], item.get("prediction") or ""
+        options = "\n".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(record["options"]))
+        samples.append(EvalSample(
+            id=str(item["id"]), epoch=1, input=f"{record['question']}\n\n{options}", choices=list(record["options"]),
+            target=gold, output=ModelOutput.from_content(model=header["subject"]["name"], content=answer),
+            scores={"choice": Score(value="C" if answer == gold else "I", answer=answer)}))
+    accuracy = sum(s.scores["choice"].value == "C" for s in samples) / max(len(samples), 1)  # type: ignore[index]
+    log = EvalLog(status="success", eval=EvalSpec(
+        created=header["created"], task="mmlu_pro", model=header["subject"]["name"],
+        dataset=EvalDataset(name="MMLU-Pro", samples=len(samples)), config=EvalConfig()),
+        results=EvalResults(total_samples=len(samples), completed_samples=len(samples), scores=[EvalScore(
+            name="choice", scorer="choice", metrics={"accuracy": EvalMetric(name="accuracy", value=accuracy)})]),
+        samples=samples)
+    write_eval_log(log, str(out / f"{header['run_id']}.eval"))
+
+
+def bundle(logs: Path, out: Path) -> tuple[float, int]:
+    """Seconds and peak RSS of `inspect view bundle` (a fresh output folder each time)."""
+    shutil.rmtree(out, ignore_errors=True)
+    inspect = Path(sys.executable).parent / "inspect"
+    return run_child([str(inspect), "view", "bundle", "--log-dir", str(logs), "--output-dir", str(out)], child_env())
+
+
+def convert(logs: Path, workers: int = 2) -> None:
+    """Every MMLU-Pro run as a log in `logs`, skipping those already there (converting is slow,
+    about a minute per run on a loaded machine: pydantic objects for 12,000 samples, so keep the
+    folder between benches with --logs). Written to a temporary name first: a killed conversion
+    leaves no half log."""
+    from concurrent.futures import ProcessPoolExecutor
+    logs.mkdir(parents=True, exist_ok=True)
+    todo = [p for p in sorted(RUNS.glob("*.jsonl.gz"))
+            if not (logs / (p.name.removesuffix(".jsonl.gz") + ".eval")).exists()]
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        list(pool.map(_convert_one, todo, [logs] * len(todo)))
+    shutil.rmtree(logs / ".staging", ignore_errors=True)  # the bundle reads the folder recursively
+
+
+def _convert_one(path: Path, logs: Path) -> None:
+    staging = logs / ".staging"
+    staging.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=staging) as tmp:
+        to_log(path, questions(), Path(tmp))
+        for done in Path(tmp).glob("*.eval"):
+            done.replace(logs / done.name)
+
+
+def measure(repeat: int, logs: Path) -> dict[str, object]:
+    """Convert what `logs` lacks, then bundle `repeat` times."""
+    convert(logs)
+    seconds, peaks = [], []
+    with tempfile.TemporaryDirectory(prefix="buzzprobe-inspect-") as tmp:
+        for _ in range(repeat):
+            wall, peak = bundle(logs, Path(tmp) / "bundle")
+            seconds.append(wall)
+            peaks.append(peak)
+    return {"logs": len(list(logs.glob("*.eval"))), "log_mb": round(sum(p.stat().st_size for p in logs.glob("*.eval")) / 2**20, 1),
+            "inspect_bundle_s": summary(seconds), "inspect_bundle_peak_rss_mb": round(max(peaks) / 2**20),
+            "load_average_1m_after": round(os.getloadavg()[0], 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--logs", type=Path, help="keep the converted logs here (reused by later runs)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="buzzprobe-inspect-logs-") as tmp:
+        report = measure(args.repeat, args.logs or Path(tmp))
+    text = json.dumps(report, indent=1)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
