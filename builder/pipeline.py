@@ -209,18 +209,19 @@ def _render(settings: BuildSettings, content: Any, facts: Any,
     from builder.site.catalogue_pages import catalogue_pages
     svg = SvgRenderer(CacheFolder(settings.cache_dir).shelf("svg").folder) if settings.charts else None
     parts = _site_parts(computed, facts, svg)
-    rows = tuple(row for b in registered() for row in b.run_rows(computed[b.name], facts))
+    rows = tuple(row for b in registered() for row in b.run_rows(computed[b.name], facts, settings))
     charts = any(part.charts for part in parts.values())
     stage = prepare_site(SiteInputs(
         facts=facts, parts=parts, content=content, verdicts=verdicts, build_date=today, set_aside=tuple(set_aside),
-        cache_dir=settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None,
+        cache_dir=settings.kept_folder(),
         catalogue=rows,
         assets={**({"assets/vega-bundle.js": _cached_bundle(settings.cache_dir)} if charts else {}),
                 **_plugin_assets(settings)}))
     generated: dict[str, bytes] = {}
+    pages = replace(stage.page_settings, run_cache=settings.run_cache, cache_folder=settings.kept_folder())
     with stage.located():
         for benchmark in registered():
-            generated.update(benchmark.pages(computed[benchmark.name], facts, stage.page_settings))
+            generated.update(benchmark.pages(computed[benchmark.name], facts, pages))
         generated.update(catalogue_pages(stage.page_settings, rows))
     return render_site(stage, generated), sum(len(part.runs) for part in parts.values())
 

@@ -84,7 +84,8 @@ def test_worker_audits_equal_the_main_process_ones(tmp_path: Path, monkeypatch: 
     assert audit_pool.taken(content, tmp_path / "cache") is None  # handed over once, then closed
     assert [s.audit.as_json() for s in serial] == [p.audit.as_json() for p in parallel]
     assert [s.benchmark.items for s in serial] == [p.benchmark.items for p in parallel]
-    assert [s.key for s in serial] == [p.key for p in parallel]
+    assert ([audit_cache.cache_key(s.benchmark, tmp_path / "serial-cache") for s in serial]
+            == [audit_cache.cache_key(p.benchmark, tmp_path / "cache") for p in parallel])
 
 
 def test_a_failing_worker_leaves_the_located_error_to_the_main_process(tmp_path: Path,

@@ -78,13 +78,20 @@ class BuildSettings:
     content_dir: Path
     cache_dir: Path
     charts: bool = True  # False skips drawing charts (tests of other parts)
-    run_cache: "RunCache | None" = None  # results derived from one run, kept between builds
+    # The build's context, never a domain object's: results derived from one run, kept between
+    # builds (None outside a build); a stage reads it from here when it computes or renders.
+    run_cache: "RunCache | None" = None
     # Each plug-in's own build options by its name (e.g. a data file given on purpose, in tests);
     # a plug-in reads only its own entry, and none means its defaults.
     options: Mapping[str, Any] = field(default_factory=dict)
     # content/reported.yaml as the site read and checked it before any plug-in loads (None when
     # a caller builds settings by hand: a plug-in that needs it reads it then).
     reported: "ReportedTable | None" = None
+
+    def kept_folder(self) -> Path | None:
+        """The cache folder values derived from the data are kept in (builder/core/cache.py), or
+        None when this build keeps nothing between builds."""
+        return self.cache_dir if self.run_cache is not None and self.run_cache.folder is not None else None
 
     def options_for(self, name: str, kind: type[T]) -> T:
         """The options of plug-in `name` (an instance of `kind`), or `kind()` when none were given."""
@@ -145,7 +152,7 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
         """Whole generated files, by site path."""
         return {}
 
-    def run_rows(self, computed: ComputedT, facts: FactTable) -> Sequence[RunRow]:
+    def run_rows(self, computed: ComputedT, facts: FactTable, settings: BuildSettings) -> Sequence[RunRow]:
         """Every run this plug-in read, one row each (builder.site.run_catalogue): runs.html lists
         them, the models page follows each model across benchmarks, and the site writes a page
         (header, provenance, scores, leak split, items) and per-item CSV/JSONL for each run

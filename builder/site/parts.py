@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from builder.core.errors import Problem
@@ -15,6 +16,7 @@ from builder.core.errors import Problem
 if TYPE_CHECKING:
     from jinja2 import Environment
 
+    from builder.runs.cache import RunCache
     from builder.site.charts import Chart
     from builder.site.tables import Table
 
@@ -84,3 +86,7 @@ class PageSettings:
     common: Mapping[str, Any]
     build_date: dt.date
     charts: Mapping[str, Chart] = field(default_factory=dict)  # every part's charts by id, for pages that show one
+    # The build's caches, as context (builder.benchmarks.base.BuildSettings): its per-run cache
+    # and the folder values of the data are kept in; None outside a build or when nothing is kept.
+    run_cache: "RunCache | None" = None
+    cache_folder: Path | None = None

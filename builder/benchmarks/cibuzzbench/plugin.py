@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.base import Benchmark, BuildSettings, DataSource, PageSettings, RunBrief, SiteParts
 from builder.claims.engine import MeasureRegistry
@@ -15,6 +15,9 @@ from builder.core.factkeys import Section
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 from builder.benchmarks.cibuzzbench.dataset.fetch import PINNED_COMMIT, UPSTREAM_REPO
+
+if TYPE_CHECKING:
+    from builder.runs.cache import RunCache
 
 UPSTREAM_TREE = f"https://github.com/{UPSTREAM_REPO}/tree/{PINNED_COMMIT}"
 
@@ -26,7 +29,6 @@ class Loaded:
     runs: list[Run]
     reported: Any  # ReportedTable (content/reported.yaml)
     statements: list[Any]  # builder.claims.figure_statements.FigureStatement (content/article-figures.yaml)
-    cache: Any = None  # the build's RunCache (builder/runs/cache.py), or None
     protocols: dict[str, Any] | None = None  # prompt protocols by id (content/protocols/cibuzzbench.yaml)
 
 
@@ -64,7 +66,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         statements = load_figure_statements(settings.content_dir / "article-figures.yaml", reported)
         protocols_file = settings.content_dir / "protocols" / "cibuzzbench.yaml"
         protocols = load_protocols(protocols_file) if protocols_file.is_file() else {}
-        return Loaded(dataset, variants, valid, reported, statements, settings.run_cache, protocols)
+        return Loaded(dataset, variants, valid, reported, statements, protocols)
 
     def compute(self, loaded: Loaded, facts: FactTable, settings: BuildSettings) -> State:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
@@ -72,10 +74,10 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         from builder.benchmarks.cibuzzbench.analyses.leak_split import add_leak_split
         from builder.benchmarks.cibuzzbench.compute import compute
 
-        computed = compute(loaded.dataset, loaded.runs, loaded.variants, facts=facts, **_cached_steps(loaded))
+        computed = compute(loaded.dataset, loaded.runs, loaded.variants, facts=facts, **_cached_steps(loaded, settings.run_cache))
         _add_importance(computed, loaded.dataset, settings.cache_dir)
         add_article_fidelity_facts(facts, loaded.statements, loaded.reported)
-        split = add_leak_split(facts, computed.scores, loaded.dataset, _cache_folder(settings))
+        split = add_leak_split(facts, computed.scores, loaded.dataset, settings.kept_folder())
         return State(loaded, computed, split)
 
     def add_commands(self, subcommands: Any) -> None:
@@ -167,20 +169,20 @@ class CIBuzzBench(Benchmark[Loaded, State]):
             page_functions=lambda value: _page_functions(computed, value),
             sources=[DataSource(self.title, loaded.dataset.content_sha256, UPSTREAM_TREE, PINNED_COMMIT)], runs=runs)
 
-    def run_rows(self, state: State, facts: FactTable) -> Sequence[Any]:
+    def run_rows(self, state: State, facts: FactTable, settings: BuildSettings) -> Sequence[Any]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.views.run_rows import run_rows
         from builder.runs.cache import datasets_key
         loaded = state.loaded
         data = datasets_key({"original": loaded.dataset, **loaded.variants})
-        return run_rows(state.computed, facts, loaded.cache, data)
+        return run_rows(state.computed, facts, settings.run_cache, data)
 
     def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.cibuzzbench.views.run_pages import render_run_pages
         loaded = state.loaded
         return render_run_pages(settings.env, state.computed, {"original": loaded.dataset, **loaded.variants},
-                                settings.common, loaded.cache, loaded.protocols or {})
+                                settings.common, settings.run_cache, loaded.protocols or {})
 
 
 def _variants(dataset: Any, settings: BuildSettings) -> dict[str, Any]:
@@ -189,18 +191,12 @@ def _variants(dataset: Any, settings: BuildSettings) -> dict[str, Any]:
     # deferred: the registry imports every plug-in to list it; a stage loads its own modules
     from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
     from builder.core.cache import CacheFolder, cached
-    shelf = CacheFolder(_cache_folder(settings)).shelf("variants")
+    shelf = CacheFolder(settings.kept_folder()).shelf("variants")
     inputs = f"{dataset.path}\0{dataset.file_sha256}\0{dataset.content_sha256}\0{dataset.rows}"
     return cached(shelf, inputs, lambda: derive_variants(dataset), dict)
 
 
-def _cache_folder(settings: BuildSettings) -> Path | None:
-    """Where values derived from the dataset are kept between builds (None: a build without a
-    run cache folder derives them afresh)."""
-    return settings.cache_dir if settings.run_cache is not None and settings.run_cache.folder else None
-
-
-def _cached_steps(loaded: Loaded) -> dict[str, Callable[..., Any]]:
+def _cached_steps(loaded: Loaded, cache: "RunCache | None") -> dict[str, Callable[..., Any]]:
     """Scoring a run and analysing a blind/sighted pair through the per-run cache: a score
     depends on its run and the datasets, a pair on its two runs and the datasets (kept with
     run a, under run b's key)."""
@@ -208,7 +204,6 @@ def _cached_steps(loaded: Loaded) -> dict[str, Callable[..., Any]]:
     from builder.benchmarks.cibuzzbench.analyses.paired import analyse_pair
     from builder.benchmarks.cibuzzbench.analyses.run_scores import score_run
     from builder.runs.cache import datasets_key
-    cache = loaded.cache
     if cache is None:
         return {}
     data = datasets_key({"original": loaded.dataset, **loaded.variants})

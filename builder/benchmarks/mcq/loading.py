@@ -37,18 +37,33 @@ class Loaded:
     audit: Audit
     runs: tuple[Run, ...]  # checked against the data, in run-id order
     reconciliation: Any = None  # reconcile.Reconciliation: the upstream's reported figures, when a file names them
-    cache: "RunCache | None" = None  # the build's per-run cache (run_summary.py), None outside a build
+
+
+@dataclass(frozen=True)
+class SpecCache:
+    """The build's caches as one spec's compute and views use them: context made from the build's
+    settings at each stage (spec_cache), never kept in Loaded or Computed."""
+
+    runs: RunCache | None = None  # the build's per-run cache (run_summary.py, the run rows' memo)
+    folder: Path | None = None  # the build's cache folder (spec-level facts, the leak download), if any
     key: str = ""  # audit_cache.cache_key: what the audit and each run's summary are computed from
-    cache_dir: Path | None = None  # the build's cache folder (spec-level facts, the leak download), if any
 
 
-def spec_cached(loaded: Loaded, kind: str, compute: Callable[[], T], value_type: type) -> T:
+def spec_cache(benchmark: SpecData, runs: RunCache | None, folder: Path | None, cache_dir: Path | None) -> SpecCache:
+    """The caches of one spec; its key (read from the spec and data as the load stage read them,
+    `cache_dir` keeping the code's hash) only when there is a cache to use it."""
+    if runs is None and folder is None:
+        return SpecCache()
+    return SpecCache(runs, folder, cache_key(benchmark, cache_dir))
+
+
+def spec_cached(loaded: Loaded, cache: SpecCache, kind: str, compute: Callable[[], T], value_type: type) -> T:
     """A value of one spec's data and audit alone, kept in the cache folder under the
     benchmark's key (a folder per spec and kind, so the stale-entry sweep of one never meets
     another spec's entry); computed afresh without a cache folder."""
-    if loaded.cache_dir is None or not loaded.key:
+    if cache.folder is None or not cache.key:
         return compute()
-    return cached(CacheFolder(loaded.cache_dir).spec_shelf(kind, loaded.benchmark.spec.name), loaded.key, compute,
+    return cached(CacheFolder(cache.folder).spec_shelf(kind, loaded.benchmark.spec.name), cache.key, compute,
                   value_type)
 
 
@@ -92,8 +107,7 @@ def load_spec_runs(path: Path, cache_dir: Path, by_name: dict[str, list[Run]],
     if found:
         raise InputError(found)
     audit = prepared[1] if prepared is not None else cached_audit(benchmark, cache_dir)
-    return Loaded(benchmark, data, audit, tuple(mine), cache=run_cache, key=key,
-                  cache_dir=cache_dir if run_cache is not None and run_cache.folder is not None else None)
+    return Loaded(benchmark, data, audit, tuple(mine))
 
 
 def _checked(run: Run, benchmark: SpecData, data: ChoiceSet, run_cache: RunCache | None, key: str) -> list[Problem]:

@@ -75,7 +75,9 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.analyses.index import Shelf, compute_index
         from builder.benchmarks.mcq.analyses.compute import compute_spec
-        specs = [compute_spec(one, facts) for one in loaded]
+        from builder.benchmarks.mcq.loading import spec_cache
+        specs = [compute_spec(one, facts, spec_cache(one.benchmark, settings.run_cache, settings.kept_folder(),
+                                                     settings.cache_dir)) for one in loaded]
         return Shelf(specs, compute_index(specs, facts, PAGE_DIR))
 
     def fact_sections(self) -> tuple[Section, ...]:
@@ -116,10 +118,10 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
                      for c in computed],
             runs=[_brief(c, r) for c in shelf.specs for r in c.loaded.runs])
 
-    def run_rows(self, shelf: Any, facts: FactTable) -> Sequence[Any]:
+    def run_rows(self, shelf: Any, facts: FactTable, settings: BuildSettings) -> Sequence[Any]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mcq.views.run_rows import run_rows
-        return run_rows(shelf, facts)
+        return run_rows(shelf, facts, settings.run_cache, settings.cache_dir)
 
     def pages(self, shelf: Shelf, facts: FactTable, settings: PageSettings) -> Files:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
@@ -148,7 +150,7 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
                                    prompts=_example_prompts(one) if spec.quote_items else {},
                                    seed=SEEDS[0])
             files[f"{PAGE_DIR}/{one.name}.html"] = html.encode("utf-8")
-            files[f"{LEAK_DIR}/{one.name}.csv"] = _cached_leak_csv(one.loaded)
+            files[f"{LEAK_DIR}/{one.name}.csv"] = _cached_leak_csv(one.loaded, settings.cache_folder)
             if one.strata:
                 files[f"{LEAK_DIR}/{one.name}-strata.csv"] = strata_csv(one)
         return files
@@ -248,13 +250,14 @@ def strata_csv(one: Computed) -> bytes:
                                       for rid, rows in one.strata for r in rows])
 
 
-def _cached_leak_csv(loaded: Loaded) -> bytes:
-    """leak_csv of the audit, cached (loading.spec_cached): 40,000 rows cost 0.3 s per build."""
+def _cached_leak_csv(loaded: Loaded, folder: Path | None) -> bytes:
+    """leak_csv of the audit, cached in the build's cache `folder` (loading.spec_cached): 40,000
+    rows cost 0.3 s per build."""
     # deferred: the registry imports every plug-in to list it; a stage loads its own modules
-    from builder.benchmarks.mcq.loading import spec_cached
+    from builder.benchmarks.mcq.loading import spec_cache, spec_cached
     leak = loaded.audit.leak
     assert leak is not None  # every audit has one (audit.audit sets it; None is only the field's default)
-    return spec_cached(loaded, "leak-csv", lambda: leak_csv(leak), bytes)
+    return spec_cached(loaded, spec_cache(loaded.benchmark, None, folder, folder), "leak-csv", lambda: leak_csv(leak), bytes)
 
 
 def leak_csv(leak: LeakScores) -> bytes:

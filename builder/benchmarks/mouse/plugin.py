@@ -96,7 +96,7 @@ class Mouse(Benchmark[MouseLoaded, MouseState]):
                          sources=[DataSource(f"{self.title} {d.path.stem}", d.content_sha256) for d in state.datasets],
                          runs=[RunBrief(r.header.run_id, r.header.created, r.complete, has_page=True) for r in state.runs])
 
-    def run_rows(self, state: MouseState, facts: FactTable) -> Sequence[Any]:
+    def run_rows(self, state: MouseState, facts: FactTable, settings: BuildSettings) -> Sequence[Any]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules
         from builder.benchmarks.mouse.views.run_rows import run_rows
         return run_rows(state.runs, facts)

@@ -19,7 +19,7 @@ from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.audit import PROBES, Audit
 from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
-from builder.benchmarks.mcq.loading import Loaded, spec_cached
+from builder.benchmarks.mcq.loading import Loaded, SpecCache, spec_cached
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
 from builder.benchmarks.mcq.analyses.run_summary import run_summary
 from builder.benchmarks.mcq.analyses.reconcile import add_reconciliation_facts
@@ -55,11 +55,12 @@ class Computed:
         return self.loaded.benchmark.spec.name
 
 
-def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
+def compute_spec(loaded: Loaded, facts: FactTable, cache: SpecCache = SpecCache()) -> Computed:
+    """One spec's facts; `cache` (loading.spec_cache): the build's caches, none by default."""
     bench = loaded.benchmark.spec.name
-    facts.update(_spec_facts(loaded, bench))
+    facts.update(_spec_facts(loaded, bench, cache))
     categories = _labels(loaded, "category")
-    summaries = {run.header.run_id: run_summary(loaded, run, categories) for run in loaded.runs}
+    summaries = {run.header.run_id: run_summary(loaded, run, categories, cache) for run in loaded.runs}
     for summary in summaries.values():
         facts.update(summary.facts)
     pairs = find_pairs(loaded.runs)
@@ -78,7 +79,7 @@ def compute_spec(loaded: Loaded, facts: FactTable) -> Computed:
     return Computed(loaded, _labels(loaded, "split"), categories, tuple(pairs), leak, strata)
 
 
-def _spec_facts(loaded: Loaded, bench: str) -> FactTable:
+def _spec_facts(loaded: Loaded, bench: str, cache: SpecCache) -> FactTable:
     """The facts of the data and its audit alone (composition, lengths, probes, ablation), cached
     (loading.spec_cached): measuring 40,000 items' options costs a quarter of a second per build."""
     def compute() -> FactTable:
@@ -88,7 +89,7 @@ def _spec_facts(loaded: Loaded, bench: str) -> FactTable:
         _audit(loaded.audit, table, bench)
         _learned(loaded.audit, table, bench)
         return table
-    return spec_cached(loaded, "facts", compute, FactTable)
+    return spec_cached(loaded, cache, "facts", compute, FactTable)
 
 
 def _labels(loaded: Loaded, field: str) -> tuple[tuple[str, str], ...]:

@@ -27,7 +27,7 @@ from builder.stats import bootstrap_intervals, classification_report
 from builder.stats.solvable_split import SolvableSplit, StratumRow, add_split_facts, solvable_split
 
 if TYPE_CHECKING:
-    from builder.benchmarks.mcq.loading import Loaded
+    from builder.benchmarks.mcq.loading import Loaded, SpecCache
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,13 @@ class RunSummary:
     strata: tuple[StratumRow, ...] = ()  # the split within each stratum (the adjusted gap's inputs)
 
 
-def run_summary(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]]) -> RunSummary:
-    """From the run cache when the run, the benchmark and the code are unchanged."""
-    cache = loaded.cache
-    if cache is None or not loaded.key:
+def run_summary(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]],
+                cache: "SpecCache | None" = None) -> RunSummary:
+    """From the run cache (`cache`, loading.spec_cache) when the run, the benchmark and the code
+    are unchanged."""
+    if cache is None or cache.runs is None or not cache.key:
         return summarise(loaded, run, categories)
-    return cache.derived(run, f"mcq-summary:{loaded.key}",
+    return cache.runs.derived(run, f"mcq-summary:{cache.key}",
                          lambda: summarise(loaded, run, categories))
 
 

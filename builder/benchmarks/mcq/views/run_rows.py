@@ -7,16 +7,21 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.mcq import fact_keys as K
 from builder.benchmarks.mcq.analyses.compute import Computed
 from builder.benchmarks.mcq.gold import gold_letters
+from builder.benchmarks.mcq.loading import SpecCache, spec_cache
 from builder.benchmarks.mcq.views.tie_note import tie_cell, tie_note
 from builder.core.facts import FactTable
 from builder.runs.schema import Run
 from builder.site.run_catalogue import ItemRow, Measure, RunRow, provenance_of
 from builder.site.tables import Cell, FactCells, Table
+
+if TYPE_CHECKING:
+    from builder.runs.cache import RunCache
 
 PAGE_DIR = "benchmarks"
 
@@ -79,7 +84,7 @@ def _split_table(c: Computed, run: Run, cells: FactCells) -> Table | None:
                  f"benchmark's page compares every run's split ({PAGE_DIR}/{c.name}.html).")
 
 
-def run_row(c: Computed, run: Run, facts: FactTable) -> RunRow:
+def run_row(c: Computed, run: Run, facts: FactTable, cache: SpecCache = SpecCache()) -> RunRow:
     """One run's row: the fact keys its tables show and its answers."""
     h, cells = run.header, FactCells(facts)
     values = {"bench": c.name, "run_id": h.run_id}
@@ -99,17 +104,23 @@ def run_row(c: Computed, run: Run, facts: FactTable) -> RunRow:
         tie_note=tie_note(c, run, facts),
         source=provenance_of(h.source), item_text=spec.url or "",
         header_json=json.dumps(h.to_json(), ensure_ascii=False, indent=1, sort_keys=True),
-        tables=tuple(tables), items_of=functools.cache(lambda: run_items(c, run)), memo=_memo(c, run))
+        tables=tuple(tables), items_of=functools.cache(lambda: run_items(c, run)), memo=_memo(cache, run))
 
 
-def _memo(c: Computed, run: Run) -> Callable[[str, Callable[[], Any]], Any] | None:
+def _memo(cache: SpecCache, run: Run) -> Callable[[str, Callable[[], Any]], Any] | None:
     """The run cache for values of this run's items, named by what else they depend on (the
-    benchmark's data and audit: loaded.key)."""
-    cache, key = c.loaded.cache, c.loaded.key
-    if cache is None or not key:
+    benchmark's data and audit: the spec's cache key)."""
+    runs, key = cache.runs, cache.key
+    if runs is None or not key:
         return None
-    return lambda name, compute: cache.derived(run, f"{name}:{key}", compute)
+    return lambda name, compute: runs.derived(run, f"{name}:{key}", compute)
 
 
-def run_rows(shelf: Any, facts: FactTable) -> list[RunRow]:
-    return [run_row(c, run, facts) for c in shelf.specs for run in c.loaded.runs]
+def run_rows(shelf: Any, facts: FactTable, run_cache: "RunCache | None" = None,
+             cache_dir: Path | None = None) -> list[RunRow]:
+    """Every spec's runs; `run_cache` and `cache_dir` (the build's): each run's downloads are kept with the run."""
+    rows = []
+    for c in shelf.specs:
+        cache = spec_cache(c.loaded.benchmark, run_cache, None, cache_dir)
+        rows += [run_row(c, run, facts, cache) for run in c.loaded.runs]
+    return rows
