@@ -87,8 +87,8 @@ def run_import(args: argparse.Namespace) -> int:
     word = str(args.results)
     if args.path is not None and word in words:
         handler = words[word][1]
-    elif args.path is None and IMPORT_DEFAULT in words and word not in words:
-        handler = words[IMPORT_DEFAULT][1]
+    elif args.path is None and IMPORT_DEFAULT in words and (word not in words or Path(word).exists()):
+        handler = words[IMPORT_DEFAULT][1]  # a folder named like a word (`results/`) is the default's PATH
     else:
         named = sorted(w for w in words if w)
         if args.path is None:
