@@ -182,7 +182,9 @@ def test_run_in_progress_shows_n_of_n_and_stays_out_of_pairs_models_and_tracker(
     assert facts["run.prog-blind.complete"] == 0 and facts["run.prog-blind.selected"] == 20
     assert not any("prog-blind" in k for k in facts if k.startswith("pair."))
     assert any(k.startswith("pair.synthetic-demo") for k in facts)  # complete pairs are still there
-    runs_html = (out / "runs.html").read_text()
+    all_runs = (out / "runs.html").read_text()  # every benchmark's runs: its coverage column says so
+    assert "<td>in progress" in all_runs.split('href="runs/prog-blind.html"')[1].split("</tr>")[0]
+    runs_html = (out / "cibuzzbench-runs.html").read_text()  # CIBuzzBench's own detailed table
     row = runs_html.split('href="runs/prog-blind.html"')[1].split("</tr>")[0]
     assert ">7 of 20</td>" in row
     assert "7 of 20" in (out / "tables" / "runs.csv").read_text()

@@ -169,7 +169,10 @@ def test_a_build_prints_its_stages_and_ctrl_c_exits_130_with_one_line(tmp_path):
     (tmp_path / "runs").mkdir()
     child = subprocess.Popen([sys.executable, "-m", "builder.cli", "build", "--runs", str(tmp_path / "runs"),
                               "--out", str(tmp_path / "site"), "--force"], cwd=REPO, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             # a shell that starts its jobs in the background (nohup … &) leaves
+                             # SIGINT ignored, and Python keeps it so: restore the default first
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     said = [child.stderr.readline() for _ in range(2)]
     assert said[0].startswith(f"build: reading 0 run file(s) from {tmp_path / 'runs'} [")
     assert said[1].startswith("build: loading CIBuzzBench: its data and 0 run(s) [")
