@@ -193,8 +193,8 @@ def test_run_in_progress_shows_n_of_n_and_stays_out_of_pairs_models_and_tracker(
     models = (out / "models.html").read_text()
     pairs = models.split('id="model-pair-summaries"', 1)[1].split("</figure>", 1)[0]
     assert "prog-model" in models and "prog-model" not in pairs  # summarised, but paired with nothing
-    blind_row = next(r for r in models.split("<tr>") if 'href="runs/prog-blind.html"' in r)
-    assert "<td>7 of 20</td>" in blind_row  # its model row says it is partial
+    blind_rows = [r for r in models.split("<tr>") if 'href="runs/prog-blind.html"' in r]
+    assert any("<td>7 of 20</td>" in r for r in blind_rows)  # its CIBuzzBench model row says it is partial
     tracker = (out / "tracker.html").read_text()
     total = len(list(runs.rglob("*.jsonl")))
     assert f"from the {total - 1} complete run(s) (1 still in progress left out)" in tracker
