@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -42,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"buzzprobe: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_FETCH
     except KeyboardInterrupt:  # one line, not a traceback: whatever was written stays consistent
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C while workers wind down changes nothing
         print("buzzprobe: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `buzzprobe list runs | head`: the reader left; say nothing more
