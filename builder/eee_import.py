@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from builder.core.errors import InputError, Problem
+from builder.core.errors import InputError, Problem, gather
 from builder.core.textfiles import decode_utf8, numbered_lines, read_input
 from builder.runs.eee import RUN_HEADER, RUN_ITEM, Evaluation
 from builder.runs.lines import load_document
@@ -182,14 +182,7 @@ def _score_problems(aggregate: Path, log: dict[str, Any], evaluation: Evaluation
 def run_eee_import(path: Path, out: str | None, force: bool) -> list[str]:
     """Every export under PATH -> its run, written where a probe of the model writes it; the
     lines to print. Nothing is written unless every file is clean."""
-    runs, problems = [], []
-    for aggregate in find_aggregates(path):
-        try:
-            runs.append(read_export(aggregate))
-        except InputError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise InputError(problems)
+    runs = gather(find_aggregates(path), read_export)  # every bad file named at once
     results = write_checked([(imported_path(run, out or DEFAULT_OUT), run) for run in runs], force=force)
     return [f"{'wrote' if changed else 'unchanged'} {written} ({run.header.condition}, {len(run.items)} items)"
             for run, (written, changed) in zip(runs, results, strict=True)]

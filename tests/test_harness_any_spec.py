@@ -28,7 +28,7 @@ from builder.cli import main
 from builder.core.errors import InputError
 from builder.runs.reader import read_run
 from tests.loopback_server import LoopbackServer
-from tests.test_interop_roundtrip import need, run_tool
+from tests.test_interop_roundtrip import imported_and_probed, need, run_tool
 from tests.test_mcq_probe import ITEMS, KEY_ENV, NAME, answer, project, synthetic_records  # noqa: F401 (fixture)
 
 MODEL = "loop-model"
@@ -58,15 +58,7 @@ def assert_same_runs(imported: Path, probes: dict[str, Path], harness: str) -> N
     runs = sorted(imported.rglob("*.jsonl"))
     assert len(runs) == 2
     for path in runs:
-        run = read_run(path)
-        twin = read_run(probes[run.header.run_id.removeprefix(f"{harness}-")])
-        mine, theirs = run.header.to_json(), twin.header.to_json()
-        params = mine["subject"].pop("parameters")
-        assert params.pop("source").startswith({"lm-eval": "lm-eval ", "inspect": "inspect_ai "}[harness])
-        assert params == theirs["subject"].pop("parameters")  # no import_warnings either
-        for key in ("run_id", "created", "tool"):
-            mine.pop(key), theirs.pop(key)
-        assert mine == theirs
+        run, twin = imported_and_probed(path, probes, harness)
         assert len(run.items) == ITEMS
         for a, b in zip(run.items, twin.items):
             assert (a.row_id, a.id, a.letter_map, a.response, a.prediction, a.error) == \

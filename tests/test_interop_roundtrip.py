@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,19 +66,26 @@ def probe_runs(server: LoopbackServer, out: Path) -> dict[str, Path]:
     return {p.stem: p for p in out.glob("*.jsonl")}
 
 
+def imported_and_probed(path: Path, probed: dict[str, Path], harness: str) -> tuple[Any, Any]:
+    """An imported run and the probe's run of the same arm, their headers checked equal but for
+    what an import differs in (its id, time, tool and the harness it came through)."""
+    run = read_run(path)
+    twin = read_run(probed[run.header.run_id.removeprefix(f"{harness}-")])
+    mine, theirs = run.header.to_json(), twin.header.to_json()
+    params = mine["subject"].pop("parameters")
+    assert params.pop("source").startswith({"lm-eval": "lm-eval ", "inspect": "inspect_ai "}[harness])
+    assert params == theirs["subject"].pop("parameters")  # no import_warnings either
+    for key in ("run_id", "created", "tool"):
+        mine.pop(key), theirs.pop(key)
+    assert mine == theirs
+    return run, twin
+
+
 def assert_same_runs(imported: Path, probed: dict[str, Path], harness: str, *, usage: bool) -> None:
     runs = sorted(imported.rglob("*.jsonl"))
     assert len(runs) == 3
     for path in runs:
-        run = read_run(path)
-        twin = read_run(probed[run.header.run_id.removeprefix(f"{harness}-")])
-        mine, theirs = run.header.to_json(), twin.header.to_json()
-        params = mine["subject"].pop("parameters")
-        assert params.pop("source").startswith({"lm-eval": "lm-eval ", "inspect": "inspect_ai "}[harness])
-        assert params == theirs["subject"].pop("parameters")  # no import_warnings either
-        for key in ("run_id", "created", "tool"):
-            mine.pop(key), theirs.pop(key)
-        assert mine == theirs
+        run, twin = imported_and_probed(path, probed, harness)
         assert [i.row_id for i in run.items] == [i.row_id for i in twin.items] and len(run.items) == int(SAMPLE)
         for a, b in zip(run.items, twin.items):
             assert (a.row_id, a.letter_map, a.response, a.prediction, a.error) == \
