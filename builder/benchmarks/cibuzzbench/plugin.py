@@ -45,6 +45,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
     run_format_module = "builder.benchmarks.cibuzzbench.run_format"
     probes = True
     probe_default = True  # `buzzprobe probe` without --benchmark asks CIBuzzBench, as it always has
+    harness_tasks = True
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         return [_dataset(settings)]
