@@ -110,7 +110,8 @@ def add_leak_split(facts: FactTable, scores: Mapping[str, RunScore], dataset: Da
 
 
 def _add_leak_facts(facts: FactTable, leak: LeakScores, runs: tuple[str, ...]) -> None:
-    how = "the shared ranker's learned option-only probe, 5-fold cross-fitted over whole items (builder.ranker.leak)"
+    how = (f"the shared ranker's learned option-only probe, {leak.folds}-fold cross-fitted over whole items "
+           "(builder.ranker.leak)")
     facts.add(K.LEAK_SCORE_ITEMS.key(), len(leak.ids), f"items given a leak score by {how}", runs)
     facts.add(K.LEAK_SCORE_SOLVABLE.key(value="count"), sum(leak.solvable),
               f"items whose gold {how} ranks strictly first", runs)
