@@ -306,3 +306,18 @@ def test_classification_scores_only_the_given_labels():
     assert s.labels == ("A", "B", "C", "D")
     assert s.accuracy == pytest.approx(1 / 3)
     assert score_classification(["A"], ["A"], ("A", "B"), boot=None).accuracy == 1.0
+
+def test_every_percentile_interval_is_the_stats_layers() -> None:
+    """One interval rule (builder.stats.bootstrap.percentile_interval): no module outside
+    builder/stats takes quantiles of bootstrap draws itself, Mouse's metrics included."""
+    import ast
+    builder = Path(__file__).resolve().parents[1] / "builder"
+    own = []
+    for path in sorted(builder.rglob("*.py")):
+        if path.parent.name == "stats" and path.parent.parent == builder:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("quantile", "nanquantile", "percentile",
+                                                                 "nanpercentile"):
+                own.append(f"{path.relative_to(builder)}:{node.lineno}")
+    assert own == []

@@ -114,6 +114,9 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
     run_format_module: ClassVar[str | None] = None
     probes: ClassVar[bool] = False  # `buzzprobe probe --benchmark NAME` asks it (probe_plans)
     probe_default: ClassVar[bool] = False  # asked by `probe` without --benchmark (one plug-in)
+    # It writes tasks for the harnesses (`harness_interop` is not None): the CLI reads this to
+    # build `import`/`export`, so `buzzprobe --help` imports no plug-in's interop modules.
+    harness_tasks: ClassVar[bool] = False
 
     def run_format(self) -> "RunFormat":
         """This plug-in's run format (only when `run_format_module` is set)."""
@@ -197,7 +200,8 @@ class Benchmark(ABC, Generic[LoadedT, ComputedT]):
 
     def harness_interop(self) -> "HarnessInterop | None":
         """`buzzprobe export|import lm-eval|inspect`: this plug-in's tasks for lm-evaluation-harness
-        and Inspect, out and back (builder/interop/harness.py); None when it writes none."""
+        and Inspect, out and back (builder/interop/harness.py); None when it writes none (a
+        plug-in that returns one sets `harness_tasks`)."""
         return None
 
     def add_import_options(self, parser: "argparse.ArgumentParser") -> Mapping[str, ImportHandler]:

@@ -61,7 +61,7 @@ def export_words(parser: argparse.ArgumentParser) -> dict[str, tuple[str, Comman
     """`eee`, `lm-eval` and `inspect`, then every plug-in's own words (each with its plug-in's
     name), their options added to `parser`."""
     words: dict[str, tuple[str, CommandHandler]] = {EEE: ("every benchmark", _export_eee)}
-    if any(b.harness_interop() is not None for b in benchmarks.registered()):
+    if any(b.harness_tasks for b in benchmarks.registered()):  # the flag: no interop module loads
         words.update({h: ("every benchmark with harness tasks", _export_tasks) for h in HARNESSES})
     for benchmark in benchmarks.registered():
         for word, handler in benchmark.add_export_options(parser).items():

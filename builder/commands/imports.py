@@ -49,7 +49,7 @@ def import_words(parser: argparse.ArgumentParser) -> dict[str, tuple[str, Import
     """The command's own words, then every plug-in's, each with its owner's name and handler, its
     options added to `parser`."""
     words: dict[str, tuple[str, ImportHandler]] = {"eee": ("buzzprobe", _import_eee)}
-    if any(b.harness_interop() is not None for b in benchmarks.registered()):
+    if any(b.harness_tasks for b in benchmarks.registered()):  # the flag: no interop module loads
         words.update({h: ("buzzprobe", _harness_import(h)) for h in HARNESSES})
     for benchmark in benchmarks.registered():
         for word, handler in benchmark.add_import_options(parser).items():

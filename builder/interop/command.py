@@ -18,7 +18,8 @@ from builder import benchmarks  # the module, so a test's stand-in registry appl
 
 def harness_plugins() -> list[HarnessInterop]:
     """Every plug-in's part, in the registry's (name) order: the first that claims an output reads it."""
-    return [part for benchmark in benchmarks.registered() if (part := benchmark.harness_interop()) is not None]
+    return [part for benchmark in benchmarks.registered()
+            if benchmark.harness_tasks and (part := benchmark.harness_interop()) is not None]
 
 
 def run_harness_export(args: argparse.Namespace) -> list[str]:

@@ -91,6 +91,7 @@ class Evaluation:
     probabilities: np.ndarray  # softmax of scores
     alphas: tuple[float, ...]  # the penalty inner CV chose, per fit
     folds: int = 0  # outer folds used (0: train -> test); can be under FOLDS (group_folds)
+    inner_folds: tuple[int, ...] = ()  # per fit, the folds the penalty's inner CV used (can be under INNER_FOLDS)
 
     def predictions(self) -> np.ndarray:
         """The top option per scored item; ties go to the earliest published position."""
@@ -103,17 +104,24 @@ def folds(groups: np.ndarray | int, k: int = FOLDS, seed: int = FOLD_SEED) -> li
     return group_folds(np.arange(groups) if isinstance(groups, int) else groups, k, seed)
 
 
-def select(d: model.Design, groups: np.ndarray) -> float:
-    """The penalty with the lowest mean held-out log loss over INNER_FOLDS folds of `d`'s items
-    (at most INNER_ITEMS of them, a seeded sample: past a few thousand items the choice is stable
-    and the audit of a 12,000-item benchmark must stay within a minute); ties: the stronger.
-    `groups` labels `d`'s items: the inner folds keep them whole too."""
-    items = np.arange(len(d.gold))
+def inner_splits(groups: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The items the penalty's inner CV uses (at most INNER_ITEMS, a seeded sample: past a few
+    thousand items the choice is stable and the audit of a 12,000-item benchmark must stay within
+    a minute) and their whole-group folds: INNER_FOLDS, or fewer when a group is large."""
+    items = np.arange(len(groups))
     if len(items) > INNER_ITEMS:
         items = np.sort(np.random.default_rng(FOLD_SEED + 2).choice(items, INNER_ITEMS, replace=False))
+    return items, folds(np.asarray(groups)[items], INNER_FOLDS, FOLD_SEED + 1)
+
+
+def select(d: model.Design, groups: np.ndarray) -> float:
+    """The penalty with the lowest mean held-out log loss over the inner folds of `d`'s items
+    (inner_splits); ties: the stronger. `groups` labels `d`'s items: the inner folds keep them
+    whole too."""
+    items, splits = inner_splits(groups)
     sample = d.subset(items)
     losses = dict.fromkeys(ALPHAS, 0.0)
-    for train, held in folds(np.asarray(groups)[items], INNER_FOLDS, FOLD_SEED + 1):
+    for train, held in splits:
         inner, out = sample.subset(train), sample.subset(held)
         start = None
         for alpha in ALPHAS:
@@ -159,7 +167,8 @@ def _evaluate(options: Options, train: np.ndarray | None, test: np.ndarray | Non
         test = np.sort(np.asarray(test, dtype=np.intp))
         r, d = fit_ranker(options, np.sort(np.asarray(train, dtype=np.intp)), groups, alpha)
         s = r.scores(d.subset(test))
-        return Evaluation(TRAIN_TEST, test, s, model.softmax(s), (r.alpha,))
+        return Evaluation(TRAIN_TEST, test, s, model.softmax(s), (r.alpha,),
+                          inner_folds=_inner_counts(options, [np.sort(np.asarray(train, dtype=np.intp))], alpha))
     scores, chosen = np.full((n, width), -np.inf), []
     splits = folds(options.item_groups())
     for tr, held in splits:
@@ -167,4 +176,9 @@ def _evaluate(options: Options, train: np.ndarray | None, test: np.ndarray | Non
         scores[held] = r.scores(d.subset(held))
         chosen.append(r.alpha)
     return Evaluation(cross_validation(len(splits)), np.arange(n), scores, model.softmax(scores), tuple(chosen),
-                      len(splits))
+                      len(splits), _inner_counts(options, [tr for tr, _ in splits], alpha))
+
+
+def _inner_counts(options: Options, trains: Sequence[np.ndarray], alpha: float | None) -> tuple[int, ...]:
+    """Per fit, the folds `select` used on its training items (none when `alpha` was given)."""
+    return () if alpha is not None else tuple(len(inner_splits(options.item_groups()[tr])[1]) for tr in trains)

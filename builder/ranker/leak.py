@@ -2,7 +2,8 @@
 
 leak_score: the probability the chosen model (builder.ranker.choice: the ranker, a plain n-gram
 regression or a rule, chosen per fold on its training items) gives the gold when it never saw the
-item nor any item of its group (5-fold cross-fitting by group: builder.ranker.groups); solvable: the gold's
+item nor any item of its group (cross-fitting by group, FOLDS folds or fewer when a group is large:
+builder.ranker.groups; LeakScores.folds records the count); solvable: the gold's
 score is strictly the highest of the item's options (a tie is not solved: nothing in the options decides it, and the published order must not).
 """
 
@@ -40,6 +41,7 @@ class LeakScores:
     ids: tuple[str, ...]
     leak_score: tuple[float, ...]  # per item, cross-fitted probability of the gold
     solvable: tuple[bool, ...]  # per item (tuples, so an Audit holding them compares by value)
+    folds: int = 0  # outer folds of the cross-fitting that gave them (group_folds can give under FOLDS)
 
     def rows(self) -> list[tuple[str, float, bool]]:
         return [(i, float(p), bool(s)) for i, p, s in zip(self.ids, self.leak_score, self.solvable)]
@@ -56,7 +58,8 @@ def leak_from(evaluation: Evaluation, options: Options, ids: Sequence[str]) -> L
     g = options.grid.gold
     prob = evaluation.probabilities[np.arange(len(g)), g]
     top = solved(evaluation, g)
-    return LeakScores(tuple(str(i) for i in ids), tuple(float(p) for p in prob), tuple(bool(t) for t in top))
+    return LeakScores(tuple(str(i) for i in ids), tuple(float(p) for p in prob), tuple(bool(t) for t in top),
+                      evaluation.folds)
 
 
 def leak_scores(texts: Sequence[Sequence[str]], gold: Sequence[int], ids: Sequence[str]) -> LeakScores:

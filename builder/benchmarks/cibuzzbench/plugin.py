@@ -45,6 +45,7 @@ class CIBuzzBench(Benchmark[Loaded, State]):
     run_format_module = "builder.benchmarks.cibuzzbench.run_format"
     probes = True
     probe_default = True  # `buzzprobe probe` without --benchmark asks CIBuzzBench, as it always has
+    harness_tasks = True
 
     def inputs(self, settings: BuildSettings) -> list[Path]:
         return [_dataset(settings)]
@@ -175,7 +176,8 @@ class CIBuzzBench(Benchmark[Loaded, State]):
         from builder.runs.cache import datasets_key
         loaded = state.loaded
         data = datasets_key({"original": loaded.dataset, **loaded.variants})
-        return run_rows(state.computed, facts, settings.run_cache, data)
+        return run_rows(state.computed, facts, settings.run_cache, data,
+                        state.leak_split.leak if state.leak_split is not None else None)
 
     def pages(self, state: State, facts: FactTable, settings: PageSettings) -> dict[str, bytes]:
         # deferred: the registry imports every plug-in to list it; a stage loads its own modules

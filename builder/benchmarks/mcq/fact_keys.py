@@ -70,7 +70,8 @@ ABLATION = FactPattern("mcq.{bench}.ablation.{group}.{value}", "0–100 / points
                        "the learned probe refitted without one cue family, on the same held-out items",
                        {"bench": BENCH, "group": GROUP, "value": ABLATION_VALUE}, interval=True)
 LEAK = FactPattern("mcq.{bench}.leak.{value}", "% of items / 0–100",
-                   "per-item leak scores (5-fold cross-fitted learned probe), summarised",
+                   "per-item leak scores (the learned probe cross-fitted by group: 5 folds, or fewer when "
+                   "a group holds over a fifth of the items; each fact names its count), summarised",
                    {"bench": BENCH, "value": LEAK_VALUE})
 RUN_SCORE = FactPattern("mcq.{bench}.run.{run_id}.{metric}", "0–100", "a model run's score over its answered "
                         "items (letters of the shown order as labels)", {"bench": BENCH, "run_id": RUN_ID,

@@ -39,6 +39,7 @@ class SpecBenchmarks(Benchmark[list["Loaded"], "Shelf"]):
     title = "Multiple-choice benchmarks from spec files"
     run_format_module = "builder.benchmarks.mcq.run_format"
     probes = True
+    harness_tasks = True
 
     def run_names(self, settings: BuildSettings) -> set[str]:
         """Every spec's name, skipped ones too: the runs of a benchmark left out of this build

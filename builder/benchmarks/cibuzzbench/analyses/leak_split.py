@@ -44,6 +44,19 @@ PROBE, TASK, BLIND, VARIANT, UNFINISHED, ONE_KIND = ("probe", "task", "blind", "
 class LeakSplit:
     split: tuple[str, ...]  # run ids given a split, in run id order
     set_aside: dict[str, tuple[str, ...]]  # reason -> run ids, for every reason some run has
+    leak: "LeakScores | None" = None  # the per-item scores when fitted (the runs' downloads carry them)
+
+
+def has_leak_scores(score: RunScore) -> bool:
+    """The run's items are scored: Task 2 on the original option set, the options the fit saw."""
+    return score.run.header.task == EQUIVALENT_SELECTION and score.run.header.variant == ORIGINAL
+
+
+def _needs_fit(scores: Mapping[str, RunScore], eligible: list[str]) -> bool:
+    """A run is split, or a model answered the scored options (its downloads show the scores);
+    model-free probes alone fit nothing: the fit costs seconds per thousand items."""
+    return bool(eligible) or any(has_leak_scores(s) and s.run.header.subject.get("kind") == "model"
+                                 for s in scores.values())
 
 
 def t2_leak_scores(dataset: Dataset, folder: Path | None) -> LeakScores:
@@ -81,8 +94,8 @@ def add_leak_split(facts: FactTable, scores: Mapping[str, RunScore], dataset: Da
     """The split facts of every eligible run; the leak score is fitted only when one exists."""
     reasons = {rid: set_aside_reason(s) for rid, s in scores.items()}
     eligible = [rid for rid, r in sorted(reasons.items()) if r is None]
-    if eligible:
-        leak = t2_leak_scores(dataset, folder)
+    leak = t2_leak_scores(dataset, folder) if _needs_fit(scores, eligible) else None
+    if leak is not None and eligible:
         _add_leak_facts(facts, leak, tuple(eligible))
         for rid in eligible:
             if not _add_run_split(facts, scores[rid], leak, dataset):
@@ -93,11 +106,12 @@ def add_leak_split(facts: FactTable, scores: Mapping[str, RunScore], dataset: Da
     for rid, reason in sorted(reasons.items()):
         if reason is not None:
             aside.setdefault(reason, []).append(rid)
-    return LeakSplit(split, {r: tuple(ids) for r, ids in aside.items()})
+    return LeakSplit(split, {r: tuple(ids) for r, ids in aside.items()}, leak)
 
 
 def _add_leak_facts(facts: FactTable, leak: LeakScores, runs: tuple[str, ...]) -> None:
-    how = "the shared ranker's learned option-only probe, 5-fold cross-fitted over whole items (builder.ranker.leak)"
+    how = (f"the shared ranker's learned option-only probe, {leak.folds}-fold cross-fitted over whole items "
+           "(builder.ranker.leak)")
     facts.add(K.LEAK_SCORE_ITEMS.key(), len(leak.ids), f"items given a leak score by {how}", runs)
     facts.add(K.LEAK_SCORE_SOLVABLE.key(value="count"), sum(leak.solvable),
               f"items whose gold {how} ranks strictly first", runs)

@@ -117,16 +117,24 @@ def choose_letter(scores: np.ndarray, sources: tuple[str, ...], options: OptionS
     return best.letter
 
 
-def parameters(evaluation: str, probe: str = NAME, folds: int = FOLDS) -> dict[str, Any]:
-    """The probe's recorded settings; `folds`: the outer folds the cross-fitting actually used."""
+def parameters(evaluation: str, probe: str = NAME, folds: int = FOLDS,
+               inner: tuple[int, ...] = ()) -> dict[str, Any]:
+    """The probe's recorded settings; `folds`: the outer folds the cross-fitting actually used,
+    `inner`: per fit, the folds the penalty's inner CV used (Evaluation.inner_folds)."""
     return {
         "inputs": "the four English options only" if probe == NAME else "the lengths of the four English options only",
         "model": "listwise linear ranker (softmax over an item's options, L2, Newton)", "ranker": "builder.ranker",
         "cue_families": list(PROBE_GROUPS[probe]), "alphas": list(ALPHAS),
-        "alpha_selection": f"{INNER_FOLDS}-fold inner CV on the training items, mean log loss",
+        "alpha_selection": f"{inner_label(inner)} inner CV on the training items, mean log loss",
         "ties": "earliest letter", "evaluation": evaluation,
         **({"folds": folds, "fold_seed": FOLD_SEED} if evaluation != TRAIN_TEST else {"trained_on": "train"}),
     }
+
+
+def inner_label(inner: tuple[int, ...]) -> str:
+    """`3-fold`, or the range when fits differ (`2- to 3-fold`): what was used, never the target."""
+    low, high = (min(inner), max(inner)) if inner else (INNER_FOLDS, INNER_FOLDS)
+    return f"{high}-fold" if low == high else f"{low}- to {high}-fold"
 
 
 def run_id(evaluation: str, seed: int, variant: str = "original", probe: str = NAME) -> str:
@@ -157,10 +165,11 @@ def _run(dataset: Dataset, table: OptionTable, evaluation: Evaluation, sets: Any
         items.append(Item(row_id=row_id, prediction=letter, letter_map=sets[row_id].letter_map))
     selection = ({"selection": "split", "split": "test"} if evaluation.evaluation == TRAIN_TEST
                  else {"selection": "all"})
+    settings = parameters(evaluation.evaluation, probe, evaluation.folds, evaluation.inner_folds)
     header = new_header(
         run_id=run_id(evaluation.evaluation, seed, variant, probe), benchmark="cibuzzbench",
         task=EQUIVALENT_SELECTION, condition="probe",
-        subject={"kind": "probe", "name": probe, "parameters": parameters(evaluation.evaluation, probe, evaluation.folds)},
+        subject={"kind": "probe", "name": probe, "parameters": settings},
         option_seed=seed, items={**selection, "n": len(items)},
         dataset={"name": "CIBuzzBench", "variant": variant, "content_sha256": dataset.content_sha256},
         created=created,

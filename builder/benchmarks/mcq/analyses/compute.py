@@ -180,10 +180,11 @@ def _learned(audit: Audit, facts: FactTable, bench: str) -> None:
         facts.add(K.ABLATION.high(bench=bench, group=a.group, value="drop"), a.ci95_high, what + ": paired bootstrap")
     leak = audit.leak
     assert leak is not None  # every audit has one (audit.audit sets it; None is only the field's default)
+    fitted = f"{audit.learned_folds}-fold cross-fitted"  # the folds group_folds gave, never the target
     facts.add(K.LEAK.key(bench=bench, value="solvable"), leak.solvable_share,
-              "% of audited items option-solvable: the cross-fitted learned probe ranks the gold strictly first")
+              f"% of audited items option-solvable: the {fitted} learned probe ranks the gold strictly first")
     facts.add(K.LEAK.key(bench=bench, value="mean_leak_score"), 100.0 * float(np.mean(leak.leak_score)),
-              "mean cross-fitted probability the learned probe gives the gold (0-100)")
+              f"mean {fitted} probability the learned probe gives the gold (0-100)")
 
 
 def _pair_key(run: Run) -> tuple[Any, ...]:

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from builder.stats import UNPARSED, Interval, encode
-from builder.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
-# Private on purpose: the shared, cached resample matrices and the percentile rule.
+from builder.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_interval
+# Private on purpose: the shared, cached resample matrices and the option checks.
 from builder.stats.bootstrap import _CHUNK_CELLS, _check_options, _index_chunks
 from builder.benchmarks.mouse.labels import IR_LABELS, JUDGE_LABELS, RC_COMPONENTS, RC_LABELS, TD_LABELS
 from builder.benchmarks.mouse.parsing import is_copy
@@ -115,9 +115,7 @@ def _estimate(stats: Stats, n: int, boot: BootstrapOptions | None
         values = np.concatenate([p[key] for p in parts])
         values = values[np.isfinite(values)]
         if values.size:
-            tail = (1.0 - boot.level) / 2.0
-            low, high = np.quantile(values, [tail, 1.0 - tail])
-            intervals[key] = Interval(float(low), float(high), float(boot.level))
+            intervals[key] = percentile_interval(values, boot.level)
     return point, intervals
 
 

@@ -1,0 +1,54 @@
+"""Every sentence about folds names the folds a fit used, not the target (group_folds drops a
+fold a large group leaves empty): the CIBuzzBench learned probe's inner CV, CIBuzzBench's leak
+score facts and the spec'd benchmarks' leak facts. Made-up option texts only."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+from builder.benchmarks.cibuzzbench.analyses import leak_split
+from builder.benchmarks.cibuzzbench.probes.learned import parameters
+from builder.benchmarks.mcq.analyses.compute import _learned
+from builder.core.facts import FactTable
+from builder.ranker.evaluate import Options, fit_evaluate, folds, inner_splits
+from builder.ranker.leak import leak_scores
+
+WORDS = "alpha beta gamma delta eps zeta eta theta iota kappa lambda mu".split()
+
+
+def _texts(n: int) -> list[list[str]]:
+    rng = random.Random(0)
+    phrase = lambda k: " ".join(rng.choice(WORDS) for _ in range(k))  # noqa: E731
+    return [[f"gold {phrase(rng.randint(3, 6))}", phrase(rng.randint(1, 3)), phrase(rng.randint(1, 3)),
+             phrase(rng.randint(1, 2))] for _ in range(n)]
+
+
+def test_the_inner_cv_says_the_folds_each_fit_used() -> None:
+    """Two ties of 12 and 10 of 30 items: one fit's training items leave the penalty's inner CV
+    two folds, and the probe's recorded settings say so."""
+    ties = ["a" if i < 12 else "b" if i < 22 else None for i in range(30)]
+    options = Options.build(_texts(30), [0] * 30, ties)
+    evaluation = fit_evaluate(options)
+    groups = options.item_groups()
+    assert evaluation.inner_folds == tuple(len(inner_splits(groups[train])[1]) for train, _ in folds(groups))
+    assert min(evaluation.inner_folds) == 2 and max(evaluation.inner_folds) == 3
+    said = parameters(evaluation.evaluation, folds=evaluation.folds, inner=evaluation.inner_folds)
+    assert said["alpha_selection"].startswith("2- to 3-fold inner CV")
+    assert parameters("train→test", inner=(3,))["alpha_selection"].startswith("3-fold inner CV")
+
+
+def test_leak_facts_name_the_folds_of_the_fit() -> None:
+    """30 of 40 items sharing one option set (one group) leave the cross-fitting three folds:
+    the leak scores record it, and CIBuzzBench's and a spec'd benchmark's leak facts say 3-fold."""
+    texts = _texts(10) + [_texts(1)[0]] * 30
+    three = leak_scores(texts, [0] * 40, [str(i) for i in range(40)])
+    assert three.folds == 3
+    assert leak_scores(_texts(40), [0] * 40, [str(i) for i in range(40)]).folds == 5
+    facts = FactTable()
+    leak_split._add_leak_facts(facts, three, ("run",))
+    assert "3-fold cross-fitted" in facts.provenance["leak_score.items"].computation
+    facts = FactTable()
+    audit = SimpleNamespace(learned_evaluation="3-fold CV", learned_folds=3, ablation=(), leak=three)
+    _learned(audit, facts, "toy")  # type: ignore[arg-type]
+    assert all("3-fold cross-fitted" in p.computation for p in facts.provenance.values())
