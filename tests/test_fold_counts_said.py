@@ -4,14 +4,22 @@ score facts and the spec'd benchmarks' leak facts. Made-up option texts only."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from types import SimpleNamespace
+
+import numpy as np
 
 from builder.benchmarks.cibuzzbench.analyses import leak_split
 from builder.benchmarks.cibuzzbench.probes.learned import parameters
+from builder.benchmarks.mcq.analyses.audit import run_audit
 from builder.benchmarks.mcq.analyses.compute import _learned
+from builder.benchmarks.mcq.command import audit_table
+from builder.benchmarks.mcq.load import load_benchmark
 from builder.core.facts import FactTable
-from builder.ranker.evaluate import Options, fit_evaluate, folds, inner_splits
+from builder.ranker.choice import choose_evaluate
+from builder.ranker.evaluate import Options, fit_evaluate, folds, folds_label, inner_splits
 from builder.ranker.leak import leak_scores
 
 WORDS = "alpha beta gamma delta eps zeta eta theta iota kappa lambda mu".split()
@@ -52,3 +60,33 @@ def test_leak_facts_name_the_folds_of_the_fit() -> None:
     audit = SimpleNamespace(learned_evaluation="3-fold CV", learned_folds=3, ablation=(), leak=three)
     _learned(audit, facts, "toy")  # type: ignore[arg-type]
     assert all("3-fold cross-fitted" in p.computation for p in facts.provenance.values())
+
+
+def test_the_published_models_choice_records_its_inner_folds() -> None:
+    """The same ties: the choice among the ranker, the regression and the rules (builder.ranker.choice)
+    makes its inner folds with inner_splits, as the penalty does, and records each fit's count."""
+    ties = ["a" if i < 12 else "b" if i < 22 else None for i in range(30)]
+    options = Options.build(_texts(30), [0] * 30, ties)
+    groups = options.item_groups()
+    crossed = choose_evaluate(options).evaluation
+    assert crossed.inner_folds == tuple(len(inner_splits(groups[train])[1]) for train, _ in folds(groups))
+    assert folds_label(crossed.inner_folds) == "2- to 3-fold"
+    train, test = np.arange(22, 30), np.arange(22)
+    assert choose_evaluate(options, train, test).evaluation.inner_folds == (len(inner_splits(groups[train])[1]),)
+
+
+def test_the_audit_says_the_inner_folds_its_choice_used(tmp_path: Path) -> None:
+    """A spec'd benchmark whose 30 items hold two shared option sets of 12 and 10 (the ties above):
+    `buzzprobe audit` names the inner CV's folds as used, not the INNER_FOLDS target."""
+    rng = random.Random(7)
+    shared = lambda i: rng.sample(WORDS[:4] if i < 12 else WORDS[4:8], 4)  # noqa: E731
+    rows = [{"id": f"r{i}", "q": f"synthetic {i}", "answer": rng.randrange(4),
+             "choices": shared(i) if i < 22 else [f"opt{i}-{j}-{'x' * rng.randint(1, 9)}" for j in range(4)]}
+            for i in range(30)]
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    spec = tmp_path / "case.yaml"
+    spec.write_text(f"name: case\ndataset_path: {tmp_path / 'data.jsonl'}\nid: id\ndoc_to_text: q\n"
+                    "doc_to_choice: choices\ndoc_to_target: answer\n", encoding="utf-8")
+    audit = run_audit(load_benchmark(spec))
+    assert len(audit.learned_inner_folds) == audit.learned_folds and min(audit.learned_inner_folds) < 3
+    assert f"model chosen per fit by {folds_label(audit.learned_inner_folds)} inner CV" in audit_table(audit)
