@@ -12,7 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from builder.benchmarks.cibuzzbench.analyses import leak_split
+from builder.benchmarks.cibuzzbench.fact_keys import SECTIONS
 from builder.benchmarks.cibuzzbench.probes.learned import parameters
+from builder.benchmarks.cibuzzbench.views import tables
 from builder.benchmarks.mcq.analyses.audit import run_audit
 from builder.benchmarks.mcq.analyses.compute import _learned
 from builder.benchmarks.mcq.command import audit_table
@@ -90,3 +92,22 @@ def test_the_audit_says_the_inner_folds_its_choice_used(tmp_path: Path) -> None:
     audit = run_audit(load_benchmark(spec))
     assert len(audit.learned_inner_folds) == audit.learned_folds and min(audit.learned_inner_folds) < 3
     assert f"model chosen per fit by {folds_label(audit.learned_inner_folds)} inner CV" in audit_table(audit)
+
+
+def test_cibuzzbench_texts_say_the_cross_validation_folds_as_run() -> None:
+    """The option-sets table's note names the folds the learned probes' CV runs recorded (a range
+    when they differ); the fact reference states the rule, never a bare 5-fold."""
+    def run(name: str, parameters: dict) -> SimpleNamespace:
+        header = SimpleNamespace(condition="probe", subject_name=name, subject={"name": name, "parameters": parameters})
+        return SimpleNamespace(run=SimpleNamespace(header=header))
+
+    scores = [run("learned_lengths", {"folds": 3}), run("learned_options", {"folds": 5}),
+              run("learned_options", {"trained_on": "train"}), run("longest_chars", {})]
+    probes = ["longest_chars", "learned_lengths", "learned_options"]
+    assert tables.cv_folds(scores, probes) == (3, 5)  # type: ignore[arg-type]
+    note = tables.option_sets_table(tables.FactCells(FactTable()), probes, "all", (3, 5)).note
+    assert "scored by 3- to 5-fold cross-validation" in note
+    assert "scored by 3-fold cross-validation" in tables.option_sets_table(
+        tables.FactCells(FactTable()), probes, "all", (3, 3)).note
+    section = next(s for s in SECTIONS if s.title == "Model-free probes")
+    assert "5-fold" not in section.intro and "fewer when a group holds over a fifth" in section.intro
