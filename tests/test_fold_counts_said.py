@@ -111,3 +111,13 @@ def test_cibuzzbench_texts_say_the_cross_validation_folds_as_run() -> None:
         tables.FactCells(FactTable()), probes, "all", (3, 3)).note
     section = next(s for s in SECTIONS if s.title == "Model-free probes")
     assert "5-fold" not in section.intro and "fewer when a group holds over a fifth" in section.intro
+
+
+def test_the_design_docs_state_the_inner_fold_rule_not_a_target() -> None:
+    """docs/ranker.md and docs/gold-pool.md describe the inner CV as the code applies it
+    (evaluate.inner_splits: 3 folds, fewer when a group is large), never as a flat 3-fold."""
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    for name in ("ranker.md", "gold-pool.md"):
+        text = " ".join((docs / name).read_text(encoding="utf-8").split())
+        assert "3-fold inner" not in text, name
+        assert "3 folds of whole" in text and "fewer when a group holds more than a third of them" in text, name
