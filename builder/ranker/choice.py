@@ -27,8 +27,8 @@ import numpy as np
 from builder.ranker import model
 from builder.ranker.cues import GROUPS
 from builder.ranker.grid import masked_rank_desc
-from builder.ranker.evaluate import (ALPHAS, FOLD_SEED, INNER_FOLDS, INNER_ITEMS, TRAIN_TEST,
-                                     Evaluation, Options, cross_validation, folds, single_threaded)
+from builder.ranker.evaluate import (ALPHAS, TRAIN_TEST, Evaluation, Options, cross_validation, folds,
+                                     inner_splits, single_threaded)
 from builder.ranker.plain import NgramRegression, fit_regression
 
 RANKER, REGRESSION, RULE = "ranker", "ngram_lr", "rule"
@@ -130,15 +130,13 @@ class Inner:
 
 
 def _inner_table(options: Options, design: model.Design, train: np.ndarray,
-                 rules: dict[str, np.ndarray]) -> dict[Candidate, Inner]:
-    """Every candidate on the inner folds of `train` (a seeded sample of at most INNER_ITEMS
-    items; folds keep groups whole)."""
-    items = train
-    if len(items) > INNER_ITEMS:
-        items = np.sort(np.random.default_rng(FOLD_SEED + 2).choice(items, INNER_ITEMS, replace=False))
+                 rules: dict[str, np.ndarray]) -> tuple[dict[Candidate, Inner], int]:
+    """Every candidate on the inner folds of `train` (evaluate.inner_splits: the penalty's own
+    sample and whole-group folds), and how many folds there were (INNER_FOLDS or fewer)."""
+    sample, splits = inner_splits(options.item_groups()[train])
+    items = train[sample]
     accuracy: dict[Candidate, list[np.ndarray]] = {c: [] for c in CANDIDATES}
     loss = dict.fromkeys(CANDIDATES, 0.0)
-    splits = folds(options.item_groups()[items], INNER_FOLDS, FOLD_SEED + 1)
     gold = options.grid.gold
     for inner, held in splits:
         tr, te = items[inner], items[held]
@@ -148,7 +146,7 @@ def _inner_table(options: Options, design: model.Design, train: np.ndarray,
         for cand, f in fitted.items():
             accuracy[cand].append(item_accuracy(f.scores, gold[te]))
             loss[cand] += model.log_loss(f.probabilities, gold[te]) / len(splits)
-    return {c: Inner(np.concatenate(accuracy[c]), loss[c]) for c in CANDIDATES}
+    return {c: Inner(np.concatenate(accuracy[c]), loss[c]) for c in CANDIDATES}, len(splits)
 
 
 def best(table: dict[Candidate, Inner], kinds: Sequence[str] | None = None) -> Candidate:
@@ -180,6 +178,7 @@ class _Fold:
     probabilities: np.ndarray
     chosen: Candidate
     alpha: float  # the ranker's best penalty on the inner folds (the ablation's), chosen or not
+    inner_folds: int  # the inner folds the choice used (INNER_FOLDS, or fewer when a group is large)
 
 
 def _outer_fold(options: Options, train: np.ndarray, test: np.ndarray,
@@ -188,7 +187,7 @@ def _outer_fold(options: Options, train: np.ndarray, test: np.ndarray,
     each rule's scores (rule_scores), computed once per evaluation."""
     rules = {r: rule_scores(options, r) for r in RULES} if rules is None else rules
     design = options.design(train, GROUPS)
-    table = _inner_table(options, design, train, rules)
+    table, inner = _inner_table(options, design, train, rules)
     chosen, alpha = best(table), best(table, (RANKER,)).strength
     if chosen.kind == RANKER:
         f = _ranker_fits(design, train, test, [chosen.strength])[chosen.strength]
@@ -197,7 +196,7 @@ def _outer_fold(options: Options, train: np.ndarray, test: np.ndarray,
     else:
         ranker = model.fit(design.subset(train), alpha)
         f = _rule_fit(options, tie_broken(rules[chosen.rule], ranker.scores(design), options.grid.mask), train, test)
-    return _Fold(f.scores, f.probabilities, chosen, alpha)
+    return _Fold(f.scores, f.probabilities, chosen, alpha, inner)
 
 
 def tie_broken(rule: np.ndarray, by: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -237,9 +236,10 @@ def _choose(options: Options, train: np.ndarray | None, test: np.ndarray | None)
     if train is not None and test is not None:
         test = np.sort(np.asarray(test, dtype=np.intp))
         f = _outer_fold(options, np.sort(np.asarray(train, dtype=np.intp)), test)
-        return Chosen(Evaluation(TRAIN_TEST, test, f.scores, f.probabilities, (f.alpha,)), (f.chosen.label,))
+        return Chosen(Evaluation(TRAIN_TEST, test, f.scores, f.probabilities, (f.alpha,), inner_folds=(f.inner_folds,)),
+                      (f.chosen.label,))
     scores, probabilities = np.full((n, width), -np.inf), np.zeros((n, width))
-    alphas, chosen = [], []
+    alphas, chosen, inner = [], [], []
     rules = {r: rule_scores(options, r) for r in RULES}
     splits = folds(options.item_groups())
     for tr, held in splits:
@@ -247,6 +247,7 @@ def _choose(options: Options, train: np.ndarray | None, test: np.ndarray | None)
         scores[held], probabilities[held] = f.scores, f.probabilities
         alphas.append(f.alpha)
         chosen.append(f.chosen.label)
+        inner.append(f.inner_folds)
     evaluation = Evaluation(cross_validation(len(splits)), np.arange(n), scores, probabilities, tuple(alphas),
-                            len(splits))
+                            len(splits), tuple(inner))
     return Chosen(evaluation, tuple(chosen))

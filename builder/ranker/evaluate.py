@@ -37,6 +37,13 @@ def cross_validation(folds: int) -> str:
 CROSS_VALIDATION = cross_validation(FOLDS)  # the label when every fold came back
 
 
+def folds_label(counts: Sequence[int], target: int = INNER_FOLDS) -> str:
+    """`3-fold`, or the range when fits differ (`2- to 3-fold`): the folds the fits used, never
+    the target (`target` only when no fit recorded a count)."""
+    low, high = (min(counts), max(counts)) if len(counts) else (target, target)
+    return f"{high}-fold" if low == high else f"{low}- to {high}-fold"
+
+
 @dataclass(frozen=True)
 class Options:
     """Everything computed from the option texts once: the grid, every dense cue family, and the

@@ -280,8 +280,9 @@ SECTIONS: tuple[Section, ...] = (
             "letter), `learned_options`, the learned option-only probe, and `learned_lengths`, the same learner "
             "restricted to length features (characters, words, their ranks and relative sizes; no n-grams). For "
             "both learned probes `.test` is trained on the train split and scored on the test split, and the key "
-            "without it is 5-fold cross-validation over all items (not computed for `learned_options` on a "
-            "variant, where it is invalid: see docs/gold-pool.md).\n\n"
+            "without it is cross-validation over all items by group: 5 folds, or fewer when a group holds over a "
+            "fifth of the items (each run's `subject.parameters.folds` names its count; not computed for "
+            "`learned_options` on a variant, where it is invalid: see docs/gold-pool.md).\n\n"
             "Dataset variants: the gold-pool variants (docs/gold-pool.md) are derived from the CSV at every build "
             "(`gold_pool`, the article's set; `gold_pool_slot`, the ablation); their figures mirror the "
             "original's under `variant.<name>.` wherever a pattern says so.",

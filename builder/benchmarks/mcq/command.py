@@ -92,6 +92,8 @@ def _cell(score: Score | None) -> str:
 
 
 def audit_table(audit: Audit) -> str:
+    from builder.ranker.evaluate import folds_label  # numpy: only once an audit has run, never at start-up
+
     low, high = audit.options_range
     each = f"{low} options each" if low == high else f"{low}-{high} options (macro F1 needs one k: not reported)"
     lines = [f"{audit.title} ({audit.benchmark}): {audit.items:,} items audited, {each}; chance {audit.chance:.2f}",
@@ -110,8 +112,8 @@ def audit_table(audit: Audit) -> str:
               _rows(audit.as_published, sd=False), "",
               f"learned_options: {audit.learned_evaluation}, {audit.probes['learned_options'].items:,} items scored"
               + (f" (of a seeded sample of {audit.learned_sample:,} items)" if audit.learned_sample else ""),
-              f"  model chosen per fit by inner CV (ranker, n-gram regression or a rule): "
-              f"{', '.join(audit.learned_choice)}"]
+              f"  model chosen per fit by {folds_label(audit.learned_inner_folds)} inner CV (ranker, n-gram "
+              f"regression or a rule): {', '.join(audit.learned_choice)}"]
     return "\n".join(lines)
 
 

@@ -31,8 +31,8 @@ from builder.benchmarks.cibuzzbench.run_format import Item
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION
 from builder.ranker import evaluate as ranker
 from builder.ranker.cues import GROUPS
-from builder.ranker.evaluate import (ALPHAS, CROSS_VALIDATION, FOLDS, FOLD_SEED, INNER_FOLDS, TRAIN_TEST, Evaluation,
-                                     Options)
+from builder.ranker.evaluate import (ALPHAS, CROSS_VALIDATION, FOLDS, FOLD_SEED, TRAIN_TEST, Evaluation, Options,
+                                     folds_label)
 from builder.runs.schema import Header, new_header
 
 NAME = "learned_options"
@@ -125,16 +125,10 @@ def parameters(evaluation: str, probe: str = NAME, folds: int = FOLDS,
         "inputs": "the four English options only" if probe == NAME else "the lengths of the four English options only",
         "model": "listwise linear ranker (softmax over an item's options, L2, Newton)", "ranker": "builder.ranker",
         "cue_families": list(PROBE_GROUPS[probe]), "alphas": list(ALPHAS),
-        "alpha_selection": f"{inner_label(inner)} inner CV on the training items, mean log loss",
+        "alpha_selection": f"{folds_label(inner)} inner CV on the training items, mean log loss",
         "ties": "earliest letter", "evaluation": evaluation,
         **({"folds": folds, "fold_seed": FOLD_SEED} if evaluation != TRAIN_TEST else {"trained_on": "train"}),
     }
-
-
-def inner_label(inner: tuple[int, ...]) -> str:
-    """`3-fold`, or the range when fits differ (`2- to 3-fold`): what was used, never the target."""
-    low, high = (min(inner), max(inner)) if inner else (INNER_FOLDS, INNER_FOLDS)
-    return f"{high}-fold" if low == high else f"{low}- to {high}-fold"
 
 
 def run_id(evaluation: str, seed: int, variant: str = "original", probe: str = NAME) -> str:

@@ -35,7 +35,8 @@ def site_tables(computed: Computed, statements: Sequence[FigureStatement], repor
         tables.append(v.harm_table(cells))
     if any((found := K.PROBE_SPREAD.values(k)) and found.get("variant") == "gold_pool" and found["metric"] == "macro_f1"
            and found["stat"] == "mean" for k in facts.values):
-        tables += [v.option_sets_table(cells, probes, "test"), v.option_sets_table(cells, probes, "all")]
+        tables += [v.option_sets_table(cells, probes, "test"),
+                   v.option_sets_table(cells, probes, "all", v.cv_folds(computed.scores.values(), probes))]
     if K.GOLD_LONGEST_SHARE.key("gold_pool", scope="all") in facts:
         tables.append(v.option_sets_length_table(cells))
     tables += [t for t in (v.importance_table(cells, "permutation"), v.importance_table(cells, "coef")) if t]

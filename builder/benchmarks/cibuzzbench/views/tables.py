@@ -6,6 +6,7 @@ table, so each displayed number can point back to its provenance.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from builder.benchmarks.cibuzzbench import fact_keys as K
@@ -16,6 +17,7 @@ from builder.benchmarks.cibuzzbench.tasks import DEFAULT_SEED, OFFICIAL_SEEDS
 from builder.benchmarks.cibuzzbench.wording import (
     GOLD_POOL_ERRORS_NOTE, OPTION_SETS, has_distractor_types, option_seed_label, option_set_label, selection_label,
 )
+from builder.ranker.evaluate import FOLDS, folds_label
 from builder.runs.schema import Header
 from builder.site import tables as site_tables
 from builder.site.tables import Cell, Table
@@ -366,8 +368,16 @@ def blind_error_table(f: FactCells, pairs: list[tuple[str, RunScore, RunScore]])
                  note=GOLD_POOL_ERRORS_NOTE)
 
 
-def option_sets_table(f: FactCells, probes: list[str], scope: str) -> Table:
-    """Every model-free probe on the original and both gold-pool sets: accuracy beside macro F1."""
+def cv_folds(scores: Iterable[RunScore], probes: Sequence[str]) -> tuple[int, ...]:
+    """The outer folds each cross-validated run of `probes` recorded (`subject.parameters.folds`)."""
+    found = (s.run.header.subject.get("parameters") for s in scores
+             if s.run.header.condition == "probe" and s.run.header.subject_name in probes)
+    return tuple(p["folds"] for p in found if isinstance(p, dict) and isinstance(p.get("folds"), int))
+
+
+def option_sets_table(f: FactCells, probes: list[str], scope: str, folds: Sequence[int] = ()) -> Table:
+    """Every model-free probe on the original and both gold-pool sets: accuracy beside macro F1.
+    `folds`: the learned probes' cross-validation folds as run (cv_folds; empty: none recorded)."""
     rows = []
     for p in probes:
         cells = [Cell(PROBE_LABELS.get(p, p))]
@@ -379,9 +389,9 @@ def option_sets_table(f: FactCells, probes: list[str], scope: str) -> Table:
     columns = ("Probe", *(f"{label}: {m}" for _, label in OPTION_SETS for m in ("accuracy", "macro F1")))
     learned = ("The learned probes are trained on the train split and scored on the test split."
                if scope == "test" else
-               "Over all items the learned probes are scored by 5-fold cross-validation; for the option-only "
-               "probe that is not valid on a gold pool (held-out golds reappear as training distractors and its "
-               "n-grams memorise them), so it is not computed there.")
+               f"Over all items the learned probes are scored by {folds_label(folds, FOLDS)} cross-validation; for "
+               "the option-only probe that is not valid on a gold pool (held-out golds reappear as training "
+               "distractors and its n-grams memorise them), so it is not computed there.")
     return Table(f"option-sets-{scope}", f"Model-free probes on the three option sets, Task 2 on {where}",
                  columns, tuple(rows),
                  note="Means over the five official option seeds. The constant letter is the same on every set, "

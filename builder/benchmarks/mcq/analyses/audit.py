@@ -91,6 +91,7 @@ class Audit:
     # Folds the cross-fitting used (leak scores; the learned probe without splits): group_folds gives
     # fewer than FOLDS when one group holds more than a fifth of the items, and every label reads this.
     learned_folds: int = FOLDS
+    learned_inner_folds: tuple[int, ...] = ()  # per fit, the folds of the inner CV that chose its model
 
     @property
     def fixed_k(self) -> bool:
@@ -185,7 +186,8 @@ def run_audit(benchmark: SpecData) -> Audit:
                  learned_chance=float(np.mean(100.0 / inputs.counts[learned.items])),
                  solvable=learned.leak.solvable_share, leak=learned.leak, ablation=learned.ablation,
                  learned_alphas=learned.alphas, shuffle_recipe=spec.shuffle_recipe, learned_sample=inputs.sample,
-                 learned_choice=learned.chosen, learned_model=learned.chosen_majority, learned_folds=learned.folds)
+                 learned_choice=learned.chosen, learned_model=learned.chosen_majority, learned_folds=learned.folds,
+                 learned_inner_folds=learned.inner_folds)
 
 
 def _inputs(kept: Sequence[Item], spec: Any) -> _Inputs:

@@ -34,6 +34,7 @@ class LearnedScores:
     chosen: tuple[str, ...] = ()  # per fit, the model inner CV chose (builder.ranker.choice.Candidate.label)
     chosen_majority: str = ""  # the one most fits chose
     folds: int = FOLDS  # folds of the cross-fitted evaluation (the leak scores'): under FOLDS when a group is large
+    inner_folds: tuple[int, ...] = ()  # per fit, the folds its inner CV used (Evaluation.inner_folds)
 
 
 def learned_scores(options: Options, ids: Sequence[str], splits: Sequence[str | None],
@@ -49,4 +50,4 @@ def learned_scores(options: Options, ids: Sequence[str], splits: Sequence[str | 
     alpha = float(np.median(main.alphas))
     return LearnedScores(main.evaluation, main.items, main.scores, main.alphas, leak_from(crossed, options, ids),
                          tuple(ablation(options, alpha, train, test)), choice.chosen, choice.majority,
-                         crossed.folds)
+                         crossed.folds, main.inner_folds)
