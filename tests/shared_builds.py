@@ -6,11 +6,13 @@ say so)."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
 import pytest
@@ -149,3 +151,21 @@ def cli(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CIBUZZBENCH_CSV": str(work / "data.csv")}
     return subprocess.run([sys.executable, "-m", "builder.cli", *args, "--content", str(CONTENT)],
                           cwd=work, env=env, capture_output=True, text=True, timeout=120)
+
+
+def cli_in_process(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`buzzprobe ARGS` in this process, as a child started in `cwd` with `env` added would run it
+    (exit code, stdout, stderr; argparse's exit is the code): for cases that a child's start-up
+    and imports (1-4 s each) made slow. An uncaught exception fails the test here as a traceback
+    would there. Exit codes and signals only a real process shows stay with `cli`."""
+    from builder.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(out), redirect_stderr(err):
+        patch.chdir(cwd)
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse: a usage error (2) or --help (0)
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    return subprocess.CompletedProcess(["buzzprobe", *args], code, out.getvalue(), err.getvalue())
