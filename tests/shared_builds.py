@@ -153,6 +153,11 @@ def cli(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           cwd=work, env=env, capture_output=True, text=True, timeout=120)
 
 
+def cli_here(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`cli` in this process (cli_in_process): the same folder, CSV and content."""
+    return cli_in_process(work, *args, "--content", str(CONTENT), env={"CIBUZZBENCH_CSV": str(work / "data.csv")})
+
+
 def cli_in_process(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`buzzprobe ARGS` in this process, as a child started in `cwd` with `env` added would run it
     (exit code, stdout, stderr; argparse's exit is the code): for cases that a child's start-up

@@ -26,7 +26,7 @@ from builder.runs.schema import Footer, Header
 from builder.runs.writer import write_run
 from builder.site.write import STAMP, exchange, leftovers, read_stamp, write_site
 from tests.loopback_server import LoopbackServer
-from tests.test_build import cli
+from tests.shared_builds import cli_here
 from tests.test_mouse_probe import execute as mouse_execute
 from tests.test_mouse_probe import make_plan as mouse_plan
 from tests.test_mouse_probe import oracle
@@ -250,9 +250,9 @@ def test_build_during_a_probe_reads_the_run_without_the_line_being_written(
     torn = json.dumps(item(synthetic_dataset, ids[12]))
     with open(run, "a", encoding="utf-8") as handle:
         handle.write(torn[: len(torn) // 2])  # the probe's next line, half written
-    unlocked = cli(project, "build")
+    unlocked = cli_here(project, "build")  # the builds in this process; the lock is another process's
     assert unlocked.returncode == 2 and "truncated last line" in unlocked.stderr  # a crash: resume to repair
     held_by_other_process(run)
-    result = cli(project, "build")
+    result = cli_here(project, "build")
     assert result.returncode == 0, result.stderr
     assert ">12 of 40</td>" in (project / "site" / "runs" / "live.html").read_text()
