@@ -160,7 +160,6 @@ def _real_data() -> None:
         pytest.skip(f"real data not named ({', '.join(missing)})")
 
 
-@pytest.mark.xdist_group("shipped-site")  # one worker builds the session's site (pytest -n)
 def test_every_committed_run_has_a_page_and_a_row_and_no_page_is_over_300_kb(request: pytest.FixtureRequest) -> None:
     """The real site from runs/, the shipped specs included (conftest.shipped_site): every run
     once, each page under 300 KB (long tables and item browsers paged)."""

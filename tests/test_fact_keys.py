@@ -32,7 +32,6 @@ def test_every_key_of_the_golden_build_matches_exactly_one_pattern() -> None:
 
 
 @pytest.mark.realdata
-@pytest.mark.xdist_group("real-site")  # one worker builds the session's site (pytest -n)
 def test_every_key_of_the_real_build_matches_exactly_one_pattern(real_site: Path) -> None:
     """The committed runs on the real CSV: the keys a real site publishes."""
     keys = json.loads((real_site / "facts.json").read_text(encoding="utf-8"))

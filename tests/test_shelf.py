@@ -199,7 +199,6 @@ def test_the_index_sorts_by_gain_and_words_its_prose_by_the_numbers(tmp_path: Pa
 
 # ------------------------------------------------------------------ the shipped site (real data)
 
-@pytest.mark.xdist_group("shipped-site")  # one worker builds the session's site (pytest -n)
 def test_the_site_indexes_every_shipped_benchmark(shipped_site: Path) -> None:
     """What `make site` builds (conftest.shipped_site): the committed content and runs (the 29
     imported MMLU-Pro runs among them) with every shipped spec reading its shared copy: one index

@@ -29,7 +29,6 @@ import yaml
 
 
 REPO = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.xdist_group("real-site")  # with test_fact_keys: one worker builds conftest.real_site (pytest -n)
 SKIPPED = {"script", "style", "svg", "pre", "code"}
 BLOCKS = {"p", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "div", "br", "caption", "figcaption",
           "summary", "dt", "dd", "table", "section", "article", "main", "header", "footer", "nav"}
