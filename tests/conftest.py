@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
-from tests.shared_builds import CREATED, cli, make_small_inputs, small_build
+from tests.shared_builds import CREATED, cli, make_small_inputs, shipped_build, small_build
 from tests.synthetic import write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,6 +94,13 @@ def real_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("real-site") / "site"
     build(BuildConfig(REPO / "runs", REPO / "content", out, options=cibuzzbench_options(real_csv), force=True))
     return out
+
+
+@pytest.fixture(scope="session")
+def shipped_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site `make site` publishes, the shipped specs included (each reading its shared copy),
+    built once; test_shelf and test_every_run_citizen read it (they built it once each)."""
+    return shipped_build(real_csv, tmp_path_factory.mktemp("shipped"))
 
 
 @pytest.fixture(scope="session")

@@ -1,16 +1,21 @@
 """The inputs of the synthetic whole-site builds, and the helpers to build them.
 
-conftest.py builds each site once per session from these (`small_site`, `real_site`); tests read
-those sites and build afresh only when they change an input (then they say so)."""
+conftest.py builds each site once per session from these (`small_site`, `real_site`,
+`shipped_site`); tests read those sites and build afresh only when they change an input (then they
+say so)."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
+
+import pytest
 
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, DatasetSpec, load_dataset
@@ -79,6 +84,62 @@ def small_build(small_inputs: tuple[Path, Path], out: Path, **kwargs: Any) -> Bu
                              options=cibuzzbench_options(csv_path, SMALL_SPEC), **kwargs))
 
 
+def shared_copy(folder: str, variable: str) -> Path:
+    """The shared copy of a benchmark's data folder: required in CI, skipped elsewhere when absent."""
+    value = os.environ.get(variable)
+    path = Path(value) if value else REPO.parent / "shared" / "data" / folder
+    if path.is_dir():
+        return path
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must provide the shared copy of {folder} ({variable} or {path})")
+    pytest.skip(f"no shared copy of {folder} at {path}")
+
+
+def unpacked_copy(folder: Path, tmp_path: Path) -> Path:
+    """The folder itself, or for ChemBench's zip-only copy (data.zip, reports/) an unpacked one
+    beside links to it (CI's .ci/run and `make chembench-data` unpack it the same way)."""
+    if (folder / "src").is_dir() or not (folder / "data.zip").is_file():
+        return folder
+    import zipfile
+    out = tmp_path / f"unpacked-{folder.name}"
+    with zipfile.ZipFile(folder / "data.zip") as archive:
+        archive.extractall(out)
+    for name in ("data.zip", "reports"):
+        (out / name).symlink_to(folder / name)
+    return out
+
+
+# The shared data folder of each shipped spec (content/benchmarks/NAME.yaml).
+SHIPPED_DATA = {"mmlu-pro": "mmlu-pro", "mmlu": "mmlu", "cmmlu": "cmmlu", "truthfulqa-mc1": "truthfulqa-mc",
+                "chembench": "chembench", "lawbench": "lawbench"}
+
+
+def shipped_build(real_csv: Path, root: Path) -> Path:
+    """What `make site` builds: the committed runs and content, every shipped spec reading its
+    shared copy (none left out), charts included; into root/site. The costliest build of the
+    suite (every shipped benchmark's audit), so conftest makes it once a session."""
+    from builder.benchmarks.mcq.spec import load_spec
+    specs = CONTENT / "benchmarks"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("BUZZPROBE_SKIP_BENCHMARKS", raising=False)  # conftest leaves them out of other builds
+        for spec in sorted(specs.glob("*.yaml")):
+            variable = load_spec(spec, root=REPO, environ={}).env_var
+            if variable != "CIBUZZBENCH_CSV":
+                patch.setenv(variable, str(unpacked_copy(shared_copy(SHIPPED_DATA[spec.stem], variable), root)))
+        patch.setenv("CIBUZZBENCH_CSV", str(real_csv))
+        build(BuildConfig(REPO / "runs", CONTENT, root / "site", options=cibuzzbench_options(real_csv), force=True))
+    return root / "site"
+
+
+def raw_header(path: Path) -> dict[str, Any]:
+    """A run file's first line as JSON (gzip or not): what its header declares, without reading
+    and checking every item as read_run does (the committed runs take seconds to read whole)."""
+    import gzip
+    import json
+    raw = path.read_bytes()
+    return json.loads((gzip.decompress(raw) if path.suffix == ".gz" else raw).split(b"\n", 1)[0])
+
+
 def own_copy(site: Path, out: Path) -> Path:
     """A private copy of a shared site (stamp included), for a test that builds over it or breaks it."""
     shutil.copytree(site, out, symlinks=True)
@@ -90,3 +151,26 @@ def cli(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CIBUZZBENCH_CSV": str(work / "data.csv")}
     return subprocess.run([sys.executable, "-m", "builder.cli", *args, "--content", str(CONTENT)],
                           cwd=work, env=env, capture_output=True, text=True, timeout=120)
+
+
+def cli_here(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`cli` in this process (cli_in_process): the same folder, CSV and content."""
+    return cli_in_process(work, *args, "--content", str(CONTENT), env={"CIBUZZBENCH_CSV": str(work / "data.csv")})
+
+
+def cli_in_process(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`buzzprobe ARGS` in this process, as a child started in `cwd` with `env` added would run it
+    (exit code, stdout, stderr; argparse's exit is the code): for cases that a child's start-up
+    and imports (1-4 s each) made slow. An uncaught exception fails the test here as a traceback
+    would there. Exit codes and signals only a real process shows stay with `cli`."""
+    from builder.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, redirect_stdout(out), redirect_stderr(err):
+        patch.chdir(cwd)
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse: a usage error (2) or --help (0)
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    return subprocess.CompletedProcess(["buzzprobe", *args], code, out.getvalue(), err.getvalue())

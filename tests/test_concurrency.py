@@ -26,7 +26,7 @@ from builder.runs.schema import Footer, Header
 from builder.runs.writer import write_run
 from builder.site.write import STAMP, exchange, leftovers, read_stamp, write_site
 from tests.loopback_server import LoopbackServer
-from tests.test_build import cli
+from tests.shared_builds import cli_here, cli_in_process
 from tests.test_mouse_probe import execute as mouse_execute
 from tests.test_mouse_probe import make_plan as mouse_plan
 from tests.test_mouse_probe import oracle
@@ -54,16 +54,17 @@ def _lines(path: Path) -> list[dict]:
 def test_second_probe_on_the_same_run_is_refused_and_the_first_finishes_clean(
         synthetic_csv: Path, tmp_path: Path) -> None:
     with LoopbackServer(latency=0.25) as server:  # slow enough that the second starts before the first ends
-        first = subprocess.Popen(_probe_cmd(server.url, tmp_path, "--sample", "120", "--concurrency", "3"),
+        first = subprocess.Popen(_probe_cmd(server.url, tmp_path, "--sample", "60", "--concurrency", "3"),
                                  cwd=tmp_path, env=_env(synthetic_csv), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
-        run = tmp_path / "lock-model-t2-sighted-en-s1111-n120-r0.jsonl"
+        run = tmp_path / "lock-model-t2-sighted-en-s1111-n60-r0.jsonl"
         deadline = time.monotonic() + 60
         while not (run.is_file() and run.read_bytes().count(b"\n") > 5):
             assert time.monotonic() < deadline and first.poll() is None, first.communicate()
             time.sleep(0.02)
-        second = subprocess.run(_probe_cmd(server.url, tmp_path, "--sample", "120"), cwd=tmp_path,
-                                env=_env(synthetic_csv), capture_output=True, text=True, timeout=60)
+        # The second in this process (no start-up to wait for), so the first need last only 5 s.
+        second = cli_in_process(tmp_path, *_probe_cmd(server.url, tmp_path, "--sample", "60")[3:],
+                                env={"CIBUZZBENCH_CSV": str(synthetic_csv), KEY_ENV: "sk-test"})
         out, err = first.communicate(timeout=120)
     assert second.returncode == 2, second.stderr
     assert "being written by another buzzprobe process" in second.stderr and str(run) in second.stderr
@@ -71,7 +72,7 @@ def test_second_probe_on_the_same_run_is_refused_and_the_first_finishes_clean(
     assert first.returncode == 0, err
     records = _lines(run)
     ids = Counter(r["row_id"] for r in records if r["type"] == "item")
-    assert len(ids) == 120 and set(ids.values()) == {1} and records[-1]["type"] == "footer"
+    assert len(ids) == 60 and set(ids.values()) == {1} and records[-1]["type"] == "footer"
     assert not lock_path(run).exists()  # released and removed
 
 
@@ -250,9 +251,9 @@ def test_build_during_a_probe_reads_the_run_without_the_line_being_written(
     torn = json.dumps(item(synthetic_dataset, ids[12]))
     with open(run, "a", encoding="utf-8") as handle:
         handle.write(torn[: len(torn) // 2])  # the probe's next line, half written
-    unlocked = cli(project, "build")
+    unlocked = cli_here(project, "build")  # the builds in this process; the lock is another process's
     assert unlocked.returncode == 2 and "truncated last line" in unlocked.stderr  # a crash: resume to repair
     held_by_other_process(run)
-    result = cli(project, "build")
+    result = cli_here(project, "build")
     assert result.returncode == 0, result.stderr
     assert ">12 of 40</td>" in (project / "site" / "runs" / "live.html").read_text()

@@ -8,7 +8,6 @@ items); the last test builds the real site from the committed runs when the data
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import shutil
@@ -23,6 +22,7 @@ from builder.runs.files import run_files
 from builder.site.model_names import RULE, is_human_group, model_key
 from builder.site.run_catalogue import coverage_label
 from tests.loopback_server import LoopbackServer
+from tests.shared_builds import raw_header
 from tests.test_mcq_probe import ITEMS, KEY_ENV, NAME, answer, build_site, probe, project  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
@@ -160,23 +160,14 @@ def _real_data() -> None:
         pytest.skip(f"real data not named ({', '.join(missing)})")
 
 
-def test_every_committed_run_has_a_page_and_a_row_and_no_page_is_over_300_kb(
-        real_csv: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The real site from runs/, the shipped specs included: every run once, each page under
-    300 KB (long tables and item browsers paged)."""
+def test_every_committed_run_has_a_page_and_a_row_and_no_page_is_over_300_kb(request: pytest.FixtureRequest) -> None:
+    """The real site from runs/, the shipped specs included (conftest.shipped_site): every run
+    once, each page under 300 KB (long tables and item browsers paged)."""
     _real_data()
-    monkeypatch.delenv("BUZZPROBE_SKIP_BENCHMARKS", raising=False)  # tests/conftest.py leaves them out
-    from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
-    from builder.pipeline import BuildConfig, build
-    root = tmp_path_factory.mktemp("citizens")
-    out = root / "site"
-    build(BuildConfig(REPO / "runs", REPO / "content", out, options=cibuzzbench_options(real_csv), force=True,
-                      cache_dir=REPO / ".cache"))
+    out = request.getfixturevalue("shipped_site")  # built after the check: it needs the same data
     listed = "".join(p.read_text(encoding="utf-8") for p in out.glob("runs*.html"))  # runs.html and its parts
     for path in run_files(REPO / "runs"):
-        raw = path.read_bytes()
-        header = json.loads((gzip.decompress(raw) if path.suffix == ".gz" else raw).split(b"\n", 1)[0])
-        rid = header["run_id"]
+        rid = raw_header(path)["run_id"]
         assert (out / "runs" / f"{rid}.html").is_file(), rid
         assert re.search(rf'href="runs/{re.escape(rid)}\.html"', listed), f"{rid} has no row in runs.html"
     sizes = {str(p.relative_to(out)): p.stat().st_size for p in out.rglob("*.html")}

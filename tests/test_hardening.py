@@ -25,6 +25,7 @@ from builder.site.tables_csv import table_csv
 from builder.core.errors import InputError
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import DatasetSpec
 from tests.loopback_server import LoopbackServer, reply, status
+from tests.shared_builds import cli_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 CREATED = "2026-01-01T00:00:00Z"
@@ -54,6 +55,19 @@ def cli(work: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
                 KEY_ENV: "sk-test-key-0123456789", **(env or {})}
     return subprocess.run([sys.executable, "-m", "builder.cli", *args], cwd=work, env=full_env,
                           capture_output=True, text=True, timeout=180)
+
+
+def quick_cli(work: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`cli` in this process (shared_builds.cli_in_process): the same folder, CSV and key, without
+    a child's start-up; `cli` and `build` stay for what a real process shows (a template that
+    reaches a shell, the Mouse scorer's refusal)."""
+    return cli_in_process(work, *args, env={"CIBUZZBENCH_CSV": str(work / "data.csv"),
+                                            KEY_ENV: "sk-test-key-0123456789", **(env or {})})
+
+
+def quick_full_build(work: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`build` in this process (quick_cli)."""
+    return quick_cli(work, "build", "--content", "content", *args, env=env)
 
 
 def build(work: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -145,7 +159,7 @@ def test_templates_cannot_run_a_shell(project: Path, where: str) -> None:
     else:
         edit_text(project / "content" / "templates" / "base.html", '<main id="main">', f'<main id="main">{attack}')
         expected = ["base.html:", "__globals__"]
-    result = build(project)
+    result = build(project) if where == "page" else quick_full_build(project)  # one through a real process
     refused(result, "templates cannot reach Python internals", *expected)
     assert not (project / "PWNED").exists()
     assert not (project / "site").exists()
@@ -204,15 +218,15 @@ def test_run_ids_from_headers_are_validated(small: Path, header: dict, fragment:
 
 def test_probe_run_id_and_out_are_confined(project: Path) -> None:
     dry = ("probe", "--model", "m", "--dry-run", "0", "--sample", "3")
-    refused(cli(project, *dry, "--run-id", "../../evil"), "--run-id", "may only use")
-    refused(cli(project, *dry, "--out", "{run_id.__class__.__mro__}.jsonl"), "--out", "plainly")
-    refused(cli(project, "mouse", "probe", "--task", "td", "--data", "x.csv", "--model", "m", "--dry-run", "0",
+    refused(quick_cli(project, *dry, "--run-id", "../../evil"), "--run-id", "may only use")
+    refused(quick_cli(project, *dry, "--out", "{run_id.__class__.__mro__}.jsonl"), "--out", "plainly")
+    refused(quick_cli(project, "mouse", "probe", "--task", "td", "--data", "x.csv", "--model", "m", "--dry-run", "0",
                 "--run-id", "../evil"), "--run-id")
 
 
 def test_non_latin_model_names_get_distinct_run_ids(project: Path) -> None:
-    first = cli(project, "probe", "--model", "模型", "--dry-run", "0", "--sample", "3")
-    second = cli(project, "probe", "--model", "另一个模型", "--dry-run", "0", "--sample", "3")
+    first = quick_cli(project, "probe", "--model", "模型", "--dry-run", "0", "--sample", "3")
+    second = quick_cli(project, "probe", "--model", "另一个模型", "--dry-run", "0", "--sample", "3")
     assert first.returncode == second.returncode == 0, first.stderr
     assert f"run {slug('模型')}-t2-sighted-en-s1111-n3-r0 -> runs/{slug('模型')}/" in first.stdout
     assert first.stdout.splitlines()[0] != second.stdout.splitlines()[0]
@@ -227,13 +241,13 @@ def _official_results(work: Path) -> Path:
 
 def test_import_keeps_a_non_latin_name_and_a_config_cannot_escape(project: Path) -> None:
     results = _official_results(project)
-    result = cli(project, "import", "results", "--model", "模型", "--out", "imported")
+    result = quick_cli(project, "import", "results", "--model", "模型", "--out", "imported")
     assert result.returncode == 0, result.stderr
     (path,) = (project / "imported").glob("*.jsonl")
     assert path.name == f"official-{slug('模型')}-t3-all.jsonl"
     assert read_run(path).header.subject_name == "模型"
     (results / "config.json").write_text(json.dumps({"prompt_language": "/../../../outside"}))
-    refused(cli(project, "import", "results", "--model", "m", "--out", "again"), "config.json", "prompt_language")
+    refused(quick_cli(project, "import", "results", "--model", "m", "--out", "again"), "config.json", "prompt_language")
     assert not (project / "again").exists() and not list(project.parent.glob("*outside*"))
 
 
@@ -242,7 +256,7 @@ def test_build_never_replaces_a_folder_it_did_not_make(project: Path, out: str) 
     (project / "notes").mkdir()
     (project / "notes" / "thesis.txt").write_text("years of work")
     before = sorted(str(p.relative_to(project)) for p in project.rglob("*"))
-    refused(build(project, "--out", out), "--out")
+    refused(quick_full_build(project, "--out", out), "--out")
     assert sorted(str(p.relative_to(project)) for p in project.rglob("*")) == before
 
 
@@ -307,7 +321,8 @@ def _huge_usage(h, req) -> None:
 
 
 def probe(work: Path, server: LoopbackServer, *extra: str, base_url: str | None = None) -> subprocess.CompletedProcess[str]:
-    return cli(work, "probe", "--model", "m", "--base-url", base_url or server.url, "--api-key-env", KEY_ENV,
+    """`buzzprobe probe` against the loopback server, in this process (quick_cli)."""
+    return quick_cli(work, "probe", "--model", "m", "--base-url", base_url or server.url, "--api-key-env", KEY_ENV,
                "--sample", "3", "--retries", "1", "--backoff", "0.01", "--timeout", "5", "--quiet",
                "--out", "out/{run_id}.jsonl", *extra)
 
@@ -435,8 +450,8 @@ def test_template_errors_are_located(small: Path) -> None:
 
 @pytest.mark.parametrize("value", ["yesterday", "1.5", "-1", "99999999999999", "1e9"])
 def test_source_date_epoch_garbage(project: Path, value: str) -> None:
-    refused(build(project, env={"SOURCE_DATE_EPOCH": value}), "SOURCE_DATE_EPOCH")
-    refused(cli(project, "runs", "--out", "x", env={"SOURCE_DATE_EPOCH": value}), "SOURCE_DATE_EPOCH")
+    refused(quick_full_build(project, env={"SOURCE_DATE_EPOCH": value}), "SOURCE_DATE_EPOCH")
+    refused(quick_cli(project, "runs", "--out", "x", env={"SOURCE_DATE_EPOCH": value}), "SOURCE_DATE_EPOCH")
 
 
 @pytest.mark.parametrize("option, value", [("--temperature", "nan"), ("--temperature", "inf"),
@@ -444,7 +459,7 @@ def test_source_date_epoch_garbage(project: Path, value: str) -> None:
                                            ("--max-retry-after", "nan"), ("--timeout", "nan"),
                                            ("--timeout", "0"), ("--backoff", "inf")])
 def test_probe_numbers_must_be_finite(project: Path, option: str, value: str) -> None:
-    result = cli(project, "probe", "--model", "m", "--dry-run", "1", "--sample", "1", option, value)
+    result = quick_cli(project, "probe", "--model", "m", "--dry-run", "1", "--sample", "1", option, value)
     assert result.returncode == 2 and option in result.stderr and "Traceback" not in result.stderr
 
 
@@ -475,7 +490,7 @@ def test_a_duplicated_csv_row_is_named_once(project: Path) -> None:
     lines = (project / "data.csv").read_bytes().split(b"\r\n")
     lines.insert(11, lines[10])
     (project / "data.csv").write_bytes(b"\r\n".join(lines))
-    result = build(project)
+    result = quick_full_build(project)
     refused(result, "data.csv:12 [row_id]: duplicate of the row on line 11")
     assert result.stderr.count("data.csv") == 1
 

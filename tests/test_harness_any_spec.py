@@ -111,7 +111,7 @@ def test_a_spec_round_trips_through_inspect_eval_logs(env: dict[str, str], proje
 
 
 # A task buzzprobe did not write: the synthetic items as an ordinary lm-eval multiple_choice task.
-LM_EVAL_TASK = """task: plain_mc
+LM_EVAL_TASK = """task: {task}
 dataset_path: json
 dataset_kwargs:
   data_files:
@@ -126,25 +126,44 @@ metric_list:
 """
 
 
-def plain_lm_eval(tmp_path: Path, env: dict[str, str], records: list[dict]) -> Path:
-    """lm-eval's own `dummy` model (random log-likelihoods) over the records: a real samples file."""
-    folder = tmp_path / "plain"
+def _plain_records() -> dict[str, list[dict]]:
+    """The two ordinary tasks' items: `plain_mc`, every item with half of them matched by their
+    question text alone (no id); `unmatched_mc`, four items, the third one the spec does not have."""
+    mapped = synthetic_records()
+    for record in mapped[::2]:
+        del record["id"]
+    unmatched = synthetic_records()[:4]
+    unmatched[2] = {**unmatched[2], "id": "q999", "stem": "A question the spec does not have?"}
+    return {"plain_mc": mapped, "unmatched_mc": unmatched}
+
+
+@pytest.fixture(scope="module")
+def plain_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """lm-eval's own `dummy` model (random log-likelihoods) over both ordinary tasks in one run (a
+    run's start-up is most of its 10 s): a real samples file per task, read by the tests below."""
+    import os
+    need("lm_eval")
+    root = tmp_path_factory.mktemp("plain-lm-eval")
+    env = {**os.environ, "HF_HOME": str(root / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "NO_COLOR": "1",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    folder = root / "plain"
     folder.mkdir()
-    (folder / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    (folder / "plain_mc.yaml").write_text(LM_EVAL_TASK.format(data=folder / "items.jsonl"), encoding="utf-8")
-    run_tool([sys.executable, "-m", "lm_eval", "run", "--model", "dummy", "--tasks", "plain_mc", "--include_path",
-              str(folder), "--log_samples", "--output_path", str(tmp_path / "plain-out")], env, tmp_path)
-    (samples,) = (tmp_path / "plain-out").rglob("samples_plain_mc_*.jsonl")
-    return samples
+    for task, records in _plain_records().items():
+        (folder / f"{task}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        (folder / f"{task}.yaml").write_text(LM_EVAL_TASK.format(task=task, data=folder / f"{task}.jsonl"),
+                                             encoding="utf-8")
+    run_tool([sys.executable, "-m", "lm_eval", "run", "--model", "dummy", "--tasks", "plain_mc,unmatched_mc",
+              "--include_path", str(folder), "--log_samples", "--output_path", str(root / "plain-out")], env, root)
+    found = {}
+    for task in ("plain_mc", "unmatched_mc"):
+        (found[task],) = (root / "plain-out").rglob(f"samples_{task}_*.jsonl")
+    return found
 
 
 def test_an_ordinary_lm_eval_task_is_mapped_onto_the_spec(env: dict[str, str], project: Path, tmp_path: Path,
+                                                          plain_samples: dict[str, Path],
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    need("lm_eval")
-    records = synthetic_records()
-    for record in records[::2]:
-        del record["id"]  # half the items are matched by their question text alone
-    samples = plain_lm_eval(tmp_path, env, records)
+    samples = plain_samples["plain_mc"]
     before = ["import", "lm-eval", str(samples), "--out", str(tmp_path / "imported")]
     assert main(before) == 2  # bad input, without --benchmark: an unknown task, and what to do
     assert "carries no buzzprobe export metadata" in capsys.readouterr().err
@@ -165,11 +184,9 @@ def test_an_ordinary_lm_eval_task_is_mapped_onto_the_spec(env: dict[str, str], p
 
 
 def test_an_item_no_spec_item_matches_is_a_located_error(env: dict[str, str], project: Path, tmp_path: Path,
+                                                         plain_samples: dict[str, Path],
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    need("lm_eval")
-    records = synthetic_records()[:4]
-    records[2] = {**records[2], "id": "q999", "stem": "A question the spec does not have?"}
-    samples = plain_lm_eval(tmp_path, env, records)
+    samples = plain_samples["unmatched_mc"]
     assert main(["import", "lm-eval", str(samples), "--benchmark", NAME, "--out", str(tmp_path / "imported")]) == 2
     err = capsys.readouterr().err
     assert f"{samples}:3 [doc]: no item of synthetic-probe has its id ('q999') or its question " in err

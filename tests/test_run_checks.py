@@ -21,7 +21,8 @@ from builder.runs.reader import read_run
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.core.errors import InputError
 from builder.pipeline import BuildConfig, load_stage
-from tests.test_build import CONTENT, SMALL_SPEC, cli, inputs, small_build, tree  # noqa: F401 (inputs: a fixture)
+from tests.shared_builds import cli_here
+from tests.test_build import CONTENT, SMALL_SPEC, inputs, small_build, tree  # noqa: F401 (inputs: a fixture)
 
 SAMPLE = {"selection": "sample", "n": 40, "sample_seed": 0}
 
@@ -145,7 +146,7 @@ def test_build_accepts_a_run_in_progress_and_a_recomputed_sample(project: Path, 
     write(project / "runs" / "model", "done", finished(synthetic_dataset, "check-done"))
     write(project / "runs" / "model", "partial",
           [header(synthetic_dataset, "check-partial", condition="blind")] + [item(synthetic_dataset, r) for r in ids[:15]])
-    result = cli(project, "build")
+    result = cli_here(project, "build")  # in this process: the CLI's own exit codes are test_build's
     assert result.returncode == 0, result.stderr
     facts = json.loads((project / "site" / "facts.json").read_text())
     assert (facts["run.check-done.n"], facts["run.check-done.selected"], facts["run.check-done.complete"]) == (40, 40, 1)

@@ -16,35 +16,11 @@ from builder.benchmarks.mcq.load import load_benchmark
 from builder.benchmarks.mcq.loading import load_specs
 from builder.benchmarks.mcq.spec import load_spec
 from builder.core.errors import DownloadError, InputError
+from tests.shared_builds import shared_copy, unpacked_copy  # noqa: F401 (other tests import them from here)
 from tests.test_fetch import Server, ok
 
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "content" / "benchmarks"
-
-
-def shared_copy(folder: str, variable: str) -> Path:
-    """The shared copy of a benchmark's data folder: required in CI, skipped elsewhere when absent."""
-    value = os.environ.get(variable)
-    path = Path(value) if value else REPO.parent / "shared" / "data" / folder
-    if path.is_dir():
-        return path
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must provide the shared copy of {folder} ({variable} or {path})")
-    pytest.skip(f"no shared copy of {folder} at {path}")
-
-
-def unpacked_copy(folder: Path, tmp_path: Path) -> Path:
-    """The folder itself, or for ChemBench's zip-only copy (data.zip, reports/) an unpacked one
-    beside links to it (CI's .ci/run and `make chembench-data` unpack it the same way)."""
-    if (folder / "src").is_dir() or not (folder / "data.zip").is_file():
-        return folder
-    import zipfile
-    out = tmp_path / f"unpacked-{folder.name}"
-    with zipfile.ZipFile(folder / "data.zip") as archive:
-        archive.extractall(out)
-    for name in ("data.zip", "reports"):
-        (out / name).symlink_to(folder / name)
-    return out
 
 
 def shipped(name: str, monkeypatch: pytest.MonkeyPatch, folder: str | None = None):
@@ -223,25 +199,13 @@ def test_the_index_sorts_by_gain_and_words_its_prose_by_the_numbers(tmp_path: Pa
 
 # ------------------------------------------------------------------ the shipped site (real data)
 
-def test_the_site_indexes_every_shipped_benchmark(real_csv: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """What `make site` builds: the committed content and runs (the 29 imported MMLU-Pro runs
-    among them) with every shipped spec reading its shared copy: one index row per spec, each
-    linked to its page, sorted by the learned probe's gain, and the MMLU-Pro page's leak split
-    for every imported model. The audits are cached in the tests' shared cache (by content), so
-    only the first run pays for them."""
-    from builder.pipeline import BuildConfig, build
-    monkeypatch.delenv("BUZZPROBE_SKIP_BENCHMARKS", raising=False)
-    folders = {"mmlu-pro": "mmlu-pro", "mmlu": "mmlu", "cmmlu": "cmmlu", "truthfulqa-mc1": "truthfulqa-mc",
-               "chembench": "chembench", "lawbench": "lawbench"}
+def test_the_site_indexes_every_shipped_benchmark(shipped_site: Path) -> None:
+    """What `make site` builds (conftest.shipped_site): the committed content and runs (the 29
+    imported MMLU-Pro runs among them) with every shipped spec reading its shared copy: one index
+    row per spec, each linked to its page, sorted by the learned probe's gain, and the MMLU-Pro
+    page's leak split for every imported model."""
+    out = shipped_site
     names = sorted(p.stem for p in SPECS.glob("*.yaml"))
-    for name in names:
-        variable = load_spec(SPECS / f"{name}.yaml", root=REPO, environ={}).env_var
-        if variable != "CIBUZZBENCH_CSV":
-            monkeypatch.setenv(variable, str(unpacked_copy(shared_copy(folders[name], variable), tmp_path)))
-    monkeypatch.setenv("CIBUZZBENCH_CSV", str(real_csv))
-    out = tmp_path / "site"
-    build(BuildConfig(REPO / "runs", REPO / "content", out, charts=False, force=True))
     imported = sorted((REPO / "runs" / "mmlu-pro").glob("*.jsonl.gz"))
     split = (out / "tables" / "mcq-mmlu-pro-leak-split.csv").read_text(encoding="utf-8").splitlines()
     assert len(imported) == 29 and len(split) == 1 + len(imported)  # every imported model, split by leak

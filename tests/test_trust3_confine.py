@@ -4,8 +4,10 @@ short escaped excerpt and never print a secret variable's value; and every CSV r
 header that repeats a column name.
 
 Every attack runs against a fake key and a fake secret in temporary folders, never a real one;
-the CLI runs in a child process with a deadline, so a regression that reads a FIFO or /dev/zero
-fails the test instead of hanging it."""
+the attacks on /proc, /dev/zero and FIFOs run the CLI in a child process with a deadline, so a
+regression that reads one fails the test instead of hanging it (and /proc/self/environ is the
+child's, which holds the fake secret); the others run it in this process (`quick`), with the same
+folder, home and secret."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import pytest
 
 from builder.core.errors import InputError, Problem
 from builder.core.redact import excerpt, scrub
+from tests.shared_builds import cli_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "mcq"
@@ -62,6 +65,11 @@ def cli(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess
                           timeout=60, env=environ)
 
 
+def quick(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`cli` in this process (the same folder, fake home and fake key): for attacks that cannot hang."""
+    return cli_in_process(repo, *args, env={"HOME": str(repo.parent / "home"), "OPENAI_API_KEY": SECRET, **(env or {})})
+
+
 def assert_refused(done: subprocess.CompletedProcess[str], spec: Path, line: int, field: str, why: str) -> None:
     """Exit 2, one located problem naming the spec's line and field, and nothing secret said."""
     assert done.returncode == 2, done.stdout + done.stderr
@@ -88,15 +96,16 @@ def test_a_spec_naming_a_file_outside_its_folders_is_refused_at_its_line(repo: P
     location, fmt, why = ATTACKS[attack]
     (repo / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n", encoding="utf-8")
     spec = write_spec(repo, location.format(elsewhere=repo.parent / "elsewhere"), fmt)
-    assert_refused(cli(repo, "audit", str(spec.relative_to(repo))), spec, 2, "dataset_path", why)
+    run = cli if attack in ("proc", "dev-zero") else quick  # a system file: in a child with a deadline
+    assert_refused(run(repo, "audit", str(spec.relative_to(repo))), spec, 2, "dataset_path", why)
 
 
 def test_a_symlink_out_of_the_repository_is_refused_named_or_globbed(repo: Path) -> None:
     (repo / "data" / "key.csv").symlink_to(repo.parent / "home" / ".ssh" / "id_rsa")
     spec = write_spec(repo, "dataset_path: data/key.csv", "csv")
-    assert_refused(cli(repo, "audit", str(spec)), spec, 2, "dataset_path", "outside the folders")
+    assert_refused(quick(repo, "audit", str(spec)), spec, 2, "dataset_path", "outside the folders")
     spec = write_spec(repo, "dataset_path: data/*.csv", "csv")  # the pattern is inside; its match is not
-    assert_refused(cli(repo, "audit", str(spec)), spec, 2, "dataset_path", "outside the folders")
+    assert_refused(quick(repo, "audit", str(spec)), spec, 2, "dataset_path", "outside the folders")
 
 
 def test_a_fifo_inside_the_repository_is_refused_not_opened(repo: Path) -> None:
@@ -107,8 +116,8 @@ def test_a_fifo_inside_the_repository_is_refused_not_opened(repo: Path) -> None:
 
 def test_data_dir_outside_the_repository_is_refused_before_data_fetch_writes_there(repo: Path) -> None:
     spec = write_spec(repo, f"data_dir: {repo.parent / 'elsewhere'}\ndataset_path: items.jsonl")
-    assert_refused(cli(repo, "audit", str(spec)), spec, 2, "data_dir", "outside the folders")
-    assert_refused(cli(repo, "data", "fetch", "--benchmark", "leak"), spec, 2, "data_dir", "outside the folders")
+    assert_refused(quick(repo, "audit", str(spec)), spec, 2, "data_dir", "outside the folders")
+    assert_refused(quick(repo, "data", "fetch", "--benchmark", "leak"), spec, 2, "data_dir", "outside the folders")
 
 
 def test_a_spec_cannot_choose_which_variable_names_its_copy(repo: Path) -> None:
@@ -116,7 +125,7 @@ def test_a_spec_cannot_choose_which_variable_names_its_copy(repo: Path) -> None:
     missing-file error); `HOME` would make the home folder an allowed root."""
     for variable in ("OPENAI_API_KEY", "HOME"):
         spec = write_spec(repo, f"dataset_env: {variable}\ndataset_path: .ssh/id_rsa", "csv")
-        assert_refused(cli(repo, "audit", str(spec)), spec, 2, "dataset_env", "buzzprobe's data variables")
+        assert_refused(quick(repo, "audit", str(spec)), spec, 2, "dataset_env", "buzzprobe's data variables")
 
 
 # ------------------------------------------------------------------ what the user names is read
@@ -124,25 +133,25 @@ def test_a_spec_cannot_choose_which_variable_names_its_copy(repo: Path) -> None:
 def test_a_copy_named_on_the_command_line_or_by_the_variable_is_read(repo: Path) -> None:
     spec = write_spec(repo, "dataset_path: data/absent.jsonl")
     outside = repo.parent / "elsewhere" / "items.jsonl"
-    done = cli(repo, "audit", str(spec), "--data", str(outside), "--json")
+    done = quick(repo, "audit", str(spec), "--data", str(outside), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["items"] == 12
-    done = cli(repo, "audit", str(spec), "--json", env={"BUZZPROBE_DATA_LEAK": str(outside)})
+    done = quick(repo, "audit", str(spec), "--json", env={"BUZZPROBE_DATA_LEAK": str(outside)})
     assert done.returncode == 0, done.stderr
     folder = write_spec(repo, "data_dir: data/none\ndataset_path: items.jsonl", name="folder")
-    done = cli(repo, "audit", str(folder), "--data", str(outside.parent), "--json")
+    done = quick(repo, "audit", str(folder), "--data", str(outside.parent), "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["items"] == 12, done.stderr
 
 
 def test_data_in_the_repository_and_beside_the_spec_is_read(repo: Path, tmp_path: Path) -> None:
-    assert cli(repo, "audit", str(write_spec(repo, "dataset_path: data/items.jsonl"))).returncode == 0
+    assert quick(repo, "audit", str(write_spec(repo, "dataset_path: data/items.jsonl"))).returncode == 0
     beside = tmp_path / "specs"  # a spec outside the repository reads its own folder
     beside.mkdir()
     (beside / "items.jsonl").write_text(BODY, encoding="utf-8")
     spec = beside / "mine.yaml"
     spec.write_text(f"name: mine\ndataset_path: {beside / 'items.jsonl'}\ndoc_to_text: q\ndoc_to_choice: choices\n"
                     "doc_to_target: answer\n", encoding="utf-8")
-    assert cli(repo, "audit", str(spec)).returncode == 0
+    assert quick(repo, "audit", str(spec)).returncode == 0
 
 
 def test_even_a_named_copy_is_never_a_system_file_or_a_fifo(repo: Path) -> None:
@@ -189,13 +198,13 @@ def test_an_error_quotes_a_short_escaped_excerpt_and_never_a_secret_value(repo: 
     spec = write_spec(repo, "dataset_path: data/bad.jsonl")
     spec.write_text(spec.read_text(encoding="utf-8").replace("doc_to_text: q", "doc_to_text: \"{{ {}[q] }}\""),
                     encoding="utf-8")
-    done = cli(repo, "audit", str(spec))
+    done = quick(repo, "audit", str(spec))
     assert done.returncode == 2
     assert "[record 1, doc_to_text]: template failed" in done.stderr and "<$OPENAI_API_KEY>" in done.stderr
     assert "[record 1, doc_to_target]" not in done.stderr  # one problem per record: the first rule that fails
     assert SECRET not in done.stderr and SECRET[:12] not in done.stderr
     spec.write_text(spec.read_text(encoding="utf-8").replace("\"{{ {}[q] }}\"", "q"), encoding="utf-8")
-    done = cli(repo, "audit", str(spec))
+    done = quick(repo, "audit", str(spec))
     line = next(t for t in done.stderr.splitlines() if "doc_to_target" in t)
     assert "'x\\x00x\\x00" in line and "… (10,000 characters)" in line and len(line) < 400 and "\x00" not in line
 
