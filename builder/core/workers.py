@@ -52,12 +52,26 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], workers: int | N
         return [function(item) for item in items]
     _task = (function, items)
     gc.freeze()  # the workers' collector leaves this process's objects alone: their pages stay shared
+    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
     try:
-        with ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_run_one, range(len(items))))
+        return list(pool.map(_run_one, range(len(items))))
+    except BaseException:  # a failure or Ctrl-C: only the items already started are waited for
+        pool.shutdown(wait=True, cancel_futures=True)  # (terminating workers makes 3.11's pool thread fail noisily)
+        raise
     finally:
+        pool.shutdown(wait=True)
         gc.unfreeze()
         _task = None
+
+
+def stop(executor: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers (a failed or interrupted build must not
+    wait for work whose result nobody will read)."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
 
 
 def _run_one(index: int) -> Any:

@@ -23,7 +23,7 @@ from builder.benchmarks.mcq.analyses.audit import Audit
 from builder.benchmarks.mcq.load import SpecData
 from builder.benchmarks.mcq.analyses.audit_cache import cached_audit, cached_benchmark, is_cached
 from builder.benchmarks.mcq.spec import load_spec
-from builder.core.workers import WORKERS_ENV, fork_context, worker_count  # noqa: F401 - WORKERS_ENV: its tests set it here
+from builder.core.workers import WORKERS_ENV, fork_context, stop, worker_count  # noqa: F401 - WORKERS_ENV: its tests set it here
 
 _running: dict[tuple[Path, Path], "AuditPool"] = {}
 
@@ -54,11 +54,7 @@ class AuditPool:
 
     def close(self) -> None:
         """Cancel what has not started and end the workers (a failed build must not wait for audits)."""
-        processes = list((getattr(self.executor, "_processes", None) or {}).values())
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
+        stop(self.executor)
 
 
 def start(content_dir: Path, cache_dir: Path, specs: list[Path]) -> None:
