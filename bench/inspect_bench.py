@@ -108,17 +108,24 @@ def convert(logs: Path, workers: int = 2) -> None:
         list(pool.map(_convert_one, todo, [logs] * len(todo)))
         json_dir = log_dir(logs, "json")
         json_dir.mkdir(exist_ok=True)
-        todo_json = [p for p in sorted(logs.glob("*.eval")) if not (json_dir / (p.stem + ".json")).exists()]
+        todo_json = [p for p in sorted(logs.glob("*.eval")) if not list(json_dir.glob(f"*_{p.stem}.json"))]
         list(pool.map(_to_json, todo_json, [json_dir] * len(todo_json)))
     shutil.rmtree(logs / ".staging", ignore_errors=True)  # the bundle reads the folder recursively
 
 
 def _to_json(path: Path, out: Path) -> None:
-    """One .eval log as a .json log, by inspect-ai's own API (a temporary name first)."""
+    """One .eval log as a .json log, by inspect-ai's own API (a temporary name first), named as
+    Inspect names its logs: a .json file is listed only when its name starts with a timestamp."""
     from inspect_ai.log import read_eval_log, write_eval_log
+    log = read_eval_log(str(path))
     staging = out / f".{path.stem}.json.part"
-    write_eval_log(read_eval_log(str(path)), str(staging), format="json")
-    staging.replace(out / f"{path.stem}.json")
+    write_eval_log(log, str(staging), format="json")
+    staging.replace(out / json_name(log.eval.created, path.stem))
+
+
+def json_name(created: str, stem: str) -> str:
+    """`<created as YYYY-MM-DDTHH-MM-SS>_<stem>.json`, Inspect's own log naming."""
+    return f"{created[:19].replace(':', '-')}_{stem}.json"
 
 
 def _convert_one(path: Path, logs: Path) -> None:
