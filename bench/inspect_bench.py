@@ -1,12 +1,14 @@
 """The peer in the cold-build budget: `inspect view bundle` of the 29 imported MMLU-Pro runs.
 
 Each committed MMLU-Pro run (runs/mmlu-pro/) becomes one Inspect log written by inspect-ai's
-own log API (`write_eval_log`, Inspect's default .eval format): one sample per answered
-question with the question and its lettered options as input, the gold letter as target, the
-run's letter as output and a C/I score, and the run's accuracy as the log's result. The
-questions come from the spec's data file (BUZZPROBE_DATA_MMLU_PRO or data/mmlu-pro/). Then
-`inspect view bundle` (the viewer and the logs as a static site, Inspect's counterpart of a
-buzzprobe build) is timed, with its peak memory, as a child process.
+own log API (`write_eval_log`): one sample per answered question with the question and its
+lettered options as input, the gold letter as target, the run's letter as output and a C/I score,
+and the run's accuracy as the log's result. The questions come from the spec's data file
+(BUZZPROBE_DATA_MMLU_PRO or data/mmlu-pro/). Then `inspect view bundle` (the viewer and the logs
+as a static site, Inspect's counterpart of a buzzprobe build) is timed, with its peak memory, as a
+child process, for both of Inspect's log formats: .eval (Inspect's default since 0.3.46: a zip the
+bundle mostly copies) and .json (the older format, the same logs converted with `read_eval_log` /
+`write_eval_log(format="json")`, kept in a sibling folder `<logs>-json`).
 
 Usage: python bench/inspect_bench.py [--repeat 3] [--json OUT]   (needs inspect-ai installed)
 """
@@ -78,6 +80,14 @@ def to_log(path: Path, data: dict[str, dict[str, Any]], out: Path) -> None:
     write_eval_log(log, str(out / f"{header['run_id']}.eval"))
 
 
+FORMATS = ("eval", "json")  # Inspect's default first
+
+
+def log_dir(logs: Path, fmt: str) -> Path:
+    """The folder holding the logs of one format (the bundle reads its folder recursively)."""
+    return logs if fmt == "eval" else logs.with_name(f"{logs.name}-{fmt}")
+
+
 def bundle(logs: Path, out: Path) -> tuple[float, int]:
     """Seconds and peak RSS of `inspect view bundle` (a fresh output folder each time)."""
     shutil.rmtree(out, ignore_errors=True)
@@ -96,7 +106,26 @@ def convert(logs: Path, workers: int = 2) -> None:
             if not (logs / (p.name.removesuffix(".jsonl.gz") + ".eval")).exists()]
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         list(pool.map(_convert_one, todo, [logs] * len(todo)))
+        json_dir = log_dir(logs, "json")
+        json_dir.mkdir(exist_ok=True)
+        todo_json = [p for p in sorted(logs.glob("*.eval")) if not list(json_dir.glob(f"*_{p.stem}.json"))]
+        list(pool.map(_to_json, todo_json, [json_dir] * len(todo_json)))
     shutil.rmtree(logs / ".staging", ignore_errors=True)  # the bundle reads the folder recursively
+
+
+def _to_json(path: Path, out: Path) -> None:
+    """One .eval log as a .json log, by inspect-ai's own API (a temporary name first), named as
+    Inspect names its logs: a .json file is listed only when its name starts with a timestamp."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+    log = read_eval_log(str(path))
+    staging = out / f".{path.stem}.json.part"
+    write_eval_log(log, str(staging), format="json")
+    staging.replace(out / json_name(log.eval.created, path.stem))
+
+
+def json_name(created: str, stem: str) -> str:
+    """`<created as YYYY-MM-DDTHH-MM-SS>_<stem>.json`, Inspect's own log naming."""
+    return f"{created[:19].replace(':', '-')}_{stem}.json"
 
 
 def _convert_one(path: Path, logs: Path) -> None:
@@ -109,17 +138,24 @@ def _convert_one(path: Path, logs: Path) -> None:
 
 
 def measure(repeat: int, logs: Path) -> dict[str, object]:
-    """Convert what `logs` lacks, then bundle `repeat` times."""
+    """Convert what `logs` lacks, then bundle each format `repeat` times, interleaved."""
     convert(logs)
-    seconds, peaks = [], []
+    seconds: dict[str, list[float]] = {fmt: [] for fmt in FORMATS}
+    peaks: dict[str, list[int]] = {fmt: [] for fmt in FORMATS}
     with tempfile.TemporaryDirectory(prefix="buzzprobe-inspect-") as tmp:
         for _ in range(repeat):
-            wall, peak = bundle(logs, Path(tmp) / "bundle")
-            seconds.append(wall)
-            peaks.append(peak)
-    return {"logs": len(list(logs.glob("*.eval"))), "log_mb": round(sum(p.stat().st_size for p in logs.glob("*.eval")) / 2**20, 1),
-            "inspect_bundle_s": summary(seconds), "inspect_bundle_peak_rss_mb": round(max(peaks) / 2**20),
-            "load_average_1m_after": round(os.getloadavg()[0], 2)}
+            for fmt in FORMATS:
+                wall, peak = bundle(log_dir(logs, fmt), Path(tmp) / "bundle")
+                seconds[fmt].append(wall)
+                peaks[fmt].append(peak)
+    report: dict[str, object] = {"default_format": "eval"}
+    for fmt in FORMATS:
+        files = list(log_dir(logs, fmt).glob(f"*.{fmt}"))
+        report[fmt] = {"logs": len(files), "log_mb": round(sum(p.stat().st_size for p in files) / 2**20, 1),
+                       "inspect_bundle_s": summary(seconds[fmt]),
+                       "inspect_bundle_peak_rss_mb": round(max(peaks[fmt]) / 2**20)}
+    report["load_average_1m_after"] = round(os.getloadavg()[0], 2)
+    return report
 
 
 def main() -> None:

@@ -124,7 +124,7 @@ def test_resample_draws_are_kept_within_a_byte_budget() -> None:
     """Sixteen kept 2,000 x n index sets were most of a cold build's 2 GB; same draws, fewer kept."""
     import numpy as np
     from builder.stats import bootstrap
-    kept = bootstrap._KeptDraws(limit=3 * 2000 * 1010 * 8)  # three sets of about 1,000 items
+    kept = bootstrap._KeptDraws(limit=3 * 2000 * 1010 * 4)  # three sets of about 1,000 items (int32)
     first = kept(1000, 2000, 7, bootstrap._CHUNK_CELLS)
     for n in (1001, 1002, 1003, 1004):
         kept(n, 2000, 7, bootstrap._CHUNK_CELLS)
@@ -146,3 +146,18 @@ def test_items_share_equal_letter_maps_and_have_no_dict() -> None:
     assert first is not None and second is not None
     assert first.letter_map == second.letter_map and first.letter_map is second.letter_map
     assert not hasattr(first, "__dict__")
+
+
+# ---------------------------------------------------------------- independent work in worker processes
+
+def test_ordered_map_keeps_input_order_and_runs_serially_when_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results come back in input order however the work was shared out; a closure is fine (forked)."""
+    import os
+    from builder.core import workers
+    offset = 7
+    items = list(range(40))
+    parallel = workers.ordered_map(lambda i: (i + offset, os.getpid()), items, workers=2)
+    assert [r for r, _ in parallel] == [i + offset for i in items]
+    assert os.getpid() not in {pid for _, pid in parallel}
+    monkeypatch.setenv(workers.WORKERS_ENV, "0")
+    assert {pid for _, pid in workers.ordered_map(lambda i: (i, os.getpid()), items)} == {os.getpid()}

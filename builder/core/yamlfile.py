@@ -6,6 +6,8 @@ is read here: a file that is not UTF-8 or not YAML is a located error, never a t
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,6 +40,15 @@ def load_yaml_node(path: str | Path) -> tuple[Any, dict[KeyPath, int], yaml.Node
     except UnicodeDecodeError as exc:
         raise InputError.single(path, "not valid UTF-8; save the file as UTF-8",
                                 line=exc.object.count(b"\n", 0, exc.start) + 1) from exc
+    data, lines, node = _parsed(text, str(path))
+    return copy.deepcopy(data), dict(lines), node
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str, path: str) -> tuple[Any, dict[KeyPath, int], yaml.Node | None]:
+    """parse_yaml, kept for this process by the text (a failure is not kept): a build reads a
+    spec four times (its inputs, its audit's cache key, its load and its items), and ChemBench's,
+    with its 2,788 pinned files, takes 0.2 s to parse. Callers get their own copy of the data."""
     return parse_yaml(text, path)
 
 

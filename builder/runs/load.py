@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from builder.core.build_date import future_problem
 from builder.core.errors import InputError, Problem, gather
-from builder.runs.cache import RunCache
+from builder.core.workers import ordered_map
+from builder.runs.cache import LazyItems, RunCache
 from builder.runs.files import run_files
 from builder.runs.reader import read_run
 from builder.runs.schema import Run
+
+
+FAILED = "failed-items"  # the run cache's name for a run's count of failed items
 
 
 @dataclass(frozen=True)
@@ -47,11 +50,11 @@ def read_store(runs_dir: Path, cache: RunCache | None = None, latest: dt.datetim
     moment a run may be dated (build_date.latest_moment), None to leave dates unchecked."""
     store = RunStore()
     runs: list[Run] = []
-    for path in run_files(runs_dir):
-        try:
-            runs.append(cache.run(path, partial(read_run, path)) if cache else read_run(path))
-        except InputError as exc:
-            store.problems.extend(exc.problems)
+    for found in _read_all(run_files(runs_dir), cache):
+        if isinstance(found, Run):
+            runs.append(found)
+        else:
+            store.problems.extend(found)
     store.problems.extend(duplicate_ids(runs))
     if latest is not None:
         store.problems.extend(p for run in runs for p in date_problems(run, latest))
@@ -62,6 +65,37 @@ def read_store(runs_dir: Path, cache: RunCache | None = None, latest: dt.datetim
         else:
             store.runs.setdefault(run.header.benchmark, []).append(run)
     return store
+
+
+def _read_all(paths: list[Path], cache: RunCache | None) -> list[Run | list[Problem]]:
+    """Each file's run or its problems, in file order. The files the cache does not know are
+    parsed in worker processes (builder.core.workers: 424,000 imported items are about 20 s of
+    one core's time) and kept in the cache here, with the count of failed items the workers
+    made while the items were at hand."""
+    if cache is None:
+        return [_read_one((path, None, False))[0] for path in paths]
+    peeked = [cache.peek(path) for path in paths]
+    todo = [(path, raw, key is not None) for path, (run, raw, key) in zip(paths, peeked) if run is None]
+    fresh = iter(ordered_map(_read_one, todo))
+    out: list[Run | list[Problem]] = []
+    for run, _, key in peeked:
+        if run is not None:
+            out.append(run)
+            continue
+        found, failed = next(fresh)
+        out.append(cache.keep(key, found, {FAILED: failed}) if isinstance(found, Run) else found)
+    return out
+
+
+def _read_one(task: tuple[Path, bytes | None, bool]) -> tuple[Run | list[Problem], int]:
+    """(the run, items packed when it is to be kept, and its failed items; or its problems)."""
+    path, raw, pack = task
+    try:
+        run = read_run(path, raw)
+    except InputError as exc:
+        return list(exc.problems), 0
+    failed = _failed(run)
+    return (replace(run, items=LazyItems.of(run.items)) if pack else run), failed
 
 
 def date_problems(run: Run, latest: dt.datetime) -> list[Problem]:
@@ -77,7 +111,7 @@ def unanswered_reason(run: Run, cache: RunCache | None = None) -> str | None:
     """Why a run has no score: it holds items and every one failed (each has an `error`);
     None otherwise (a run with no items at all is its benchmark's validation's to refuse).
     Counted once per run file and kept in the run cache: counting unpacks every item."""
-    failed = cache.derived(run, "failed-items", lambda: _failed(run)) if cache else _failed(run)
+    failed = cache.derived(run, FAILED, lambda: _failed(run)) if cache else _failed(run)
     if not run.items or failed < len(run.items):
         return None
     return f"no answered item: all {failed:,} of its requests failed, so it has no score"

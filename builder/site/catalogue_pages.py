@@ -10,11 +10,12 @@ without JavaScript."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from markupsafe import Markup, escape
 
+from builder.core.workers import ordered_map
 from builder.site import paging
 from builder.site.parts import Files, PageSettings
 from builder.site.run_catalogue import ItemRow, RunRow
@@ -25,6 +26,9 @@ TEMPLATE = "catalogue_run.html"
 ITEMS_TABLE = "items"  # the item browser's id (and its part pages' infix: runs/<id>-items-<n>.html)
 DOWNLOADS = "downloads/runs"  # per-run item tables: <id>.csv and <id>.jsonl
 ITEM_COLUMNS = ("item_id", "gold", "answer", "correct", "leak_score")
+CSV, JSONL, ITEM_ROWS = "catalogue-csv", "catalogue-jsonl", "catalogue-item-rows"  # their run-cache names
+T = TypeVar("T")
+Made = dict[tuple[int, str], Any]  # values of runs' items by (id of the row, cache name)
 
 
 def item_downloads(row: RunRow) -> dict[str, str]:
@@ -60,7 +64,7 @@ def _item_rows(items: Sequence[ItemRow]) -> tuple[str, ...]:
     return tuple(rows)
 
 
-def _item_table(row: RunRow) -> paging.Split:
+def _item_table(row: RunRow, made: Made) -> paging.Split:
     """The item browser as a table cut at its rows (the paging module's Split)."""
     links = item_downloads(row)
     head = ('<figure class="table" id="items"><figcaption><a class="anchor" href="#items" title="Link to this '
@@ -71,15 +75,16 @@ def _item_table(row: RunRow) -> paging.Split:
     tail = ('</tbody>\n</table>\n</div>\n<p class="note">Gold and answer are letters in the order the run showed '
             'the options; leak score: the probability the benchmark\'s cross-fitted choices-only probe gives the '
             'gold (– where the benchmark has none). No item text is shown here.</p>\n</figure>\n')
-    return paging.Split(head, row.derived("catalogue-item-rows", lambda: _item_rows(row.items_of())), tail)
+    return paging.Split(head, _value(row, ITEM_ROWS, made, lambda: _item_rows(row.items_of())), tail)
 
 
-def run_page_files(settings: PageSettings, row: RunRow) -> Files:
-    """runs/<id>.html with the first part of its items, and one page per further part."""
+def run_page_files(settings: PageSettings, row: RunRow, made: Made | None = None) -> Files:
+    """runs/<id>.html with the first part of its items, and one page per further part; `made`:
+    values of the run's items already computed (catalogue_pages' workers)."""
     if not row.has_items:
         return _page(settings, row, 1, Markup("<p>This benchmark's answers are not one letter per item, so the "
                                                "run has no item table here; its metrics are above.</p>"))
-    split = _item_table(row)
+    split = _item_table(row, made or {})
     bounds = paging.part_bounds(split) if split.rows else [(0, 0)]
     files: Files = {}
     for number, (start, stop) in enumerate(bounds, 1):
@@ -103,14 +108,59 @@ def _page(settings: PageSettings, row: RunRow, number: int, items: Markup) -> Fi
 def catalogue_pages(settings: PageSettings, rows: Sequence[RunRow]) -> Files:
     """Every run's downloads, and a page for every run whose plug-in writes none."""
     files: Files = {}
+    made = _made_in_workers(rows)
     for row in rows:
         links = item_downloads(row)
         if row.has_items:
-            files[links["csv"]] = row.derived("catalogue-csv", lambda: items_csv(row.items_of()))
-            files[links["jsonl"]] = row.derived("catalogue-jsonl", lambda: items_jsonl(row.items_of()))
+            files[links["csv"]] = _value(row, CSV, made, lambda: items_csv(row.items_of()))
+            files[links["jsonl"]] = _value(row, JSONL, made, lambda: items_jsonl(row.items_of()))
         if not row.page:
-            files.update(run_page_files(settings, row))
+            files.update(run_page_files(settings, row, made))
     return files
+
+
+class _Absent(Exception):
+    """Raised by the probe of a value the run cache does not hold."""
+
+
+def _absent() -> Any:
+    raise _Absent
+
+
+def _lacks(row: RunRow, name: str) -> bool:
+    """Whether the row's cache lacks `name` (asked with a computation that raises: nothing is kept)."""
+    try:
+        row.derived(name, _absent)
+    except _Absent:
+        return True
+    return False
+
+
+def _made_in_workers(rows: Sequence[RunRow]) -> Made:
+    """The item downloads and browser rows the run cache lacks (every run's, on a cold build:
+    12,000 rows per MMLU-Pro run, three ways), made in worker processes (builder.core.workers),
+    each a function of its row alone; by (row, name)."""
+    todo = [row for row in rows if row.has_items and any(_lacks(row, name) for name in _names(row))]
+    made: Made = {}
+    for row, values in zip(todo, ordered_map(_item_values, todo)):
+        made.update(((id(row), name), value) for name, value in values.items())
+    return made
+
+
+def _names(row: RunRow) -> tuple[str, ...]:
+    return (CSV, JSONL) if row.page else (CSV, JSONL, ITEM_ROWS)
+
+
+def _item_values(row: RunRow) -> dict[str, Any]:
+    items = row.items_of()
+    makers = {CSV: items_csv, JSONL: items_jsonl, ITEM_ROWS: _item_rows}
+    return {name: makers[name](items) for name in _names(row)}
+
+
+def _value(row: RunRow, name: str, made: Made, compute: Callable[[], T]) -> T:
+    """row.derived(name, compute), with the value a worker made when there is one."""
+    found = made.get((id(row), name))
+    return row.derived(name, compute if found is None else lambda: found)
 
 
 def download_listing(rows: Sequence[RunRow], files: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,29 +16,24 @@ looked up by spec path, so the order the workers finish in changes nothing.
 from __future__ import annotations
 
 import atexit
-import multiprocessing
-import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from builder.benchmarks.mcq.analyses.audit import Audit
 from builder.benchmarks.mcq.load import SpecData
-from builder.benchmarks.mcq.analyses.audit_cache import cached_audit, cached_benchmark
+from builder.benchmarks.mcq.analyses.audit_cache import cached_audit, cached_benchmark, is_cached
 from builder.benchmarks.mcq.spec import load_spec
-
-WORKERS_ENV = "BUZZPROBE_WORKERS"  # how many worker processes (0: none, everything in the main process)
+from builder.core.workers import WORKERS_ENV, fork_context, stop, worker_count  # noqa: F401 - WORKERS_ENV: its tests set it here
 
 _running: dict[tuple[Path, Path], "AuditPool"] = {}
 
 
 def workers() -> int:
-    """BUZZPROBE_WORKERS when set, else one per core the main process leaves free (at most 4: the
-    audits are few; on 2 cores one worker, whose audits take about as long as the main process's
-    reading and loading, and a second would only share that core and add its memory)."""
-    given = os.environ.get(WORKERS_ENV, "").strip()
-    if given.isdigit():
-        return int(given)
-    return max(1, min(4, (os.cpu_count() or 1) - 1))
+    """builder.core.workers' count: one per core unless BUZZPROBE_WORKERS says. On 2 cores two:
+    the audits (about 45 s of CPU, MMLU-Pro's a third of it) are longer than the main process's
+    reading and loading, so with one worker the build waited for it; with two the processes
+    share both cores until the audits are done."""
+    return worker_count()
 
 
 class AuditPool:
@@ -59,20 +54,20 @@ class AuditPool:
 
     def close(self) -> None:
         """Cancel what has not started and end the workers (a failed build must not wait for audits)."""
-        processes = list((getattr(self.executor, "_processes", None) or {}).values())
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
+        stop(self.executor)
 
 
 def start(content_dir: Path, cache_dir: Path, specs: list[Path]) -> None:
-    """Begin preparing `specs` (largest data first, so the longest audit is not last) in workers."""
-    count = min(workers(), len(specs))
-    if count < 1 or (content_dir, cache_dir) in _running:
+    """Begin preparing `specs` (largest data first, so the longest audit is not last) in workers;
+    those whose items and audit are cached are left to the load stage, which reads them back
+    faster than a worker could start (a warm build starts no worker)."""
+    if workers() < 1 or (content_dir, cache_dir) in _running:
         return
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    executor = ProcessPoolExecutor(max_workers=count, mp_context=context)
+    specs = [path for path in specs if not is_cached(path, cache_dir)]
+    count = min(workers(), len(specs))
+    if count < 1:
+        return
+    executor = ProcessPoolExecutor(max_workers=count, mp_context=fork_context())
     ordered = sorted(specs, key=_data_size, reverse=True)
     futures = {p.resolve(): executor.submit(prepare, p, cache_dir) for p in ordered}
     _running[(content_dir, cache_dir)] = AuditPool(executor, futures)

@@ -23,7 +23,7 @@ from builder.benchmarks.mcq.analyses.audit import Audit, run_audit
 from builder.benchmarks.mcq.load import SpecData, load_benchmark
 from builder.benchmarks.mcq.choice_set import ChoiceSet, choice_set
 from builder.benchmarks.mcq.records import DataFile, data_sha256, input_files
-from builder.benchmarks.mcq.spec import load_spec
+from builder.benchmarks.mcq.spec import Spec, load_spec
 from builder.core.cache import CacheFolder, cached, environment_key
 from builder.core.fileio import file_sha256
 from builder.core.paths import PACKAGE_DIR
@@ -106,8 +106,7 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     file and the code are unchanged (a bad record is reported as load_benchmark reports it)."""
     spec = load_spec(spec_path)
     files = spec.location.files()
-    data_sha = data_sha256([(f.name, file_sha256(f)) for f in input_files(spec)])
-    key = _key(read_input(spec_path, MAX_DOCUMENT_BYTES), data_sha, cache_dir)
+    data_sha, key = _spec_key(spec, cache_dir)
     stored = _read(cache_dir, "mcq-items", spec.name, key, tuple)
     if isinstance(stored, tuple) and len(stored) == 3 and isinstance(stored[0], tuple) and isinstance(stored[1], str):
         items, content, filtered = stored
@@ -115,3 +114,23 @@ def cached_benchmark(spec_path: Path, cache_dir: Path) -> SpecData:
     benchmark = load_benchmark(spec_path)
     _write(cache_dir, "mcq-items", spec.name, key, (benchmark.items, benchmark.content_sha256, benchmark.filtered))
     return benchmark
+
+
+def _spec_key(spec: Spec, cache_dir: Path | None) -> tuple[str, str]:
+    """(the data's sha256, the cache key) of a spec as cached_benchmark keys it."""
+    data_sha = data_sha256([(f.name, file_sha256(f)) for f in input_files(spec)])
+    return data_sha, _key(read_input(spec.path, MAX_DOCUMENT_BYTES), data_sha, cache_dir)
+
+
+def is_cached(spec_path: Path, cache_dir: Path) -> bool:
+    """Whether the spec's items and audit both have an entry under its current key: a build
+    whose audits are all cached starts no worker for them (audit_pool.start). An entry that
+    exists but does not read back is recomputed by the load stage, as it would be anyway."""
+    try:
+        spec = load_spec(spec_path)
+        key = _spec_key(spec, cache_dir)[1]
+    except Exception:  # noqa: BLE001 - the load stage reports a bad spec, located
+        return False
+    folder = CacheFolder(cache_dir)
+    paths = [folder.shelf(kind).path(f"{spec.name}-{key}.pickle") for kind in ("mcq-items", "mcq-audit")]
+    return all(path is not None and path.is_file() for path in paths)

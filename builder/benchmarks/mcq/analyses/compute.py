@@ -21,7 +21,7 @@ from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
 from builder.benchmarks.mcq.loading import Loaded, SpecCache, spec_cached
 from builder.benchmarks.mcq.analyses.option_scores import char_lengths, word_lengths
-from builder.benchmarks.mcq.analyses.run_summary import run_summary
+from builder.benchmarks.mcq.analyses.run_summary import run_summaries
 from builder.benchmarks.mcq.analyses.reconcile import add_reconciliation_facts
 from builder.core.errors import InputError
 from builder.core.redact import excerpt
@@ -60,7 +60,7 @@ def compute_spec(loaded: Loaded, facts: FactTable, cache: SpecCache = SpecCache(
     bench = loaded.benchmark.spec.name
     facts.update(_spec_facts(loaded, bench, cache))
     categories = _labels(loaded, "category")
-    summaries = {run.header.run_id: run_summary(loaded, run, categories, cache) for run in loaded.runs}
+    summaries = dict(zip((run.header.run_id for run in loaded.runs), run_summaries(loaded, loaded.runs, categories, cache)))
     for summary in summaries.values():
         facts.update(summary.facts)
     pairs = find_pairs(loaded.runs)

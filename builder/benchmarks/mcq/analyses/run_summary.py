@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,6 +23,7 @@ from builder.benchmarks.mcq.fields import LETTERS
 from builder.benchmarks.mcq.gold import gold_letters
 from builder.core.facts import FactTable
 from builder.core.names import slug
+from builder.core.workers import ordered_map
 from builder.runs.schema import Run
 from builder.stats import bootstrap_intervals, classification_report
 from builder.stats.solvable_split import SolvableSplit, StratumRow, add_split_facts, solvable_split
@@ -39,14 +41,24 @@ class RunSummary:
     strata: tuple[StratumRow, ...] = ()  # the split within each stratum (the adjusted gap's inputs)
 
 
-def run_summary(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]],
-                cache: "SpecCache | None" = None) -> RunSummary:
-    """From the run cache (`cache`, loading.spec_cache) when the run, the benchmark and the code
-    are unchanged."""
+def run_summaries(loaded: "Loaded", runs: Sequence[Run], categories: Sequence[tuple[str, str]],
+                  cache: "SpecCache | None" = None) -> list[RunSummary]:
+    """Each run's summary, in order, from the run cache (`cache`, loading.spec_cache) when the
+    run, the benchmark and the code are unchanged; those the cache lacks (every run, on a cold build:
+    bootstraps and leak splits, about 10 s) are summarised in worker processes
+    (builder.core.workers), each a function of its run alone, and kept in the cache here."""
+    fresh: dict[int, RunSummary] = {}
+
+    def summary(run: Run) -> RunSummary:
+        found = fresh.get(id(run))
+        return found if found is not None else summarise(loaded, run, categories)
+
     if cache is None or cache.runs is None or not cache.key:
-        return summarise(loaded, run, categories)
-    return cache.runs.derived(run, f"mcq-summary:{cache.key}",
-                         lambda: summarise(loaded, run, categories))
+        return ordered_map(summary, runs)
+    runs_cache, name = cache.runs, f"mcq-summary:{cache.key}"
+    missing = [run for run in runs if not runs_cache.has(run, name)]
+    fresh.update(zip(map(id, missing), ordered_map(summary, missing)))
+    return [runs_cache.derived(run, name, partial(summary, run)) for run in runs]
 
 
 def summarise(loaded: "Loaded", run: Run, categories: Sequence[tuple[str, str]]) -> RunSummary:
