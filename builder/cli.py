@@ -49,6 +49,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `buzzprobe list runs | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    finally:
+        _stop_workers()
+
+
+def _stop_workers() -> None:
+    """End any worker pool still computing (audits after a Ctrl-C or a failed build): no one will
+    read its results, and leaving would otherwise wait for them. Without the module loaded no pool
+    was made, so a quick command does not pay for importing it."""
+    workers = sys.modules.get("builder.core.workers")
+    if workers is not None:
+        workers.stop_all()
 
 
 def _parser() -> argparse.ArgumentParser:

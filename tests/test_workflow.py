@@ -353,3 +353,38 @@ def test_data_fetch_suggests_the_closest_spec_name(capsys, monkeypatch):
     assert main(["data", "fetch", "--benchmark", "truthfulqa"]) == 2
     err = capsys.readouterr().err
     assert "no spec named truthfulqa; did you mean 'truthfulqa-mc1'?" in err and "Specs: " in err
+
+
+def test_ctrl_c_at_a_terminal_ends_the_audit_workers_at_once(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group, audit workers included. They must
+    not take it as one failed audit and go on to the next, nor the build wait for them as it
+    leaves: it ends them and exits 130 within seconds, leaving no process behind. Cold cache and
+    one worker for two specs, so that the worker, had it taken the signal, would go on from
+    MMLU-Pro's audit to MMLU's (14,042 items, many seconds) while the main process reads the
+    committed runs in workers of its own."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from tests.conftest import SHIPPED_SPECS
+    from tests.shared_builds import shared_copy
+    env = {**os.environ, "CIBUZZBENCH_CSV": str(write_synthetic_csv(tmp_path / "data.csv")),
+           "BUZZPROBE_CACHE": str(tmp_path / "cache"), "BUZZPROBE_WORKERS": "1",
+           "BUZZPROBE_DATA_MMLU_PRO": str(shared_copy("mmlu-pro", "BUZZPROBE_DATA_MMLU_PRO")),
+           "BUZZPROBE_DATA_MMLU": str(shared_copy("mmlu", "BUZZPROBE_DATA_MMLU")),
+           "BUZZPROBE_SKIP_BENCHMARKS": ",".join(s for s in SHIPPED_SPECS if s not in ("mmlu-pro", "mmlu"))}
+    child = subprocess.Popen([sys.executable, "-m", "builder.cli", "build", "--out", str(tmp_path / "site"), "--force"],
+                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert child.stderr.readline().startswith("build: reading ")  # the audits have started
+    time.sleep(2)
+    os.killpg(child.pid, signal.SIGINT)  # as a terminal sends it: to every process of the job
+    sent = time.monotonic()
+    _, err = child.communicate(timeout=300)
+    waited = time.monotonic() - sent
+    assert (child.returncode, err.splitlines()[-1]) == (130, "buzzprobe: interrupted"), err
+    assert waited < 8, f"the build took {waited:.1f} s to leave after Ctrl-C"
+    with pytest.raises(ProcessLookupError):
+        os.killpg(child.pid, 0)  # no worker of the group is left
+    assert not (tmp_path / "site").exists()

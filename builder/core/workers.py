@@ -12,6 +12,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
+import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -23,6 +25,7 @@ WORKERS_ENV = "BUZZPROBE_WORKERS"  # how many worker processes (0: none, everyth
 MAX_WORKERS = 4
 
 _task: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # what the forked workers run
+_live: "weakref.WeakSet[ProcessPoolExecutor]" = weakref.WeakSet()  # every pool `pool` made, for stop_all
 
 
 def worker_count() -> int:
@@ -52,7 +55,7 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], workers: int | N
         return [function(item) for item in items]
     _task = (function, items)
     gc.freeze()  # the workers' collector leaves this process's objects alone: their pages stay shared
-    pool = ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("fork"))
+    pool = new_pool(count, multiprocessing.get_context("fork"))
     try:
         return list(pool.map(_run_one, range(len(items))))
     except BaseException:  # a failure or Ctrl-C: only the items already started are waited for
@@ -62,6 +65,28 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], workers: int | N
         pool.shutdown(wait=True)
         gc.unfreeze()
         _task = None
+
+
+def new_pool(count: int, context: Any = None) -> ProcessPoolExecutor:
+    """A process pool the main process alone ends. Its workers ignore SIGINT: a Ctrl-C at a
+    terminal reaches the whole process group, and a worker that took it would report the item
+    as failed and go on to the next (an audit of a minute), while the main process, leaving,
+    waited for them. The main process decides instead and ends them all (`stop_all`)."""
+    executor = ProcessPoolExecutor(max_workers=count, mp_context=context or fork_context(),
+                                   initializer=_ignore_sigint)
+    _live.add(executor)
+    return executor
+
+
+def stop_all() -> None:
+    """End every pool still working (the CLI calls it as it leaves: after a Ctrl-C or a failed
+    build, nobody will read what the workers are computing)."""
+    for executor in list(_live):
+        stop(executor)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def stop(executor: ProcessPoolExecutor) -> None:

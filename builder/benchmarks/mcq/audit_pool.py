@@ -23,7 +23,7 @@ from builder.benchmarks.mcq.analyses.audit import Audit
 from builder.benchmarks.mcq.load import SpecData
 from builder.benchmarks.mcq.analyses.audit_cache import cached_audit, cached_benchmark, is_cached
 from builder.benchmarks.mcq.spec import load_spec
-from builder.core.workers import WORKERS_ENV, fork_context, stop, worker_count  # noqa: F401 - WORKERS_ENV: its tests set it here
+from builder.core.workers import WORKERS_ENV, new_pool, stop, worker_count  # noqa: F401 - WORKERS_ENV: its tests set it here
 
 _running: dict[tuple[Path, Path], "AuditPool"] = {}
 
@@ -67,7 +67,7 @@ def start(content_dir: Path, cache_dir: Path, specs: list[Path]) -> None:
     count = min(workers(), len(specs))
     if count < 1:
         return
-    executor = ProcessPoolExecutor(max_workers=count, mp_context=fork_context())
+    executor = new_pool(count)
     ordered = sorted(specs, key=_data_size, reverse=True)
     futures = {p.resolve(): executor.submit(prepare, p, cache_dir) for p in ordered}
     _running[(content_dir, cache_dir)] = AuditPool(executor, futures)
