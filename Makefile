@@ -38,8 +38,13 @@ site: data
 runs: data
 	SOURCE_DATE_EPOCH=$(PROBE_EPOCH) $(BIN)/buzzprobe runs
 
+# One pytest-xdist worker per core (at most 4), a test module per worker at a time (its module
+# fixtures are built once); the whole-site builds are shared between workers (tests/conftest.py).
+# `make test PYTEST_ARGS=` runs the suite in one process.
+PYTEST_ARGS ?= -n auto --maxprocesses 4 --dist loadfile
+
 test: typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # mypy over builder/ (its settings and the one stated exception: [tool.mypy] in pyproject.toml);
 # any error fails `make test`, so CI.

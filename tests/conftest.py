@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset, load_dataset
-from tests.shared_builds import CREATED, cli, make_small_inputs, shipped_build, small_build
+from tests.shared_builds import CREATED, cli, make_small_inputs, once_per_run, shipped_build, small_build
 from tests.synthetic import write_synthetic_csv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,6 +30,7 @@ os.environ["BUZZPROBE_CACHE"] = str(REPO / ".cache")
 # files); the tests of those specs (test_shelf.py) build them from the shared copies.
 SHIPPED_SPECS = tuple(sorted(p.stem for p in (REPO / "content" / "benchmarks").glob("*.yaml")))
 os.environ.setdefault("BUZZPROBE_SKIP_BENCHMARKS", ",".join(SHIPPED_SPECS))
+_TWO_RUNS = ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl")
 
 
 @pytest.fixture(scope="session")
@@ -71,18 +72,20 @@ def small_inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def small_site(small_inputs: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The golden site, built once: tests read it and never change it (shared_builds.own_copy
     gives a test a copy to build over or break)."""
-    out = tmp_path_factory.mktemp("small-site") / "site"
-    small_build(small_inputs, out)
-    return out
+    def make(folder: Path) -> Path:
+        small_build(small_inputs, folder / "site")
+        return folder / "site"
+    return once_per_run(tmp_path_factory, "small-site", make)
 
 
 @pytest.fixture(scope="session")
 def every_run(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Dataset) -> Path:
     """Every probe run of the full-size synthetic dataset (tests copy the few they need)."""
     from builder.benchmarks.cibuzzbench.probes.generate import generate_probe_runs
-    every = tmp_path_factory.mktemp("every")
-    generate_probe_runs(synthetic_dataset, every, CREATED)
-    return every
+    def make(folder: Path) -> Path:
+        generate_probe_runs(synthetic_dataset, folder, CREATED)
+        return folder
+    return once_per_run(tmp_path_factory, "every-run", make)
 
 
 @pytest.fixture(scope="session")
@@ -91,30 +94,34 @@ def real_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     publishes (less the shipped specs, see SHIPPED_SPECS), built once; tests only read it."""
     from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
     from builder.pipeline import BuildConfig, build
-    out = tmp_path_factory.mktemp("real-site") / "site"
-    build(BuildConfig(REPO / "runs", REPO / "content", out, options=cibuzzbench_options(real_csv), force=True))
-    return out
+    def make(folder: Path) -> Path:
+        build(BuildConfig(REPO / "runs", REPO / "content", folder / "site", options=cibuzzbench_options(real_csv),
+                          force=True))
+        return folder / "site"
+    return once_per_run(tmp_path_factory, "real-site", make)
 
 
 @pytest.fixture(scope="session")
 def shipped_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site `make site` publishes, the shipped specs included (each reading its shared copy),
     built once; test_shelf and test_every_run_citizen read it (they built it once each)."""
-    return shipped_build(real_csv, tmp_path_factory.mktemp("shipped"))
+    return once_per_run(tmp_path_factory, "shipped-site", lambda folder: shipped_build(real_csv, folder))
 
 
 @pytest.fixture(scope="session")
 def built_project(tmp_path_factory: pytest.TempPathFactory, synthetic_csv: Path, every_run: Path) -> Path:
     """A user's folder: the full-size synthetic CSV, two runs and the site `buzzprobe build` made."""
-    work = tmp_path_factory.mktemp("project") / "work"
-    work.mkdir()
-    shutil.copy(synthetic_csv, work / "data.csv")
-    (work / "runs").mkdir()
-    for name in ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl"):
-        shutil.copy(every_run / name, work / "runs" / name)
-    result = cli(work, "build")
-    assert result.returncode == 0, result.stderr
-    return work
+    def make(folder: Path) -> Path:
+        work = folder / "work"
+        work.mkdir()
+        shutil.copy(synthetic_csv, work / "data.csv")
+        (work / "runs").mkdir()
+        for name in _TWO_RUNS:
+            shutil.copy(every_run / name, work / "runs" / name)
+        result = cli(work, "build")
+        assert result.returncode == 0, result.stderr
+        return work
+    return once_per_run(tmp_path_factory, "built-project", make)
 
 
 @pytest.fixture()
@@ -124,8 +131,6 @@ def project(tmp_path: Path, built_project: Path) -> Path:
     shutil.copytree(built_project, work, symlinks=True)
     return work
 
-
-_TWO_RUNS = ("probe-longest_chars-t2-s1111-test.jsonl", "probe-always_non_harmful-t3-test.jsonl")
 
 
 @pytest.fixture(scope="session")
@@ -158,3 +163,16 @@ def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy(every / name, root / "runs" / name)
     shutil.copytree(REPO / "content", root / "content")
     return root
+
+
+# Modules whose fixtures or tests take the longest (`pytest --durations`), collected first: with
+# `make test`'s pytest-xdist workers (one per core, a module per worker at a time) they start at
+# once, side by side, instead of one of them starting last and leaving the other core idle.
+SLOW_FIRST = ("test_every_run_citizen.py", "test_interop_roundtrip.py", "test_harness_any_spec.py",
+              "test_variants.py", "test_trust3_sanitise.py", "test_probes.py", "test_browser.py",
+              "test_cibuzzbench_leak_split.py", "test_concurrency.py", "test_fact_keys.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: the rest keep their order

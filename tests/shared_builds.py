@@ -6,6 +6,7 @@ say so)."""
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import shutil
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -33,6 +35,26 @@ CONTENT = REPO / "content"
 CREATED = "2026-01-01T00:00:00Z"
 SMALL_SPEC = DatasetSpec(rows=60, split_counts={"train": 48, "test": 12})
 GOLDEN_SEEDS = ("s1111", "s2222")
+
+
+def once_per_run(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Path]) -> Path:
+    """`make(folder)` once per test run, however many pytest-xdist workers ask: the first
+    builds under a lock in the run's shared temporary folder, the others wait and read the
+    same result (each worker building the same site would double the suite's costliest
+    steps). Without xdist, a session's own folder. Tests only read what it returns."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # xdist gives each worker basetemp/popen-gwN; their parent is the run's
+    folder, done = base / f"shared-{name}", base / f"shared-{name}.done"
+    with open(base / f"shared-{name}.lock", "w", encoding="ascii") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when a worker dies
+        if not done.is_file():
+            if folder.exists():
+                shutil.rmtree(folder)  # a worker that failed half-way left it
+            folder.mkdir()
+            result = make(folder)
+            done.write_text(str(result.relative_to(folder)), encoding="utf-8")
+    return folder / done.read_text(encoding="utf-8")
 
 
 def tree(root: Path) -> dict[str, bytes]:
