@@ -195,48 +195,65 @@ _AS = {"index": "a 0-based index", "text": "a choice's text", "letter": "a lette
 
 
 def _reading(kind: str, text: str, options: tuple[str, ...], keys: tuple[str, ...] | None) -> int | None:
-    """The choice `text` names under one reading, or None where that reading fails."""
-    try:
-        return _READERS[kind](text, options, keys)
-    except RecordProblem:
+    """The choice `text` names under one reading, or None where that reading fails. No message is
+    made here: most records fail two of the three readings, and a message (scrubbed of every
+    secret variable's value) per failed reading took a tenth of a cold build's loading."""
+    return _MATCHERS[kind](text, options, keys)
+
+
+def _index_of(text: str, options: tuple[str, ...], base: int = 0) -> int | None:
+    value = int(text) - base if _NUMERAL.fullmatch(text) else -1
+    return value if 0 <= value < len(options) else None
+
+
+def _text_of(text: str, options: tuple[str, ...]) -> int | None:
+    stripped = [o.strip() for o in options]
+    return stripped.index(text) if text in stripped else None
+
+
+def _letter_of(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None) -> int | None:
+    lettered = _letter_keys(keys)
+    if len(text) != 1:
         return None
+    if lettered is not None:
+        return lettered.index(text.upper()) if text.upper() in lettered else None
+    return LETTERS.index(text.upper()) if text.upper() in LETTERS[:len(options)] else None
 
 
 def _as_index(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None, base: int = 0) -> int:
+    found = _index_of(text, options, base)
+    if found is not None:
+        return found
     if not _NUMERAL.fullmatch(text):
         raise RecordProblem(f"target {excerpt(text)} is not a{' 1-based' if base else ' 0-based'} index")
-    value = int(text) - base
-    if not 0 <= value < len(options):
-        other = "" if base else ("; for 1-based answers set target_kind: index1 (or write a template such as "
-                                 "'{{ answer - 1 }}')")
-        raise RecordProblem(f"target index {text} is out of range for {len(options)} choices "
-                            f"({'1' if base else '0'}-based{other}; for answers that are a choice's text set "
-                            "target_kind: text)")
-    return value
+    other = "" if base else ("; for 1-based answers set target_kind: index1 (or write a template such as "
+                             "'{{ answer - 1 }}')")
+    raise RecordProblem(f"target index {text} is out of range for {len(options)} choices "
+                        f"({'1' if base else '0'}-based{other}; for answers that are a choice's text set "
+                        "target_kind: text)")
 
 
 def _as_text(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None) -> int:
-    stripped = [o.strip() for o in options]
-    if text not in stripped:
+    found = _text_of(text, options)
+    if found is None:
         raise RecordProblem(f"target {excerpt(text)} matches no choice's text")
-    return stripped.index(text)
+    return found
 
 
 def _as_letter(text: str, options: tuple[str, ...], keys: tuple[str, ...] | None) -> int:
-    lettered = _letter_keys(keys)
-    if lettered is not None and len(text) == 1:
-        if text.upper() in lettered:
-            return lettered.index(text.upper())
+    found = _letter_of(text, options, keys)
+    if found is not None:
+        return found
+    if _letter_keys(keys) is not None and len(text) == 1:
         raise RecordProblem(f"target {excerpt(text)} is not one of the choices' keys "
                            f"{excerpt(', '.join(keys or ()), quoted=False)}")
-    if len(text) == 1 and text.upper() in LETTERS[:len(options)]:
-        return LETTERS.index(text.upper())
     raise RecordProblem(f"target {excerpt(text)} matches no choice and is not a letter "
                         f"{LETTERS[0]}-{LETTERS[len(options) - 1]}")
 
 
 _READERS = {"index": _as_index, "index1": lambda t, o, k: _as_index(t, o, k, 1), "letter": _as_letter,
             "text": _as_text}
+_MATCHERS = {"index": lambda t, o, k: _index_of(t, o), "text": lambda t, o, k: _text_of(t, o), "letter": _letter_of}
 
 
 def _letter_keys(keys: tuple[str, ...] | None) -> list[str] | None:
