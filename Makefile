@@ -39,9 +39,10 @@ runs: data
 	SOURCE_DATE_EPOCH=$(PROBE_EPOCH) $(BIN)/buzzprobe runs
 
 # One pytest-xdist worker per core (at most 4), a test module per worker at a time (its module
-# fixtures are built once); the whole-site builds are shared between workers (tests/conftest.py).
+# fixtures are built once), the slowest modules first (tests/conftest.py SLOW_FIRST); the whole-site
+# builds are shared between workers (tests/shared_builds.once_per_run).
 # `make test PYTEST_ARGS=` runs the suite in one process.
-PYTEST_ARGS ?= -n auto --maxprocesses 4 --dist loadfile
+PYTEST_ARGS ?= -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 test: typecheck
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -165,12 +165,14 @@ def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-# Modules whose fixtures or tests take the longest (`pytest --durations`), collected first: with
-# `make test`'s pytest-xdist workers (one per core, a module per worker at a time) they start at
-# once, side by side, instead of one of them starting last and leaving the other core idle.
-SLOW_FIRST = ("test_every_run_citizen.py", "test_interop_roundtrip.py", "test_harness_any_spec.py",
-              "test_variants.py", "test_trust3_sanitise.py", "test_probes.py", "test_browser.py",
-              "test_cibuzzbench_leak_split.py", "test_concurrency.py", "test_fact_keys.py")
+# The modules that take longest (`pytest --durations`), collected first, in this order: `make
+# test` hands pytest-xdist's workers whole modules in collection order (--dist loadfile
+# --no-loadscope-reorder), first one each in turn, so the longest start at once, side by side,
+# and none starts last while the other core idles. test_shelf is third so that it lands on the
+# worker that builds the shipped site for test_every_run_citizen, instead of waiting for it.
+SLOW_FIRST = ("test_every_run_citizen.py", "test_interop_roundtrip.py", "test_shelf.py", "test_harness_any_spec.py",
+              "test_browser.py", "test_trust3_sanitise.py", "test_variants.py", "test_probes.py",
+              "test_learned_probe.py", "test_run_checks.py", "test_reader_site.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
