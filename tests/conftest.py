@@ -168,9 +168,10 @@ def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # The modules that take longest (`pytest --durations`), collected first, in this order: `make
 # test` hands pytest-xdist's workers whole modules in collection order (--dist loadfile
 # --no-loadscope-reorder), first one each in turn, so the longest start at once, side by side,
-# and none starts last while the other core idles. test_shelf is third so that it lands on the
-# worker that builds the shipped site for test_every_run_citizen, instead of waiting for it.
-SLOW_FIRST = ("test_every_run_citizen.py", "test_interop_roundtrip.py", "test_shelf.py", "test_harness_any_spec.py",
+# and none starts last while the other core idles. test_shelf reads the shipped site that
+# test_every_run_citizen builds first (about 80 s): it stays in its place further on, where the
+# site is ready, instead of holding the other worker idle while it waits.
+SLOW_FIRST = ("test_every_run_citizen.py", "test_interop_roundtrip.py", "test_harness_any_spec.py",
               "test_browser.py", "test_trust3_sanitise.py", "test_variants.py", "test_probes.py",
               "test_learned_probe.py", "test_run_checks.py", "test_reader_site.py")
 
