@@ -29,7 +29,6 @@ from builder.ranker.cues import GROUPS
 from builder.ranker.grid import masked_rank_desc
 from builder.ranker.evaluate import (ALPHAS, TRAIN_TEST, Evaluation, Options, cross_validation, folds,
                                      inner_splits, single_threaded)
-from builder.ranker.plain import NgramRegression, fit_regression
 
 RANKER, REGRESSION, RULE = "ranker", "ngram_lr", "rule"
 # The ranker's penalties, strongest first (each fit warm-starts the next). A stronger one (10) won
@@ -115,7 +114,10 @@ def _ranker_fits(design: model.Design, train: np.ndarray, test: np.ndarray,
 
 
 def _regression_fit(options: Options, c: float, train: np.ndarray, test: np.ndarray) -> _Fitted:
-    reg: NgramRegression = fit_regression(options, train, c)
+    # deferred: scikit-learn (about 1 s to import) loads only when a fit runs; a warm build unpickles
+    # cached audits, which name this module's classes, and fits nothing
+    from builder.ranker.plain import fit_regression
+    reg = fit_regression(options, train, c)
     s = reg.scores(options, test)
     return _Fitted(s, model.softmax(s))
 
