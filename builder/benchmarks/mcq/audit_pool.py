@@ -67,6 +67,9 @@ def start(content_dir: Path, cache_dir: Path, specs: list[Path]) -> None:
     count = min(workers(), len(specs))
     if count < 1:
         return
+    # deferred: the audits fit with scikit-learn; loaded here, before the fork, the workers share
+    # it instead of each importing it (about 1 s each), and a warm build, which forks none, never loads it
+    import builder.ranker.plain  # noqa: F401
     executor = new_pool(count)
     ordered = sorted(specs, key=_data_size, reverse=True)
     futures = {p.resolve(): executor.submit(prepare, p, cache_dir) for p in ordered}
