@@ -132,7 +132,6 @@ def project(tmp_path: Path, built_project: Path) -> Path:
     return work
 
 
-
 @pytest.fixture(scope="session")
 def base_project(tmp_path_factory: pytest.TempPathFactory, synthetic_csv: Path, every_run: Path) -> Path:
     """Full-size synthetic CSV, two runs and a copy of content/, as a user's checkout has
