@@ -33,6 +33,31 @@ def test_variant_keeps_items_and_letter_maps(synthetic_dataset, variant):
     assert derive_variants(synthetic_dataset)[GOLD_POOL].content_sha256 == variant.content_sha256
 
 
+def test_kept_variants_serve_every_copy_of_the_data_named_after_it(tmp_path, synthetic_csv, monkeypatch):
+    """The build keeps the derived variants by the data's content, not its path: a copy of the
+    data elsewhere (a test's folder, a fresh clone) reads them back, named after the copy."""
+    from types import SimpleNamespace
+    from builder.benchmarks.cibuzzbench import plugin
+    from builder.benchmarks.cibuzzbench.dataset import variants as module
+    from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import load_dataset
+    derived = []
+    monkeypatch.setattr(module, "derive_variants", lambda data, real=module.derive_variants: (
+        derived.append(data.path), real(data))[1])
+    settings = SimpleNamespace(kept_folder=lambda: tmp_path / "cache")
+    copies = []
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        shutil.copy(synthetic_csv, tmp_path / name / "data.csv")
+        copies.append(load_dataset(tmp_path / name / "data.csv"))
+    first, second = (plugin._variants(data, settings) for data in copies)
+    assert derived == [copies[0].path]  # the second copy read what the first one's build kept
+    for name in (GOLD_POOL, GOLD_POOL_SLOT):
+        assert first[name].path == Path(f"{copies[0].path} (derived: {name} variant)")
+        assert second[name].path == Path(f"{copies[1].path} (derived: {name} variant)")
+        assert second[name].content_sha256 == first[name].content_sha256
+        assert second[name].frame.equals(first[name].frame)
+
+
 @pytest.fixture(scope="module")
 def variant_runs(tmp_path_factory, synthetic_dataset, variant) -> Path:
     folder = tmp_path_factory.mktemp("variant-runs")

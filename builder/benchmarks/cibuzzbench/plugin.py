@@ -189,13 +189,13 @@ class CIBuzzBench(Benchmark[Loaded, State]):
 
 def _variants(dataset: Any, settings: BuildSettings) -> dict[str, Any]:
     """Derived dataset variants, kept in the cache folder by the original's content (deriving
-    costs seconds); without a run cache, derived afresh."""
+    costs seconds), not its path; without a run cache, derived afresh."""
     # deferred: the registry imports every plug-in to list it; a stage loads its own modules
-    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants
+    from builder.benchmarks.cibuzzbench.dataset.variants import derive_variants, named_after
     from builder.core.cache import CacheFolder, cached
     shelf = CacheFolder(settings.kept_folder()).shelf("variants")
-    inputs = f"{dataset.path}\0{dataset.file_sha256}\0{dataset.content_sha256}\0{dataset.rows}"
-    return cached(shelf, inputs, lambda: derive_variants(dataset), dict)
+    inputs = f"{dataset.file_sha256}\0{dataset.content_sha256}\0{dataset.rows}"
+    return named_after(cached(shelf, inputs, lambda: derive_variants(dataset), dict), dataset)
 
 
 def _cached_steps(loaded: Loaded, cache: "RunCache | None") -> dict[str, Callable[..., Any]]:
