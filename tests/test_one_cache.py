@@ -3,6 +3,7 @@ changes output: a build with a warm cache equals a cold build byte for byte."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -70,15 +71,21 @@ def test_keys_hash_each_part() -> None:
     assert C.key(b"ab", "c") == C.key("ab", b"c") and len(C.key("x", size=16)) == 16
 
 
-def test_cached_keeps_one_entry_per_kind_and_recomputes_on_other_inputs(tmp_path: Path) -> None:
+def test_cached_keeps_the_entries_last_used_and_recomputes_on_other_inputs(tmp_path: Path) -> None:
     shelf = C.CacheFolder(tmp_path).shelf("variants")
     calls: list[str] = []
 
-    def make(value: str) -> dict[str, str]:
-        calls.append(value)
-        return {"v": value}
+    def get(value: str) -> dict[str, str]:
+        return C.cached(shelf, value, lambda: calls.append(value) or {"v": value}, dict)
 
-    assert C.cached(shelf, "a", lambda: make("a"), dict) == {"v": "a"}
-    assert C.cached(shelf, "a", lambda: make("again"), dict) == {"v": "a"}  # read back
-    assert C.cached(shelf, "b", lambda: make("b"), dict) == {"v": "b"}
-    assert calls == ["a", "b"] and len(list(tmp_path.glob("variants-*.pickle"))) == 1
+    assert get("a") == {"v": "a"} and get("a") == {"v": "a"} and calls == ["a"]  # read back
+    assert get("b") == {"v": "b"} and calls == ["a", "b"]
+    for path in tmp_path.glob("variants-*.pickle"):  # both written long ago...
+        os.utime(path, (1, 1))
+    assert get("a") == {"v": "a"} and calls == ["a", "b"]  # ...and "a" used again since
+    others = [f"other-{n}" for n in range(C.KEPT_INPUTS - 1)]
+    for value in others:
+        get(value)
+    assert len(list(tmp_path.glob("variants-*.pickle"))) == C.KEPT_INPUTS
+    get("a"), get("b")
+    assert calls == ["a", "b", *others, "b"]  # "b", the least recently used, was the one removed

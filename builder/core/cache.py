@@ -24,6 +24,7 @@ building with none, costs only time (tests/test_one_cache.py builds warm against
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -120,6 +121,27 @@ class Shelf:
             if not keep(path):
                 path.unlink(missing_ok=True)
 
+    def used(self, name: str) -> None:
+        """Mark an entry as just read (its modification time), so `keep_newest` keeps it."""
+        path = self.path(name)
+        try:
+            if path is not None:
+                os.utime(path)
+        except OSError:  # a read-only or vanished cache costs only time
+            pass
+
+    def keep_newest(self, pattern: str, count: int) -> None:
+        """Remove all but the `count` entries matching `pattern` most recently written or used."""
+        if self.folder is None:
+            return
+        def age(path: Path) -> float:
+            try:
+                return path.stat().st_mtime
+            except OSError:
+                return float("-inf")
+        for path in sorted(self.folder.glob(pattern), key=lambda p: (age(p), p.name), reverse=True)[count:]:
+            path.unlink(missing_ok=True)
+
 
 class CacheFolder:
     """The build's cache folder (None: a build that keeps nothing); hands out the shelves."""
@@ -138,17 +160,25 @@ class CacheFolder:
         return Shelf(None if self.root is None else self.root / f"{SPEC_PREFIX}{kind}" / spec, kind)
 
 
+# Entries of one `cached` kind made from different inputs (another dataset: the real one, a
+# synthetic copy, a small one) kept side by side, least recently used removed first: one entry
+# made every switch between data sets (and the test suite's parallel workers) compute afresh.
+KEPT_INPUTS = 6
+
+
 def cached(shelf: Shelf, inputs: str, compute: Callable[[], T], kind: type) -> T:
     """A value of type `kind` computed from `inputs` (a text naming all of them) and the code,
-    kept on `shelf` as `<shelf kind>-<key>.pickle`; one entry per shelf kind is kept."""
+    kept on `shelf` as `<shelf kind>-<key>.pickle`, beside at most KEPT_INPUTS - 1 others of
+    the kind (made from other inputs, or by other code: those age out)."""
     if shelf.folder is None:
         return compute()
     entry_key = hashlib.sha256(ENTRY_MAGIC + code_hash().encode() + b"\0" + inputs.encode()).hexdigest()
     name = f"{shelf.kind}-{entry_key[:32]}.pickle"
     stored = shelf.read_keyed(name, entry_key)
     if isinstance(stored, kind):
+        shelf.used(name)
         return cast(T, stored)
     value = compute()
-    shelf.prune(f"{shelf.kind}-*.pickle", lambda path: False)  # made from other inputs or code
     shelf.write_keyed(name, entry_key, value)
+    shelf.keep_newest(f"{shelf.kind}-*.pickle", KEPT_INPUTS)
     return value
