@@ -42,7 +42,12 @@ def _ratios(sets: GramSets, mask: np.ndarray, gold: np.ndarray, items: np.ndarra
     others[items, gold[items]] = 0.0
     gold_counts = sets.binary.T @ golds.reshape(-1)
     other_counts = sets.binary.T @ others.reshape(-1)
-    return np.log((gold_counts + SMOOTHING) / (other_counts + SMOOTHING))
+    # log((gold + s) / (other + s)) in place: the same operations in the same order, without three
+    # temporaries as long as the vocabulary (a quarter of the audit's time went to allocating them)
+    gold_counts += SMOOTHING
+    other_counts += SMOOTHING
+    np.divide(gold_counts, other_counts, out=gold_counts)
+    return np.log(gold_counts, out=gold_counts)
 
 
 def priors(sets: GramSets, mask: np.ndarray, gold: np.ndarray, train: np.ndarray,
