@@ -149,7 +149,7 @@ def test_people_are_listed_and_counted_apart_from_the_models(site: Path) -> None
 
 
 def _real_data() -> None:
-    """The committed runs need every benchmark's data (the shared copies /work/helpers/env.sh names)."""
+    """The committed runs need every benchmark's data (the shared copies, named as .ci/run names them)."""
     import os
     missing = [v for v in ("CIBUZZBENCH_CSV", "BUZZPROBE_DATA_MMLU_PRO", "BUZZPROBE_DATA_MMLU", "BUZZPROBE_DATA_CMMLU",
                            "BUZZPROBE_DATA_TRUTHFULQA_MC", "BUZZPROBE_DATA_CHEMBENCH", "BUZZPROBE_DATA_LAWBENCH")

@@ -82,7 +82,7 @@ def test_the_shipped_chembench_humans_run_has_no_tie_group() -> None:
     """On the committed ChemBench runs: people (166 of 2,150 items) get no tie group; the models do,
     and every model's tie-group cell on the run page is a group number."""
     if not os.environ.get("BUZZPROBE_DATA_CHEMBENCH"):
-        pytest.skip("BUZZPROBE_DATA_CHEMBENCH not set (the ChemBench data; /work/helpers/env.sh names it)")
+        pytest.skip("BUZZPROBE_DATA_CHEMBENCH not set (the ChemBench data; .ci/run shows how to name it)")
     from builder.benchmarks.mcq.analyses.compute import compute_spec
     from builder.benchmarks.mcq.loading import load_spec_runs
     from builder.benchmarks.mcq.views.tie_note import tie_note
