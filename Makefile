@@ -42,10 +42,14 @@ runs: data
 # fixtures are built once), the slowest modules first (tests/conftest.py SLOW_FIRST); the whole-site
 # builds are shared between workers (tests/shared_builds.once_per_run).
 # `make test PYTEST_ARGS=` runs the suite in one process.
+# Bytecode is cached (in the gitignored __pycache__ folders) even where the environment sets
+# PYTHONDONTWRITEBYTECODE: the suite starts many Python processes on the same code (each worker
+# collects every module; the CLI, the harnesses), and without it each recompiles builder/ and
+# re-rewrites the test modules (collection 11-14 s instead of 6 s per worker, docs/performance.md).
 PYTEST_ARGS ?= -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 test: typecheck
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # mypy over builder/ (its settings and the one stated exception: [tool.mypy] in pyproject.toml);
 # any error fails `make test`, so CI.
