@@ -25,6 +25,13 @@ for _name in ("GITHUB_REPOSITORY", "GITHUB_SERVER_URL"):
 # Every test build (in-process or through the CLI) shares one chart cache: generating the
 # Vega bundle takes seconds and is keyed by its content, so sharing cannot mix results.
 os.environ["BUZZPROBE_CACHE"] = str(REPO / ".cache")
+# Under pytest-xdist every core already runs a test worker, so a build's own forked workers
+# (builder/core/workers.py) only compete with it for the same cores and pay for their forks
+# (docs/performance.md, "Builds in the suite run serially"): builds in an xdist worker run in
+# their own process. The forked paths keep their own tests, which set BUZZPROBE_WORKERS
+# (test_cold_build_budget.py; test_every_run_citizen.py compares a parallel site with a serial one).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("BUZZPROBE_WORKERS", "0")
 # The committed specs (content/benchmarks/) audit real third-party benchmarks: builds of the
 # committed content in tests leave them out (their pages would put dataset text into the golden
 # files); the tests of those specs (test_shelf.py) build them from the shared copies.

@@ -127,6 +127,30 @@ def test_every_spec_run_has_a_page_a_row_and_downloads_without_item_text(project
     assert "loop-model" in models and "Which names are one model" in models
 
 
+def test_a_site_built_by_worker_processes_equals_one_built_in_one(project: Path, site: Path,  # noqa: F811
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the runs, their summaries and the catalogue's item files in forked workers
+    (builder.core.workers) changes no byte of the site. Builds in the suite's xdist workers run
+    serially (conftest), so this is where the forked paths meet a whole site."""
+    from builder.core import workers
+    from tests.shared_builds import tree
+    pools: list[int] = []
+    real_pool = workers.new_pool
+
+    def counted(count: int, context: object = None) -> object:
+        pools.append(count)
+        return real_pool(count, context)
+
+    monkeypatch.setattr(workers, "new_pool", counted)
+    built = {}
+    for count in ("0", "2"):
+        monkeypatch.setenv(workers.WORKERS_ENV, count)
+        shutil.rmtree(project / "cache")  # a cold build: every run read, summarised and paged anew
+        built[count] = tree(build_site(project))
+        assert len(pools) == (0 if count == "0" else 3), pools  # runs, summaries, item files
+    assert built["0"] == built["2"]
+
+
 def test_a_partial_import_shows_its_provenance_and_is_dated_by_its_source(site: Path) -> None:
     page = (site / "runs" / "imported-part.html").read_text(encoding="utf-8")
     assert "partial (20 of 30 items)" in page and "in progress" not in page and "people <strong>humans" in page
