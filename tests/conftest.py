@@ -193,7 +193,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # collection of Python's cyclic collector scans again. Measured over a whole two-worker run, the
 # collector took 21-25 s per worker, 17-20 s of it in 48 full collections. Every FREEZE_EVERY
 # tests, what survives a collection moves to the permanent generation (gc.freeze), which later
-# collections skip; the objects are still freed when their last reference goes.
+# collections skip. Frozen objects still go when their last reference does; a frozen cycle
+# stays until the test process ends, which costs memory, not results.
 FREEZE_EVERY = 50
 _finished = [0]
 
