@@ -109,8 +109,8 @@ def _fill_slot(row_id: int, slot: str, original: str, pool: Pool, taken: set[str
                steps: tuple[float, ...]) -> SlotChoice:
     length = len(original)
     for tolerance in steps:
-        candidates = sorted(j for j in pool.within(length, tolerance)
-                            if j != row_id and pool.keys[j] not in taken)
+        keys = pool.keys
+        candidates = sorted([j for j in pool.within(length, tolerance) if j != row_id and keys[j] not in taken])
         if candidates:
             donor = random.Random(f"gold_pool:{seed}:{row_id}:{slot}").choice(candidates)
             return SlotChoice(row_id, slot, length, len(pool.golds[donor]), donor,
@@ -144,13 +144,14 @@ def fill_by_window(row: dict[str, str], pool: Pool, seed: int,
     """
     row_id = int(row["row_id"])
     gold = row[GOLD_COLUMN]
+    own, keys = norm(gold), pool.keys
     rng = random.Random(f"gold_pool/2:{seed}:{row_id}")
     for tolerance in steps:
         order = windows(len(gold), tolerance)
         rng.shuffle(order)
         for attempt, (shortest, longest) in enumerate(order):
-            candidates = [j for j in pool.between(shortest, longest) if pool.keys[j] != norm(gold) and j != row_id]
-            distinct = len({pool.keys[j] for j in candidates})
+            candidates = [j for j in pool.between(shortest, longest) if keys[j] != own and j != row_id]
+            distinct = len({keys[j] for j in candidates})
             if distinct >= len(SLOTS):
                 donors = _draw_distinct(candidates, pool, rng)
                 return _apply(row, pool, donors, tolerance, distinct, (shortest, longest), attempt)
@@ -164,7 +165,8 @@ def _draw_distinct(candidates: list[int], pool: Pool, rng: random.Random) -> lis
     for _ in SLOTS:
         donor = rng.choice(candidates)
         donors.append(donor)
-        candidates = [j for j in candidates if pool.keys[j] != pool.keys[donor]]
+        drawn = pool.keys[donor]
+        candidates = [j for j in candidates if pool.keys[j] != drawn]
     return donors
 
 
