@@ -103,13 +103,13 @@ def _rule_fit(options: Options, raw: np.ndarray, train: np.ndarray, test: np.nda
 def _ranker_fits(design: model.Design, train: np.ndarray, test: np.ndarray,
                  alphas: Sequence[float]) -> dict[float, _Fitted]:
     """The ranker at each penalty (strongest first, warm-started), fitted on `train` rows of `design`."""
-    out, start = {}, None
-    inner, held = design.subset(train), design.subset(test)
-    for alpha in alphas:
-        r = model.fit(inner, alpha, start)
-        start = r.w
-        s = r.scores(held)
-        out[alpha] = _Fitted(s, model.softmax(s))
+    out = {}
+    held = design.subset(test)
+    rankers = model.fit_path(design.subset(train), alphas)
+    x = model.standardised(held, rankers[0].mean, rankers[0].scale)  # one mean and scale: the same items
+    for r in rankers:
+        s = r.scores_of(x, held.mask)
+        out[r.alpha] = _Fitted(s, model.softmax(s))
     return out
 
 

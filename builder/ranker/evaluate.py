@@ -129,12 +129,11 @@ def select(d: model.Design, groups: np.ndarray) -> float:
     sample = d.subset(items)
     losses = dict.fromkeys(ALPHAS, 0.0)
     for train, held in splits:
-        inner, out = sample.subset(train), sample.subset(held)
-        start = None
-        for alpha in ALPHAS:
-            r = model.fit(inner, alpha, start)
-            start = r.w
-            losses[alpha] += model.log_loss(r.probabilities(out), out.gold)
+        out = sample.subset(held)
+        rankers = model.fit_path(sample.subset(train), ALPHAS)
+        x = model.standardised(out, rankers[0].mean, rankers[0].scale)  # one mean and scale: the same items
+        for r in rankers:
+            losses[r.alpha] += model.log_loss(model.softmax(r.scores_of(x, out.mask)), out.gold)
     return min(ALPHAS, key=lambda a: (round(losses[a], 9), -a))
 
 

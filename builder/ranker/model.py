@@ -7,6 +7,7 @@ Features are standardised on the training options only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,8 +39,13 @@ class Ranker:
 
     def scores(self, d: Design) -> np.ndarray:
         """(n, K) linear scores; -inf in padded slots."""
-        s = _standardise(d, self.mean, self.scale) @ self.w
-        return np.where(d.mask, s.reshape(d.mask.shape), -np.inf)
+        return self.scores_of(standardised(d, self.mean, self.scale), d.mask)
+
+    def scores_of(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """scores() of a design already standardised by this ranker's mean and scale (several
+        penalties fitted on the same items share it: fit_path)."""
+        s = x @ self.w
+        return np.where(mask, s.reshape(mask.shape), -np.inf)
 
     def probabilities(self, d: Design) -> np.ndarray:
         return softmax(self.scores(d))
@@ -50,7 +56,7 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _standardise(d: Design, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def standardised(d: Design, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
     x = (d.x - mean) / scale
     x[~d.mask.reshape(-1)] = 0.0
     return x
@@ -71,12 +77,27 @@ def fit(d: Design, alpha: float, start: np.ndarray | None = None) -> Ranker:
     """Minimise mean item log loss + alpha/2 ||w||^2 over the items of `d` by Newton's method with
     backtracking (the loss is convex and has few dozen weights, so the exact Hessian is cheap and
     a handful of steps converge; no random state, no solver threads)."""
+    return fit_path(d, (alpha,), start)[0]
+
+
+def fit_path(d: Design, alphas: Sequence[float], start: np.ndarray | None = None) -> list[Ranker]:
+    """fit at each penalty in turn, each started from the weights of the one before (the first
+    from `start`): what fit(d, alpha, previous.w) gives, with the features standardised once."""
     real = d.x[d.mask.reshape(-1)]
     mean, scale = real.mean(axis=0), real.std(axis=0)
     scale[scale < 1e-12] = 1.0
-    x = _standardise(d, mean, scale)
-    n, width = d.mask.shape
+    x = standardised(d, mean, scale)
     w = np.zeros(x.shape[1]) if start is None else start.copy()
+    out = []
+    for alpha in alphas:
+        w = _newton(x, d, w, alpha)
+        out.append(Ranker(mean, scale, w, alpha))
+    return out
+
+
+def _newton(x: np.ndarray, d: Design, w: np.ndarray, alpha: float) -> np.ndarray:
+    """The weights minimising the penalised loss on standardised features `x`, from `w`."""
+    n, width = d.mask.shape
     value, p = _objective(x, d, w, alpha)
     for _ in range(MAX_ITER):
         residual = p.copy()
@@ -98,7 +119,7 @@ def fit(d: Design, alpha: float, start: np.ndarray | None = None) -> Ranker:
         else:
             break
         w, value, p = w - t * step, new_value, new_p
-    return Ranker(mean, scale, w, alpha)
+    return w
 
 
 def log_loss(probabilities: np.ndarray, gold: np.ndarray) -> float:
