@@ -35,17 +35,24 @@ class Texts:
     chars: sp.csr_matrix  # 0/1 characters, one row per slot
     char: sp.csr_matrix  # 0/1 character n-grams
     word: sp.csr_matrix  # 0/1 tokens and token bigrams
+    distinct: list[str]  # each text of `flat` once, in the order first met
+    where: np.ndarray  # (len(flat),) each slot's text in `distinct`
 
     def column(self, fn: Callable[[str], float]) -> np.ndarray:
-        """(n, K) of fn(text), 0 in padded slots."""
-        values = np.fromiter(map(fn, self.flat), dtype=float, count=len(self.flat))
+        """(n, K) of fn(text), 0 in padded slots; fn runs once per distinct text (options repeat
+        across items, and every padded slot is the empty text)."""
+        values = np.fromiter(map(fn, self.distinct), dtype=float, count=len(self.distinct))[self.where]
         return np.where(self.grid.mask, values.reshape(self.grid.n, -1), 0.0)
 
 
 def read_texts(grid: OptionGrid) -> Texts:
     flat = grid.flat()
-    toks = [tokens(t) for t in flat]
-    return Texts(grid, flat, toks, char_sets(flat, 1), char_sets(flat, CHAR_NGRAM), token_sets(toks))
+    seen: dict[str, int] = {}
+    where = np.fromiter((seen.setdefault(t, len(seen)) for t in flat), dtype=np.intp, count=len(flat))
+    distinct = list(seen)
+    distinct_tokens = [tokens(t) for t in distinct]
+    toks = [distinct_tokens[i] for i in where.tolist()]
+    return Texts(grid, flat, toks, char_sets(flat, 1), char_sets(flat, CHAR_NGRAM), token_sets(toks), distinct, where)
 
 
 def _length(t: Texts) -> dict[str, np.ndarray]:
