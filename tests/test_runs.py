@@ -906,3 +906,25 @@ def test_no_committed_run_is_dated_after_the_build(monkeypatch: pytest.MonkeyPat
     late = [(p.name, created) for p in sorted((repo / "runs").rglob("*.jsonl"))
             if (created := read_run(p).header.created[:10]) > built]
     assert not late, f"runs dated after the build date {built}: {late[:5]}"
+
+
+@pytest.mark.parametrize(("line", "plain"), [
+    ({"type": "item", "row_id": 1, "prediction": "A"}, True),  # optional fields may be missing
+    ({"type": "item", "row_id": 1, "prediction": "A", "response": None, "latency_ms": 3, "usage": {"x": 1},
+      "letter_map": {"A": "correct"}, "response_truncated": False, "error": None}, True),
+    ({"type": "item", "row_id": True, "prediction": "A"}, False),  # true is not a row id
+    ({"type": "item", "row_id": 1}, False),  # prediction is required
+    ({"type": "item", "row_id": 1, "prediction": "A", "confidence": 0.9}, False),  # an unknown field
+    ({"type": "item", "row_id": 1, "prediction": "A", "latency_ms": False}, False),
+    ({"type": "item", "row_id": 1, "prediction": "A", "response_truncated": 0}, False),
+])
+def test_only_a_plainly_valid_item_line_skips_the_diagnosis(line, plain):
+    """CIBuzzBench's item fields through the shared shortcut (builder.runs.reader.ItemFields): a line
+    it takes is one the full check passes, and whatever it leaves goes to the diagnosis."""
+    from builder.benchmarks.cibuzzbench import run_format
+    from builder.runs.reader import Collector
+    assert run_format._ITEM.plainly_valid(dict(line)) is plain
+    c = Collector("runs/x.jsonl")
+    diagnosed = c.check_fields(2, line, run_format._ITEM_FIELDS, run_format._REQUIRED_ITEM)
+    unknown = set(line) - set(run_format._ITEM_FIELDS) - {"type"}
+    assert plain == (diagnosed and not unknown)

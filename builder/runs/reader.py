@@ -130,6 +130,24 @@ class Collector:
         return ok
 
 
+class ItemFields:
+    """An item line's fields (name -> the types its value may have) and the required ones, with
+    the cheap test a run's common line takes before any diagnosis."""
+
+    def __init__(self, fields: dict[str, type | tuple[type, ...]], required: tuple[str, ...]):
+        self.fields, self.required = fields, required
+        self._keys = frozenset(fields) | {"type"}
+        self._exact = {name: frozenset(kinds if isinstance(kinds, tuple) else (kinds,)) for name, kinds in fields.items()}
+
+    def plainly_valid(self, data: dict[str, Any]) -> bool:
+        """Whether `data` has every required field, no field beyond these and "type", and each value
+        of exactly a type its field lists (so no true or false passes as a number): a line that
+        Collector.check_fields and the unknown-field check would pass without a word. False says
+        only "diagnose it": a value of a subclass is left to the diagnosis too."""
+        return (data.keys() <= self._keys and all(name in data for name in self.required)
+                and all(type(value) in self._exact[name] for name, value in data.items() if name != "type"))
+
+
 def is_instance(value: Any, kinds: type | tuple[type, ...]) -> bool:
     """isinstance for JSON values: true and false are not integers."""
     if isinstance(value, bool):  # JSON true/false must not pass as int

@@ -13,7 +13,7 @@ from typing import Any
 from builder.benchmarks.cibuzzbench.tasks import EQUIVALENT_SELECTION, HARMFULNESS_DETECTION, TASKS
 from builder.runs.formats import Checker, RunFormat
 from builder.runs.lines import MAX_RESPONSE_CHARS
-from builder.runs.reader import is_instance
+from builder.runs.reader import ItemFields, is_instance
 
 CONDITIONS = ("sighted", "blind", "probe")
 SELECTIONS = ("all", "split", "sample", "first")  # first: the first n rows (file order) of a split or of all
@@ -87,7 +87,7 @@ def check_header(c: Checker, line: int, data: dict[str, Any]) -> None:
 
 
 def read_item(c: Checker, line: int, data: dict[str, Any], header: dict[str, Any]) -> Item | None:
-    if _well_formed_item(data):
+    if _ITEM.plainly_valid(data):  # the common, valid line skips the detailed diagnosis
         del data["type"]
         return _capped(Item(**data))
     if not c.check_fields(line, data, _ITEM_FIELDS, _REQUIRED_ITEM):
@@ -107,21 +107,7 @@ def _capped(item: Item) -> Item:
     return replace(item, response=item.response[:MAX_RESPONSE_CHARS], response_truncated=True)
 
 
-_ITEM_KEYS = frozenset(_ITEM_FIELDS) | {"type"}
-_STR_OR_NONE = (str, type(None))
-_DICT_OR_NONE = (dict, type(None))
-_NUMBER_OR_NONE = (int, float, type(None))
-_BOOL_OR_NONE = (bool, type(None))
-
-
-def _well_formed_item(data: dict[str, Any]) -> bool:
-    """Cheap check that lets the common, valid line skip the detailed diagnosis."""
-    return (data.keys() <= _ITEM_KEYS and type(data.get("row_id")) is int
-            and type(data.get("prediction")) is str
-            and type(data.get("response")) in _STR_OR_NONE and type(data.get("error")) in _STR_OR_NONE
-            and type(data.get("letter_map")) in _DICT_OR_NONE and type(data.get("usage")) in _DICT_OR_NONE
-            and type(data.get("latency_ms")) in _NUMBER_OR_NONE
-            and type(data.get("response_truncated")) in _BOOL_OR_NONE)
+_ITEM = ItemFields(_ITEM_FIELDS, _REQUIRED_ITEM)
 
 
 FORMAT = RunFormat("cibuzzbench", TASKS, CONDITIONS, check_header, read_item)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from builder.runs.formats import Checker, RunFormat
-from builder.runs.reader import is_instance
+from builder.runs.reader import ItemFields, is_instance
 
 TASK = "multiple_choice"
 CONDITIONS = ("sighted", "blind")
@@ -112,17 +112,14 @@ def read_item(c: Checker, line: int, data: dict[str, Any], header: dict[str, Any
     return ChoiceItem(**fields)
 
 
-_KEYS = frozenset(_FIELDS) | {"type"}
-_EXACT = {name: frozenset(kinds if isinstance(kinds, tuple) else (kinds,)) for name, kinds in _FIELDS.items()}
+_ITEM = ItemFields(_FIELDS, _REQUIRED)
 
 
 def _well_formed(data: dict[str, Any]) -> dict[str, Any] | None:
-    """The item's fields when the line is plainly valid (each value of a type its field lists, so
-    no true or false passes as a number), else None and _diagnosed finds and names what is wrong:
-    a shortcut for the common line of a run read whole (a cold build reads 424,000)."""
-    if not data.keys() <= _KEYS or any(name not in data for name in _REQUIRED):
-        return None
-    if any(type(value) not in _EXACT[name] for name, value in data.items() if name != "type"):
+    """The item's fields when the line is plainly valid (ItemFields.plainly_valid, and a letter map
+    and revision of exact types), else None and _diagnosed finds and names what is wrong: a
+    shortcut for the common line of a run read whole (a cold build reads 424,000)."""
+    if not _ITEM.plainly_valid(data):
         return None
     letters = data["letter_map"]
     if not letters or not all(type(k) is str and type(v) is int for k, v in letters.items()):
