@@ -103,14 +103,8 @@ def _rule_fit(options: Options, raw: np.ndarray, train: np.ndarray, test: np.nda
 def _ranker_fits(design: model.Design, train: np.ndarray, test: np.ndarray,
                  alphas: Sequence[float]) -> dict[float, _Fitted]:
     """The ranker at each penalty (strongest first, warm-started), fitted on `train` rows of `design`."""
-    out = {}
-    held = design.subset(test)
-    rankers = model.fit_path(design.subset(train), alphas)
-    x = model.standardised(held, rankers[0].mean, rankers[0].scale)  # one mean and scale: the same items
-    for r in rankers:
-        s = r.scores_of(x, held.mask)
-        out[r.alpha] = _Fitted(s, model.softmax(s))
-    return out
+    scored = model.path_scores(design.subset(train), design.subset(test), alphas)
+    return {alpha: _Fitted(s, model.softmax(s)) for alpha, s in scored}
 
 
 def _regression_fit(options: Options, c: float, train: np.ndarray, test: np.ndarray) -> _Fitted:

@@ -130,10 +130,8 @@ def select(d: model.Design, groups: np.ndarray) -> float:
     losses = dict.fromkeys(ALPHAS, 0.0)
     for train, held in splits:
         out = sample.subset(held)
-        rankers = model.fit_path(sample.subset(train), ALPHAS)
-        x = model.standardised(out, rankers[0].mean, rankers[0].scale)  # one mean and scale: the same items
-        for r in rankers:
-            losses[r.alpha] += model.log_loss(model.softmax(r.scores_of(x, out.mask)), out.gold)
+        for alpha, scores in model.path_scores(sample.subset(train), out, ALPHAS):
+            losses[alpha] += model.log_loss(model.softmax(scores), out.gold)
     return min(ALPHAS, key=lambda a: (round(losses[a], 9), -a))
 
 

@@ -39,13 +39,7 @@ class Ranker:
 
     def scores(self, d: Design) -> np.ndarray:
         """(n, K) linear scores; -inf in padded slots."""
-        return self.scores_of(standardised(d, self.mean, self.scale), d.mask)
-
-    def scores_of(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """scores() of a design already standardised by this ranker's mean and scale (several
-        penalties fitted on the same items share it: fit_path)."""
-        s = x @ self.w
-        return np.where(mask, s.reshape(mask.shape), -np.inf)
+        return _scores(_standardise(d, self.mean, self.scale), d.mask, self.w)
 
     def probabilities(self, d: Design) -> np.ndarray:
         return softmax(self.scores(d))
@@ -56,7 +50,7 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def standardised(d: Design, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def _standardise(d: Design, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
     x = (d.x - mean) / scale
     x[~d.mask.reshape(-1)] = 0.0
     return x
@@ -86,13 +80,26 @@ def fit_path(d: Design, alphas: Sequence[float], start: np.ndarray | None = None
     real = d.x[d.mask.reshape(-1)]
     mean, scale = real.mean(axis=0), real.std(axis=0)
     scale[scale < 1e-12] = 1.0
-    x = standardised(d, mean, scale)
+    x = _standardise(d, mean, scale)
     w = np.zeros(x.shape[1]) if start is None else start.copy()
     out = []
     for alpha in alphas:
         w = _newton(x, d, w, alpha)
         out.append(Ranker(mean, scale, w, alpha))
     return out
+
+
+def path_scores(d: Design, held: Design, alphas: Sequence[float]) -> list[tuple[float, np.ndarray]]:
+    """(alpha, held's scores) of fit_path(d, alphas): the held-out features standardised once,
+    by the one mean and scale every penalty on the same items shares."""
+    rankers = fit_path(d, alphas)
+    x = _standardise(held, rankers[0].mean, rankers[0].scale)
+    return [(r.alpha, _scores(x, held.mask, r.w)) for r in rankers]
+
+
+def _scores(x: np.ndarray, mask: np.ndarray, w: np.ndarray) -> np.ndarray:
+    s = x @ w
+    return np.where(mask, s.reshape(mask.shape), -np.inf)
 
 
 def _newton(x: np.ndarray, d: Design, w: np.ndarray, alpha: float) -> np.ndarray:
