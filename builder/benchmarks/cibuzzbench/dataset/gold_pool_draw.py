@@ -107,9 +107,8 @@ def fill_by_slot(row: dict[str, str], pool: Pool, seed: int,
 
 def _fill_slot(row_id: int, slot: str, original: str, pool: Pool, taken: set[str], seed: int,
                steps: tuple[float, ...]) -> SlotChoice:
-    length = len(original)
+    length, keys = len(original), pool.keys
     for tolerance in steps:
-        keys = pool.keys
         candidates = sorted([j for j in pool.within(length, tolerance) if j != row_id and keys[j] not in taken])
         if candidates:
             donor = random.Random(f"gold_pool:{seed}:{row_id}:{slot}").choice(candidates)
