@@ -15,6 +15,7 @@ other host, and every request to another host is recorded and aborted before it 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -371,12 +372,15 @@ class _Ids(HTMLParser):
                 self.ids.add(value)
 
 
-def element_ids(html: str) -> set[str]:
+@functools.lru_cache(maxsize=8)
+def element_ids(html: str) -> frozenset[str]:
     """The ids a link may point at: the page's own, plus the item rows its item browser draws
-    (`item-<row_id>` for every item in the run's embedded JSON: the rows' permalinks)."""
+    (`item-<row_id>` for every item in the run's embedded JSON: the rows' permalinks). Kept for
+    the last few pages: a run page links to its own items hundreds of times, and parsing the
+    page again for each link was most of the link test's time."""
     parser = _Ids()
     parser.feed(html)
     found = re.search(r'<script type="application/json" id="run-items">(.*?)</script>', html, re.S)
     if found:
         parser.ids |= {f"item-{row[0]}" for row in json.loads(found.group(1))["items"]}
-    return parser.ids
+    return frozenset(parser.ids)

@@ -28,7 +28,7 @@ from builder.cli import main
 from builder.core.errors import InputError
 from builder.runs.reader import read_run
 from tests.loopback_server import LoopbackServer
-from tests.test_interop_roundtrip import imported_and_probed, need, run_tool
+from tests.test_interop_roundtrip import LM_EVAL_OWN_TASKS, imported_and_probed, need, run_tool
 from tests.test_mcq_probe import ITEMS, KEY_ENV, NAME, answer, project, synthetic_records  # noqa: F401 (fixture)
 
 MODEL = "loop-model"
@@ -85,7 +85,7 @@ def test_a_spec_round_trips_through_lm_eval(env: dict[str, str], project: Path, 
     blind_items = (tasks / "synthetic_probe_blind_s1111_all.jsonl").read_text(encoding="utf-8")
     assert "Synthetic question" not in blind_items  # the blind task never holds the question
     with LoopbackServer(answer) as server:
-        run_tool([sys.executable, "-m", "lm_eval", "run", "--model", "local-chat-completions",
+        run_tool([*LM_EVAL_OWN_TASKS, "run", "--model", "local-chat-completions",
                   "--model_args", f"model={MODEL},base_url={server.url}/chat/completions,num_concurrent=4",
                   "--tasks", TAG, "--include_path", str(tasks), "--apply_chat_template",
                   "--log_samples", "--output_path", str(tmp_path / "lm-out")], env, tmp_path)
@@ -152,7 +152,7 @@ def plain_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         (folder / f"{task}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         (folder / f"{task}.yaml").write_text(LM_EVAL_TASK.format(task=task, data=folder / f"{task}.jsonl"),
                                              encoding="utf-8")
-    run_tool([sys.executable, "-m", "lm_eval", "run", "--model", "dummy", "--tasks", "plain_mc,unmatched_mc",
+    run_tool([*LM_EVAL_OWN_TASKS, "run", "--model", "dummy", "--tasks", "plain_mc,unmatched_mc",
               "--include_path", str(folder), "--log_samples", "--output_path", str(root / "plain-out")], env, root)
     found = {}
     for task in ("plain_mc", "unmatched_mc"):
