@@ -124,7 +124,7 @@ def test_resample_draws_are_kept_within_a_byte_budget() -> None:
     """Sixteen kept 2,000 x n index sets were most of a cold build's 2 GB; same draws, fewer kept."""
     import numpy as np
     from builder.stats import bootstrap
-    kept = bootstrap._KeptDraws(limit=3 * 2000 * 1010 * 4)  # three sets of about 1,000 items (int32)
+    kept = bootstrap.KeptDraws(limit=3 * 2000 * 1010 * 4)  # three sets of about 1,000 items (int32)
     first = kept(1000, 2000, 7, bootstrap._CHUNK_CELLS)
     for n in (1001, 1002, 1003, 1004):
         kept(n, 2000, 7, bootstrap._CHUNK_CELLS)

@@ -474,3 +474,20 @@ def test_seed_summary_rejects_bad_values(values):
 def test_public_types_exported():
     assert dataclasses.is_dataclass(LabelScores) and dataclasses.is_dataclass(ClassificationReport)
     assert UNPARSED == "" and T2 == ("A", "B", "C", "D") and T3 == ("harmful", "non-harmful")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(2, 16), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_counted_resamples_equal_the_index_confusion_matrices_bit_for_bit(n, k, resamples, seed):
+    """The bootstrap counts each resample's items (multiplicities x 0/1 columns); the same draws as
+    index matrices through metric_on_resamples give the same figures, every bit, for two paired
+    predictors with unparsed answers (code k) among them."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, k, n)
+    preds = [np.where(rng.random(n) < 0.5, g, rng.integers(0, k + 1, n)), rng.integers(0, k + 1, n)]
+    got = bootstrap_module._resampled(g, preds, k, resamples, seed)
+    for p, counted in zip(preds, got):
+        parts = [metric_on_resamples(g, p, idx, k)
+                 for idx in bootstrap_module._draw(n, resamples, seed, bootstrap_module._CHUNK_CELLS)]
+        for m in ("accuracy", "macro_f1"):
+            assert np.array_equal(counted[m], np.concatenate([part[m] for part in parts]))

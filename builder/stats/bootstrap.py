@@ -1,15 +1,17 @@
 """Seeded percentile bootstrap over items for accuracy and macro F1.
 
 Vectorised in numpy because the report bootstraps many runs x 2000 resamples;
-a per-resample sklearn call would take minutes. Each resample's K x (K+1)
-confusion matrix is built with one `bincount`, and F1_k = 2tp / (pred_k + true_k)
+a per-resample sklearn call would take minutes. A resample's per-class counts come
+from its item multiplicities (kept per item count and seed: runs over the same
+items share them) in one matrix product, or, in metric_on_resamples, from a K x (K+1)
+confusion matrix built with one `bincount`; F1_k = 2tp / (pred_k + true_k)
 (0 when the denominator is 0), which is exactly sklearn's macro F1 with explicit
 labels and zero_division=0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from collections import OrderedDict
 from typing import NamedTuple
@@ -58,10 +60,30 @@ def metric_on_resamples(g: np.ndarray, p: np.ndarray, idx: np.ndarray,
 
 def _metrics(conf: np.ndarray, n: int, k: int) -> dict[str, np.ndarray]:
     """Accuracy and macro F1 (0-100) of each (k, k + 1) confusion matrix in `conf`."""
-    tp = np.diagonal(conf, axis1=1, axis2=2)
-    denom = conf[:, :, :k].sum(axis=1) + conf.sum(axis=2)
+    return _scores(np.diagonal(conf, axis1=1, axis2=2), conf[:, :, :k].sum(axis=1) + conf.sum(axis=2), n)
+
+
+def _scores(tp: np.ndarray, denom: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Accuracy and macro F1 (0-100) per resample from its per-class true positives and
+    predictions + golds (the F1 denominator), integer counts."""
     f1 = np.divide(2.0 * tp, denom, out=np.zeros(tp.shape), where=denom > 0)
     return {"accuracy": 100.0 * tp.sum(axis=1) / n, "macro_f1": 100.0 * f1.mean(axis=1)}
+
+
+def _counted(counts: np.ndarray, g: np.ndarray, p: np.ndarray, k: int) -> dict[str, np.ndarray]:
+    """metric_on_resamples from each resample's item multiplicities (`counts`, resamples x n):
+    the per-class true positives, predictions and golds are one matrix product with 0/1 item
+    columns, so a run costs a product instead of gathering resamples x n codes. The counts are
+    the confusion matrices' own, exactly: float32 holds every sum (at most CELL_DRAWS_FROM items,
+    under 2**24), so the figures are the same bits in any summation order."""
+    n = len(g)
+    items, columns = np.arange(n), np.zeros((n, 3 * k), dtype=np.float32)
+    hit, named = g == p, p < k
+    columns[items[hit], g[hit]] = 1.0
+    columns[items[named], k + p[named]] = 1.0
+    columns[items, 2 * k + g] = 1.0
+    totals = (counts @ columns).astype(np.int64)
+    return _scores(totals[:, :k], totals[:, k:2 * k] + totals[:, 2 * k:], n)
 
 
 def _check_options(resamples: int, level: float) -> None:
@@ -78,11 +100,8 @@ def _resampled(g: np.ndarray, preds: Sequence[np.ndarray], k: int, resamples: in
     """Metric arrays per predictor, all on the SAME resampled indices (pairing)."""
     if len(g) > CELL_DRAWS_FROM:
         return _resampled_cells(g, preds, k, resamples, seed)
-    parts: list[list[dict[str, np.ndarray]]] = [[] for _ in preds]
-    for idx in _index_chunks(len(g), resamples, seed, _CHUNK_CELLS):
-        for part, p in zip(parts, preds):
-            part.append(metric_on_resamples(g, p, idx, k))
-    return [{m: np.concatenate([c[m] for c in part]) for m in METRICS} for part in parts]
+    counts = _index_chunks.multiplicities(len(g), resamples, seed)
+    return [_counted(counts, g, p, k) for p in preds]
 
 
 def _resampled_cells(g: np.ndarray, preds: Sequence[np.ndarray], k: int, resamples: int,
@@ -114,7 +133,7 @@ class DrawsInfo(NamedTuple):
     currsize: int
 
 
-class _KeptDraws:
+class KeptDraws:
     """The resample index matrices for (n, resamples, seed, chunk_cells), drawn once and shared
     (read-only): drawing them dominates a bootstrap's cost, and a site scores many runs over the
     same item set. Kept least-recently-used within KEPT_BYTES, not a count: at 2,000 x 12,022
@@ -123,16 +142,27 @@ class _KeptDraws:
 
     def __init__(self, limit: int):
         self.limit, self.hits, self.misses = limit, 0, 0
-        self.kept: OrderedDict[tuple[int, int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+        self.kept: OrderedDict[Hashable, tuple[np.ndarray, ...]] = OrderedDict()
 
     def __call__(self, n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[np.ndarray, ...]:
-        key = (n, resamples, seed, chunk_cells)
+        return self.get((n, resamples, seed, chunk_cells), lambda: _draw(n, resamples, seed, chunk_cells))
+
+    def multiplicities(self, n: int, resamples: int, seed: int) -> np.ndarray:
+        """How often each resample (row) drew each item (column), as float32 for the product in
+        _counted: the index draws of (n, resamples, seed, _CHUNK_CELLS), counted. Kept in the same
+        budget, keyed by the negated chunk size (an index set's is positive)."""
+        chunk_cells = _CHUNK_CELLS
+        return self.get((n, resamples, seed, -chunk_cells),
+                          lambda: (_multiplicities(n, resamples, seed, chunk_cells),))[0]
+
+    def get(self, key: Hashable, draw: Callable[[], tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+        """The arrays kept under `key`, else draw()'s, kept (any resampling scheme's draws)."""
         if key in self.kept:
             self.hits += 1
             self.kept.move_to_end(key)
             return self.kept[key]
         self.misses += 1
-        chunks = _draw(n, resamples, seed, chunk_cells)
+        chunks = draw()
         self.kept[key] = chunks
         while len(self.kept) > 1 and sum(c.nbytes for v in self.kept.values() for c in v) > self.limit:
             self.kept.popitem(last=False)
@@ -148,23 +178,40 @@ class _KeptDraws:
 
 def _draw(n: int, resamples: int, seed: int, chunk_cells: int) -> tuple[np.ndarray, ...]:
     """The index matrices, chunk_cells per matrix, from one seeded generator."""
+    return tuple(_index_draws(n, resamples, seed, chunk_cells))
+
+
+def _index_draws(n: int, resamples: int, seed: int, chunk_cells: int) -> Iterator[np.ndarray]:
+    """_draw's matrices one at a time (a caller that counts them never holds them all)."""
     rng = np.random.default_rng(seed)
     step = max(1, chunk_cells // n)
-    chunks = []
     for start in range(0, resamples, step):
         idx = rng.integers(0, n, size=(min(step, resamples - start), n))
         if n <= _INT32_MAX:  # the same indices in half the memory (drawn as int64: the same numbers)
             idx = idx.astype(np.int32)
         idx.flags.writeable = False
-        chunks.append(idx)
-    return tuple(chunks)
+        yield idx
+
+
+def _multiplicities(n: int, resamples: int, seed: int, chunk_cells: int) -> np.ndarray:
+    """Per resample, how often each item was drawn, counted from the index draws of the chunked
+    bootstrap (so every resample holds the same items as the index form, as counts)."""
+    out = np.empty((resamples, n), dtype=np.float32)
+    start = 0
+    for idx in _index_draws(n, resamples, seed, chunk_cells):
+        rows = idx.shape[0]
+        cells = idx + (np.arange(rows, dtype=np.int64) * n)[:, None]
+        out[start:start + rows] = np.bincount(cells.ravel(), minlength=rows * n).reshape(rows, n)
+        start += rows
+    out.flags.writeable = False
+    return out
 
 
 # The largest set drawn as indices (CELL_DRAWS_FROM items, 2,000 resamples, kept as int32: 160 MB)
 # fits alone.
 _INT32_MAX = 2**31 - 1
 KEPT_BYTES = CELL_DRAWS_FROM * DEFAULT_RESAMPLES * 4
-_index_chunks = _KeptDraws(KEPT_BYTES)
+_index_chunks = KeptDraws(KEPT_BYTES)
 
 
 def percentile_interval(values: np.ndarray, level: float) -> Interval:
