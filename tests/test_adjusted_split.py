@@ -11,6 +11,7 @@ import pytest
 
 from builder.benchmarks.mcq.spec import load_spec
 from builder.core.errors import InputError
+from builder.stats.bootstrap import percentile_interval
 from builder.stats.solvable_split import solvable_split
 from builder.stats.split_gap import mantel_haenszel_gap, split_gaps, stratified_gap
 
@@ -104,3 +105,47 @@ def test_a_bad_strata_key_is_a_located_error(tmp_path: Path, value: str, message
         load_spec(_spec(tmp_path, value), root=tmp_path)
     text = str(caught.value)
     assert message in text and "strat.yaml:7 [strata]" in text
+
+
+def _drawn_item_by_item(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resamples: int,
+                        seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The stratified bootstrap spelled out: per stratum in sorted order, draw its items' indices
+    from one generator, gather the drawn items and count; per draw the crude and the adjusted gap
+    (nan where a kind is missing or no stratum holds both)."""
+    rng = np.random.default_rng(seed)
+    n1 = np.zeros(resamples)
+    n0, h1, h0, num, den = (np.zeros(resamples) for _ in range(5))
+    for stratum in np.unique(strata):
+        members = np.flatnonzero(strata == stratum)
+        pick = members[rng.integers(0, len(members), (resamples, len(members)))]
+        chosen, hit = kind[pick], right[pick]
+        a, b = chosen.sum(axis=1), (~chosen).sum(axis=1)
+        ha, hb = (hit & chosen).sum(axis=1), (hit & ~chosen).sum(axis=1)
+        n1, n0, h1, h0 = n1 + a, n0 + b, h1 + ha, h0 + hb
+        mixed = (a > 0) & (b > 0)
+        w = np.where(mixed, a * b / np.maximum(a + b, 1), 0.0)
+        num += np.where(mixed, w * (ha / np.maximum(a, 1) - hb / np.maximum(b, 1)), 0.0)
+        den += w
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * (h1 / n1 - h0 / n0), np.where(den > 0, 100.0 * num / den, np.nan)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_counted_draws_give_the_item_by_item_intervals_bit_for_bit(seed: int) -> None:
+    """split_gaps counts how often each draw took each item (kept across runs over the same items)
+    instead of gathering them: the intervals are the spelled-out bootstrap's, every bit, with one
+    stratum or many, strata of one item, and kinds missing from some strata."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 400))
+    strata = np.array([f"s{v}" for v in rng.integers(0, int(rng.integers(1, 9)), n)])
+    kind, right = rng.random(n) < rng.uniform(0.1, 0.9), rng.random(n) < 0.6
+    kind[:2] = (True, False)
+    resamples = int(rng.integers(1, 120))
+    gaps = split_gaps(right, kind, strata, resamples=resamples, seed=seed)
+    crude, adjusted = _drawn_item_by_item(right, kind, strata, resamples, seed)
+    crude, adjusted = crude[np.isfinite(crude)], adjusted[np.isfinite(adjusted)]
+    interval = percentile_interval(crude, 0.95)
+    assert (gaps.crude.low, gaps.crude.high) == (interval.low, interval.high)
+    if gaps.adjusted is not None:
+        interval = percentile_interval(adjusted, 0.95)
+        assert (gaps.adjusted.low, gaps.adjusted.high) == (interval.low, interval.high)

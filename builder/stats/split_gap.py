@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from builder.stats.bootstrap import percentile_interval
+from builder.stats.bootstrap import KeptDraws, percentile_interval
 
 RESAMPLES = 1000
 SEED = 20261201  # fixed: the interval is part of the deterministic site
@@ -100,16 +100,13 @@ def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resample
     entirely is dropped from the crude interval, one with no stratum holding both from the adjusted."""
     right, kind, strata = np.asarray(right, dtype=bool), np.asarray(kind, dtype=bool), np.asarray(strata)
     gap = 100.0 * (right[kind].mean() - right[~kind].mean())
-    rng = np.random.default_rng(seed)
     hits, counts = np.zeros((2, resamples)), np.zeros((2, resamples))  # rows: kind, the rest
     num, den = np.zeros(resamples), np.zeros(resamples)  # Mantel–Haenszel sums per draw
     counts_by_stratum = stratum_counts(right, kind, strata)
-    for stratum in np.unique(strata):
-        members = np.flatnonzero(strata == stratum)
-        pick = members[rng.integers(0, len(members), (resamples, len(members)))]
-        chosen, hit = kind[pick], right[pick]
-        n1, n0 = chosen.sum(axis=1), (~chosen).sum(axis=1)
-        h1, h0 = (hit & chosen).sum(axis=1), (hit & ~chosen).sum(axis=1)
+    for members, drawn in _stratified_draws(strata, resamples, seed):
+        chosen, hit = kind[members], right[members]
+        columns = np.stack([chosen, ~chosen, hit & chosen, hit & ~chosen], axis=1)
+        n1, n0, h1, h0 = (drawn @ columns.astype(drawn.dtype)).astype(np.int64).T
         counts += (n1, n0)
         hits += (h1, h0)
         mixed = (n1 > 0) & (n0 > 0)
@@ -125,6 +122,37 @@ def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resample
         adjusted = Gap(float(adjusted_gap), *_bounds(100.0 * num[den > 0] / den[den > 0], level))
     both = sum(1 for c in counts_by_stratum if c.n1 and c.n0)
     return SplitGaps(crude, adjusted, both, counts_by_stratum)
+
+
+def _stratified_draws(strata: np.ndarray, resamples: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per stratum (np.unique order), its members and how often each resample drew each of them
+    (resamples x members, as exact floats): one generator draws every stratum's block of indices in turn.
+    The draws depend only on which items share a stratum, so every run over the same items and
+    strata shares them (kept, as the bootstrap's are): a run's split is then four products."""
+    labels, codes = np.unique(strata, return_inverse=True)
+    codes = codes.ravel()
+    arrays = _kept.get((resamples, seed, len(labels), codes.astype(np.int64).tobytes()),
+                       lambda: _draw_strata(codes, len(labels), resamples, seed))
+    return list(zip(arrays[0::2], arrays[1::2]))
+
+
+def _draw_strata(codes: np.ndarray, strata: int, resamples: int, seed: int) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(seed)
+    arrays: list[np.ndarray] = []
+    for stratum in range(strata):
+        members = np.flatnonzero(codes == stratum)
+        size = len(members)
+        pick = rng.integers(0, size, (resamples, size)) + (np.arange(resamples) * size)[:, None]
+        exact = np.float32 if size < 2**24 else np.float64  # every count a product sums stays exact
+        drawn = np.bincount(pick.ravel(), minlength=resamples * size).reshape(resamples, size).astype(exact)
+        members.flags.writeable = drawn.flags.writeable = False
+        arrays += [members, drawn]
+    return tuple(arrays)
+
+
+# 1,000 resamples of 12,022 items (MMLU-Pro) are 48 MB as float32: the largest shipped set fits,
+# and a build's peak memory grows by no more than this.
+_kept = KeptDraws(64 * 1024 * 1024)
 
 
 def _bounds(draws: np.ndarray, level: float) -> tuple[float, float]:
