@@ -97,22 +97,9 @@ def every_run(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Datas
 
 
 @pytest.fixture(scope="session")
-def real_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The committed runs and content on the real CSV, charts included: the site `make site`
-    publishes (less the shipped specs, see SHIPPED_SPECS), built once; tests only read it."""
-    from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
-    from builder.pipeline import BuildConfig, build
-    def make(folder: Path) -> Path:
-        build(BuildConfig(REPO / "runs", REPO / "content", folder / "site", options=cibuzzbench_options(real_csv),
-                          force=True))
-        return folder / "site"
-    return once_per_run(tmp_path_factory, "real-site", make)
-
-
-@pytest.fixture(scope="session")
 def shipped_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site `make site` publishes, the shipped specs included (each reading its shared copy),
-    built once; test_shelf and test_every_run_citizen read it (they built it once each)."""
+    built once; test_shelf, test_every_run_citizen, test_fact_keys and test_site_prose read it."""
     return once_per_run(tmp_path_factory, "shipped-site", lambda folder: shipped_build(real_csv, folder))
 
 
@@ -175,16 +162,18 @@ def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # The modules that take longest (`pytest --durations`), collected first, in this order: `make
 # test` hands pytest-xdist's workers whole modules in collection order (--dist loadfile
 # --no-loadscope-reorder), first one each in turn, so the longest start at once, side by side,
-# and none starts last while the other core idles. test_shelf reads the shipped site that
-# test_every_run_citizen builds first (about 80 s): it stays in its place further on, where the
-# site is ready, instead of holding the other worker idle while it waits.
+# and none starts last while the other core idles. The other modules that read the shipped site,
+# which test_every_run_citizen builds first (about 80 s), come last, where the site is ready,
+# instead of holding the other worker idle while it waits.
 SLOW_FIRST = ("test_every_run_citizen.py", "test_interop_roundtrip.py", "test_harness_any_spec.py",
               "test_browser.py", "test_trust3_sanitise.py", "test_variants.py", "test_probes.py",
               "test_learned_probe.py", "test_run_checks.py", "test_reader_site.py")
+SHIPPED_SITE_LAST = ("test_fact_keys.py", "test_shelf.py", "test_site_prose.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    rank |= {name: len(SLOW_FIRST) + 1 for name in SHIPPED_SITE_LAST}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: the rest keep their order
 
 
