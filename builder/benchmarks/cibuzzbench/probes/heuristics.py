@@ -6,6 +6,7 @@ the task the option set gives away on its own.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 
@@ -40,9 +41,11 @@ def constant(letter: str) -> Heuristic:
     return choose
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def uniform_letter(rng_seed: int, option_seed: int, row_id: int) -> str:
     """The random letter of one item: a function of the item and the seeds alone, so the
-    baseline can be scored on any run's own items (analyses.chance) without its options."""
+    baseline can be scored on any run's own items (analyses.chance) without its options. Kept:
+    seeding a generator from text hashes it (5 us), and a build asks for each letter often."""
     return random.Random(f"uniform:{rng_seed}:{option_seed}:{row_id}").choice(LETTERS)
 
 

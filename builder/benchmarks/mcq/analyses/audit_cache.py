@@ -16,7 +16,7 @@ is kept per spec and kind: writing one removes that spec's entries of other inpu
 from __future__ import annotations
 
 import hashlib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from builder.benchmarks.mcq.analyses.audit import Audit, run_audit
@@ -42,12 +42,17 @@ def code_hash(cache_dir: Path | None = None) -> str:
     """sha256 over the source of the modules the cached values depend on (names and bytes, in
     name order) and the installed distributions' versions; kept in `cache_dir` under the whole
     package's hash, since finding those modules means parsing them (0.2 s of every build)."""
-    return cached(CacheFolder(cache_dir).shelf("mcq-code"), "", _closure_hash, str)
+    environment = environment_key()
+    return cached(CacheFolder(cache_dir).shelf("mcq-code"), "", lambda: _closure_hash(environment), str)
 
 
-def _closure_hash() -> str:
+@lru_cache(maxsize=4)
+def _closure_hash(environment: str) -> str:
+    """Once per process and set of installed versions, as code_hash per cache folder (the code
+    does not change under a running build; a process that builds into many cache folders, as the
+    tests do, parsed the modules again for each)."""
     root = PACKAGE_DIR.parent
-    digest = hashlib.sha256(environment_key().encode())
+    digest = hashlib.sha256(environment.encode())
     for path in sorted(root.joinpath(*name.split(".")) for name in reachable(root, _ROOTS)):
         path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
         digest.update(f"{path.relative_to(root).as_posix()}\0".encode())
