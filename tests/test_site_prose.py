@@ -17,6 +17,7 @@ the Mouse page's quoted figures marked as reported.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -89,9 +90,9 @@ def read_page(path: Path) -> PageText:
 
 
 @pytest.fixture(scope="module")
-def site(shipped_site: Path) -> Path:
-    """The site `make site` publishes, built once a session (conftest.shipped_site)."""
-    return shipped_site
+def site(real_site: Path) -> Path:
+    """The real site, built once a session (conftest.real_site)."""
+    return real_site
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +191,8 @@ def test_whats_new_lists_every_run_once_by_its_own_date(site: Path, pages: dict[
     def day(header: dict) -> str:  # the header as written (shared_builds.raw_header: reading every run whole took 14 s)
         source = header.get("source") if isinstance(header.get("source"), dict) else {}
         return str(source.get("date") or header["created"][:10]) if source.get("kind") == "import" else header["created"][:10]
-    created = {h["run_id"]: day(h) for h in map(raw_header, run_files(REPO / "runs"))}  # every committed run
+    skipped = {name.strip() for name in os.environ.get("BUZZPROBE_SKIP_BENCHMARKS", "").split(",")}
+    created = {h["run_id"]: day(h) for p in run_files(REPO / "runs") if (h := raw_header(p))["benchmark"] not in skipped}
     html = (site / "changelog.html").read_text(encoding="utf-8")
     sections = re.split(r'<h2 id="added-', html)[1:]
     listed = {}
