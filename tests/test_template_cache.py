@@ -34,3 +34,23 @@ def test_a_planted_entry_is_ignored_not_run(tmp_path: Path) -> None:
     for entry in (cache / "jinja").rglob("*.jinja"):
         entry.write_bytes(b"not sealed: would be unmarshalled and run")
     assert make_environment(folder, cache).get_template("t.html").render(x=2) == "ok 2\n"
+
+
+def test_a_new_cache_folder_reuses_what_this_process_compiled(tmp_path: Path, monkeypatch) -> None:
+    """A process that builds into many cache folders (the tests) compiles a template once; the
+    new folder is filled as if it had compiled it, and the output is the same."""
+    import jinja2
+    folder = _templates(tmp_path, "<i>{{ x }}</i>\n")
+    compiled = []
+    real_compile = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile",
+                        lambda self, *a, **k: compiled.append(a[0]) or real_compile(self, *a, **k))
+    first = make_environment(folder, tmp_path / "one").get_template("t.html").render(x="<")
+    assert len(compiled) == 1
+    second = make_environment(folder, tmp_path / "two").get_template("t.html").render(x="<")
+    assert second == first == "<i>&lt;</i>\n" and len(compiled) == 1
+    assert [p.name for p in (tmp_path / "two" / "jinja").rglob("*.jinja")] == \
+           [p.name for p in (tmp_path / "one" / "jinja").rglob("*.jinja")] != []
+    _templates(tmp_path, "<u>{{ x }}</u>\n")  # changed source: compiled again, whatever is kept
+    assert make_environment(folder, tmp_path / "three").get_template("t.html").render(x=1) == "<u>1</u>\n"
+    assert len(compiled) == 2

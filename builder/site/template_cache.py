@@ -5,7 +5,7 @@ rarely changes. Jinja checks each entry against the template's source (a changed
 compiled afresh); the entries are the `jinja` shelf of the build's one cache (builder/core/cache.py),
 sealed, so a planted file, which would be run as code, is ignored instead. The folder is named after what the code Jinja writes
 depends on: its version and the environment's class and options (a sandbox compiles its checks
-into the code).
+into the code). Within one process, what it compiled also serves a new cache folder (_compiled).
 """
 
 from __future__ import annotations
@@ -20,18 +20,34 @@ from jinja2.bccache import Bucket
 from builder.core.cache import CacheFolder, Shelf
 
 
+# What this process compiled, by (environment folder, Jinja's key): a process that builds into
+# many cache folders (the tests) compiled every template again for each (about 11 s of the
+# suite). Only code compiled here is kept, never an entry read from disk, and Jinja still drops
+# an entry whose source checksum differs; bounded by COMPILED_KEPT entries.
+_compiled: dict[tuple[str, str], bytes] = {}
+COMPILED_KEPT = 4096
+
+
 class SealedBytecodeCache(jinja2.BytecodeCache):
     def __init__(self, shelf: Shelf):
         self.shelf = shelf
         self.folder = shelf.folder
+        self.namespace = shelf.folder.name if shelf.folder is not None else ""
 
     def load_bytecode(self, bucket: Bucket) -> None:
-        data = self.shelf.read(f"{bucket.key}.jinja")
+        name = f"{bucket.key}.jinja"
+        data = self.shelf.read(name)
+        if data is None and (data := _compiled.get((self.namespace, bucket.key))) is not None:
+            self.shelf.write(name, data)  # the folder holds what it would have after compiling
         if data is not None:
             bucket.bytecode_from_string(data)  # Jinja drops it unless its source checksum matches
 
     def dump_bytecode(self, bucket: Bucket) -> None:
-        self.shelf.write(f"{bucket.key}.jinja", bucket.bytecode_to_string())
+        data = bucket.bytecode_to_string()
+        if len(_compiled) >= COMPILED_KEPT:
+            _compiled.clear()
+        _compiled[(self.namespace, bucket.key)] = data
+        self.shelf.write(f"{bucket.key}.jinja", data)
 
 
 def bytecode_cache(cache_dir: Path | None, env_class: type[jinja2.Environment], options: dict[str, Any]) -> SealedBytecodeCache | None:
