@@ -61,6 +61,14 @@ def _canonical_rows(options: Options, items: np.ndarray) -> np.ndarray:
                     dtype=np.intp)
 
 
+def _held_columns(x: sp.csr_matrix) -> np.ndarray:
+    """The columns some row holds, ascending: np.unique(x.indices) without sorting the millions
+    of stored entries (a mark per column instead: the same array, a tenth of the time)."""
+    held = np.zeros(x.shape[1], dtype=bool)
+    held[x.indices] = True
+    return np.flatnonzero(held).astype(x.indices.dtype)
+
+
 def fit_regression(options: Options, train: np.ndarray, c: float) -> NgramRegression:
     """Fit on the real options of the `train` items, penalty 1/c."""
     grid = options.grid
@@ -72,7 +80,7 @@ def fit_regression(options: Options, train: np.ndarray, c: float) -> NgramRegres
     labels[train, grid.gold[train]] = 1
     y = labels.reshape(-1)[rows]
     x = _features(options, rows, mean, scale)
-    used = np.unique(x.indices)
+    used = _held_columns(x)
     fitted = LogisticRegression(C=c, solver="liblinear", random_state=0, max_iter=200)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a few hundred iterations rank the options well enough
