@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
 from builder.core.names import check_name, fill_template, name_problem, slug
@@ -368,6 +370,19 @@ def test_retry_errors_repairs_a_line_that_failed_to_decode(project: Path) -> Non
     assert "re-asking 1 errored item" in result.stderr
     run = read_run(path)
     assert run.footer is not None and len(run.items) == 3
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(max_size=8) | st.sampled_from([".5", "Inf", "NaN", "-1", " 2", "+.5", "1e3", "inf", "-Infinity", "nan", "1_0", "\u0661", "\u00a03"]))
+def test_a_csv_cell_is_a_number_exactly_when_float_reads_it_whole(text: str) -> None:
+    """The first-character shortcut of tables_csv._is_number skips float() only where it fails."""
+    from builder.site.tables_csv import _is_number
+    try:
+        float(text)
+        number = text.strip() == text and text.lower() not in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity")
+    except ValueError:
+        number = False
+    assert _is_number(text) == number
 
 
 def test_csv_downloads_neutralise_formulas(small: Path) -> None:

@@ -39,7 +39,15 @@ def _cell(value: object) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
+# What float() can start on, after any whitespace: a sign, a digit, a point, inf or nan. Any other
+# ASCII first character cannot make a number, so most names and ids skip the failing float() call.
+_NUMBER_STARTS = frozenset("0123456789+-.iInN")
+
+
 def _is_number(text: str) -> bool:
+    first = text[:1]
+    if first.isascii() and first not in _NUMBER_STARTS and not first.isspace():
+        return False
     try:
         float(text)
     except ValueError:
