@@ -7,7 +7,7 @@ files byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,12 +91,14 @@ def run_id(probe: str, task: str, scope: str, seed: int | None, variant: str = O
 
 
 def generate_probe_runs(dataset: Dataset, out_dir: Path, created: str,
-                        variants: Mapping[str, Dataset] | None = None, learned: bool = False) -> list[Path]:
-    """Write all probe runs (on the original and each variant); remove stale files the
-    current probe set no longer makes."""
+                        variants: Mapping[str, Dataset] | None = None, learned: bool = False,
+                        seeds: Sequence[int] = OFFICIAL_SEEDS) -> list[Path]:
+    """Write all probe runs (on the original and each variant; option probes for each of `seeds`,
+    the official ones unless a caller needs fewer); remove stale files the current probe set no
+    longer makes."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for header, items in _all_runs(dataset, created, dict(variants or {}), learned):
+    for header, items in _all_runs(dataset, created, dict(variants or {}), learned, tuple(seeds)):
         path = out_dir / f"{header.run_id}.jsonl"
         write_run(path, header, items, Footer(len(items)))
         written.append(path)
@@ -106,23 +108,24 @@ def generate_probe_runs(dataset: Dataset, out_dir: Path, created: str,
 
 
 def _all_runs(dataset: Dataset, created: str, variants: dict[str, Dataset],
-              learned: bool) -> Iterator[tuple[Header, list[Item]]]:
+              learned: bool, seeds: tuple[int, ...]) -> Iterator[tuple[Header, list[Item]]]:
     for variant, data in [(ORIGINAL, dataset), *sorted(variants.items())]:
         for scope, selection in SCOPES.items():
             ids = data.row_ids(selection.get("split"))
             for probe in OPTION_PROBES:
                 if variant != ORIGINAL and not probe.on_variants:
                     continue
-                for seed in OFFICIAL_SEEDS:
+                for seed in seeds:
                     yield _option_run(data, probe, scope, selection, ids, seed, created, variant)
             if variant == ORIGINAL:  # Task 3 has no options, so a variant changes nothing
                 for constant in CONSTANT_PROBES:
                     yield _constant_run(data, constant, scope, selection, ids, created)
         if learned:
-            yield from _learned_runs(data, created, variant)
+            yield from _learned_runs(data, created, variant, seeds)
 
 
-def _learned_runs(dataset: Dataset, created: str, variant: str) -> Iterator[tuple[Header, list[Item]]]:
+def _learned_runs(dataset: Dataset, created: str, variant: str,
+                  seeds: tuple[int, ...]) -> Iterator[tuple[Header, list[Item]]]:
     """The learned probes: train->test everywhere. 5-fold CV of the option-only probe only on
     the original, because on a gold-pool variant held-out golds reappear as training
     distractors and n-grams memorise them; the length-only probe cannot memorise a string,
@@ -130,7 +133,7 @@ def _learned_runs(dataset: Dataset, created: str, variant: str) -> Iterator[tupl
     # deferred: scipy loads only after `runs` checked SOURCE_DATE_EPOCH (numpy's f2py reads it at import)
     from builder.benchmarks.cibuzzbench.probes.learned import LENGTHS, PROBES, learned_probe_runs
     for probe in PROBES:
-        for header, items in learned_probe_runs(dataset, seeds=OFFICIAL_SEEDS, created=created,
+        for header, items in learned_probe_runs(dataset, seeds=seeds, created=created,
                                                 variant=variant, probe=probe):
             if variant == ORIGINAL or probe == LENGTHS or header.items.get("selection") != "all":
                 yield header, items
