@@ -106,7 +106,8 @@ def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resample
     for members, drawn in _stratified_draws(strata, resamples, seed):
         chosen, hit = kind[members], right[members]
         columns = np.stack([chosen, ~chosen, hit & chosen, hit & ~chosen], axis=1)
-        n1, n0, h1, h0 = (drawn @ columns.astype(drawn.dtype)).astype(np.int64).T
+        weights = drawn.astype(_exact_float(len(members))) if drawn.dtype == np.uint8 else drawn
+        n1, n0, h1, h0 = (weights @ columns.astype(weights.dtype)).astype(np.int64).T
         counts += (n1, n0)
         hits += (h1, h0)
         mixed = (n1 > 0) & (n0 > 0)
@@ -126,7 +127,7 @@ def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resample
 
 def _stratified_draws(strata: np.ndarray, resamples: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per stratum (np.unique order), its members and how often each resample drew each of them
-    (resamples x members, as exact floats): one generator draws every stratum's block of indices in turn.
+    (resamples x members, as bytes where every count fits): one generator draws every stratum's block of indices in turn.
     The draws depend only on which items share a stratum, so every run over the same items and
     strata shares them (kept, as the bootstrap's are): a run's split is then four products."""
     labels, codes = np.unique(strata, return_inverse=True)
@@ -143,15 +144,21 @@ def _draw_strata(codes: np.ndarray, strata: int, resamples: int, seed: int) -> t
         members = np.flatnonzero(codes == stratum)
         size = len(members)
         pick = rng.integers(0, size, (resamples, size)) + (np.arange(resamples) * size)[:, None]
-        exact = np.float32 if size < 2**24 else np.float64  # every count a product sums stays exact
-        drawn = np.bincount(pick.ravel(), minlength=resamples * size).reshape(resamples, size).astype(exact)
+        counted = np.bincount(pick.ravel(), minlength=resamples * size).reshape(resamples, size)
+        drawn = counted.astype(np.uint8 if counted.max() < 256 else _exact_float(size))
         members.flags.writeable = drawn.flags.writeable = False
         arrays += [members, drawn]
     return tuple(arrays)
 
 
-# 1,000 resamples of 12,022 items (MMLU-Pro) are 48 MB as float32: the largest shipped set fits,
-# and a build's peak memory grows by no more than this.
+def _exact_float(size: int) -> type[np.floating]:
+    """A float type in which a resample's sums (at most `size`: it draws `size` items) are exact."""
+    return np.float32 if size < 2**24 else np.float64
+
+
+# Counts are kept as bytes (an item drawn 256 times in one resample is kept as floats instead):
+# 1,000 resamples of 12,022 items (MMLU-Pro) are 12 MB, so a benchmark's full and modal item sets
+# (every run asks for both, in turn) fit together, and a build's peak memory grows by at most this.
 _kept = KeptDraws(64 * 1024 * 1024)
 
 
