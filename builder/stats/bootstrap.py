@@ -52,10 +52,16 @@ def metric_on_resamples(g: np.ndarray, p: np.ndarray, idx: np.ndarray,
     Exposed so tests can check it against sklearn on arbitrary resamples.
     """
     rows, n = idx.shape
-    cells = k * (k + 1)
-    codes = (g * (k + 1) + p)[idx]
-    codes += (np.arange(rows, dtype=codes.dtype) * cells)[:, None]
-    return _metrics(np.bincount(codes.ravel(), minlength=rows * cells).reshape(rows, k, k + 1), n, k)
+    return _metrics(row_counts((g * (k + 1) + p)[idx], k * (k + 1)).reshape(rows, k, k + 1), n, k)
+
+
+def row_counts(idx: np.ndarray, values: int) -> np.ndarray:
+    """How often each of 0..values-1 stands in each row of `idx` (rows x values, int64): one
+    bincount over the rows' entries shifted apart. A resample's confusion cells or item
+    multiplicities, here and in split_gap's stratified draws."""
+    rows = idx.shape[0]
+    shifted = idx + (np.arange(rows, dtype=np.int64) * values)[:, None]
+    return np.bincount(shifted.ravel(), minlength=rows * values).reshape(rows, values)
 
 
 def _metrics(conf: np.ndarray, n: int, k: int) -> dict[str, np.ndarray]:
@@ -134,9 +140,10 @@ class DrawsInfo(NamedTuple):
 
 
 class KeptDraws:
-    """The resample index matrices for (n, resamples, seed, chunk_cells), drawn once and shared
-    (read-only): drawing them dominates a bootstrap's cost, and a site scores many runs over the
-    same item set. Kept least-recently-used within KEPT_BYTES, not a count: at 2,000 x 12,022
+    """Resampling draws, drawn once and shared (read-only): the bootstrap's index matrices for
+    (n, resamples, seed, chunk_cells) and their multiplicities, or any scheme's arrays by key
+    (`get`; split_gap's stratified draws). Drawing dominates a bootstrap's cost, and a site scores
+    many runs over the same item set. Kept least-recently-used within KEPT_BYTES, not a count: at 2,000 x 12,022
     int64 one set was 192 MB (96 MB as the int32 kept now), and sixteen kept sets (an lru_cache
     of 16: a run's categories, the spec's other item counts) were most of a cold build's 2 GB."""
 
@@ -199,10 +206,8 @@ def _multiplicities(n: int, resamples: int, seed: int, chunk_cells: int) -> np.n
     out = np.empty((resamples, n), dtype=np.float32)
     start = 0
     for idx in _index_draws(n, resamples, seed, chunk_cells):
-        rows = idx.shape[0]
-        cells = idx + (np.arange(rows, dtype=np.int64) * n)[:, None]
-        out[start:start + rows] = np.bincount(cells.ravel(), minlength=rows * n).reshape(rows, n)
-        start += rows
+        out[start:start + len(idx)] = row_counts(idx, n)
+        start += len(idx)
     out.flags.writeable = False
     return out
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from builder.stats.bootstrap import KeptDraws, percentile_interval
+from builder.stats.bootstrap import KeptDraws, percentile_interval, row_counts
 
 RESAMPLES = 1000
 SEED = 20261201  # fixed: the interval is part of the deterministic site
@@ -127,9 +127,10 @@ def split_gaps(right: np.ndarray, kind: np.ndarray, strata: np.ndarray, resample
 
 def _stratified_draws(strata: np.ndarray, resamples: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per stratum (np.unique order), its members and how often each resample drew each of them
-    (resamples x members, as bytes where every count fits): one generator draws every stratum's block of indices in turn.
-    The draws depend only on which items share a stratum, so every run over the same items and
-    strata shares them (kept, as the bootstrap's are): a run's split is then four products."""
+    (resamples x members, as bytes where every count fits): one generator draws every stratum's
+    block of indices in turn. The draws depend only on which items share a stratum, so every run
+    over the same items and strata shares them (kept, as the bootstrap's are): a run's split is
+    then four products."""
     labels, codes = np.unique(strata, return_inverse=True)
     codes = codes.ravel()
     arrays = _kept.get((resamples, seed, len(labels), codes.astype(np.int64).tobytes()),
@@ -143,8 +144,7 @@ def _draw_strata(codes: np.ndarray, strata: int, resamples: int, seed: int) -> t
     for stratum in range(strata):
         members = np.flatnonzero(codes == stratum)
         size = len(members)
-        pick = rng.integers(0, size, (resamples, size)) + (np.arange(resamples) * size)[:, None]
-        counted = np.bincount(pick.ravel(), minlength=resamples * size).reshape(resamples, size)
+        counted = row_counts(rng.integers(0, size, (resamples, size)), size)
         drawn = counted.astype(np.uint8 if counted.max() < 256 else _exact_float(size))
         members.flags.writeable = drawn.flags.writeable = False
         arrays += [members, drawn]

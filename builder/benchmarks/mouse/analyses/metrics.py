@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from builder.stats import UNPARSED, Interval, encode
-from builder.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_interval
+from builder.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_interval, row_counts
 # Private on purpose: the shared, cached resample matrices and the option checks.
 from builder.stats.bootstrap import _CHUNK_CELLS, _check_options, _index_chunks
 from builder.benchmarks.mouse.labels import IR_LABELS, JUDGE_LABELS, RC_COMPONENTS, RC_LABELS, TD_LABELS
@@ -125,10 +125,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def confusions(g: np.ndarray, p: np.ndarray, k: int, idx: np.ndarray) -> np.ndarray:
     """(rows, k, k+1) confusion counts, one per row of `idx`; column k is 'unparsed'."""
-    rows = idx.shape[0]
-    cells = k * (k + 1)
-    codes = (g * (k + 1) + p)[idx] + (np.arange(rows, dtype=np.intp) * cells)[:, None]
-    return np.bincount(codes.ravel(), minlength=rows * cells).reshape(rows, k, k + 1)
+    return row_counts((g * (k + 1) + p)[idx], k * (k + 1)).reshape(idx.shape[0], k, k + 1)
 
 
 def confusion_metrics(conf: np.ndarray, labels: Sequence[Label]) -> dict[str, np.ndarray]:
