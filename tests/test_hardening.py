@@ -373,7 +373,8 @@ def test_retry_errors_repairs_a_line_that_failed_to_decode(project: Path) -> Non
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.text(max_size=8) | st.sampled_from([".5", "Inf", "NaN", "-1", " 2", "+.5", "1e3", "inf", "-Infinity", "nan", "1_0", "\u0661", "\u00a03"]))
+@given(st.text(max_size=8) | st.sampled_from([".5", "Inf", "NaN", "-1", " 2", "+.5", "1e3", "inf", "-Infinity",
+                                               "nan", "1_0", "\u0661", "\u00a03"]))
 def test_a_csv_cell_is_a_number_exactly_when_float_reads_it_whole(text: str) -> None:
     """The first-character shortcut of tables_csv._is_number skips float() only where it fails."""
     from builder.site.tables_csv import _is_number
