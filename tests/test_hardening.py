@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from markupsafe import escape
 from hypothesis import strategies as st
 
 from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
@@ -384,6 +385,24 @@ def test_a_csv_cell_is_a_number_exactly_when_float_reads_it_whole(text: str) -> 
     except ValueError:
         number = False
     assert _is_number(text) == number
+
+
+_ITEM_TEXT = st.text(max_size=6) | st.sampled_from(["=1+1", "-2", "+x", "@a", "\u202eA", "1e3", "nan", "a,b", 'q"'])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(_ITEM_TEXT, _ITEM_TEXT, _ITEM_TEXT, st.booleans(),
+                          st.none() | st.floats(allow_nan=True, allow_infinity=True)), max_size=6))
+def test_a_runs_item_files_are_what_the_general_writers_write(items: list) -> None:
+    """catalogue_pages writes each column of a run's item files by its type, with strings kept per
+    process; the bytes must be table_csv's and json.dumps' of the same rows."""
+    from builder.site.catalogue_pages import ITEM_COLUMNS, _item_rows, items_csv, items_jsonl
+    rounded = [(i, g, a, c, None if s is None else round(s, 6)) for i, g, a, c, s in items]
+    assert items_csv(items) == table_csv(ITEM_COLUMNS, [(i, g, a, int(c), "" if s is None else s)
+                                                        for i, g, a, c, s in rounded])
+    assert items_jsonl(items) == "".join(json.dumps(dict(zip(ITEM_COLUMNS, row)), ensure_ascii=False,
+                                                    separators=(",", ":")) + "\n" for row in rounded).encode()
+    assert all(f"<td>{escape(i)}</td><td>{escape(g)}</td>" in row for (i, g, *_), row in zip(items, _item_rows(items)))
 
 
 def test_csv_downloads_neutralise_formulas(small: Path) -> None:

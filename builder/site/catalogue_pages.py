@@ -10,6 +10,8 @@ without JavaScript."""
 from __future__ import annotations
 
 import json
+import math
+from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -20,7 +22,7 @@ from builder.site import paging
 from builder.site.parts import Files, PageSettings
 from builder.site.run_catalogue import ItemRow, RunRow
 from builder.site.tables import tables_as_csv
-from builder.site.tables_csv import table_csv
+from builder.site.tables_csv import cells_csv, text_cell
 
 TEMPLATE = "catalogue_run.html"
 ITEMS_TABLE = "items"  # the item browser's id (and its part pages' infix: runs/<id>-items-<n>.html)
@@ -36,32 +38,51 @@ def item_downloads(row: RunRow) -> dict[str, str]:
     return {"csv": f"{DOWNLOADS}/{row.run_id}.csv", "jsonl": f"{DOWNLOADS}/{row.run_id}.jsonl"}
 
 
-def _leak(value: float | None) -> object:
-    return "" if value is None else round(value, 6)
-
-
 def items_csv(items: Iterable[ItemRow]) -> bytes:
     """`item_id,gold,answer,correct,leak_score` per answered item (correct 0/1; leak score to six
-    decimals, empty where the benchmark has none)."""
-    return table_csv(ITEM_COLUMNS, [(i, g, a, int(c), _leak(s)) for i, g, a, c, s in items])
+    decimals, empty where the benchmark has none): table_csv's cells, each column written by its type."""
+    return cells_csv(ITEM_COLUMNS, [(text_cell(str(i)), text_cell(str(g)), text_cell(str(a)), "1" if c else "0",
+                                     "" if s is None else repr(round(s, 6))) for i, g, a, c, s in items])
 
 
 def items_jsonl(items: Iterable[ItemRow]) -> bytes:
-    """The same rows as JSON lines (leak_score null where the benchmark has none)."""
-    lines = (json.dumps(dict(zip(ITEM_COLUMNS, (i, g, a, c, None if s is None else round(s, 6)))),
-                        ensure_ascii=False, separators=(",", ":")) for i, g, a, c, s in items)
-    return "".join(line + "\n" for line in lines).encode("utf-8")
+    """The same rows as JSON lines (leak_score null where the benchmark has none); each line what
+    json.dumps of the row's object writes (compact, UTF-8), its strings encoded once per process."""
+    lines = (f'{{"item_id":{_json_text(i)},"gold":{_json_text(g)},"answer":{_json_text(a)},'
+             f'"correct":{_json_value(c)},"leak_score":{_json_value(None if s is None else round(s, 6))}}}\n'
+             for i, g, a, c, s in items)
+    return "".join(lines).encode("utf-8")
+
+
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_json_text = lru_cache(maxsize=1 << 16)(_json)  # item ids and letters recur in every run of a benchmark
+_JSON_CONSTANTS = {True: "true", False: "false", None: "null"}
+
+
+def _json_value(value: object) -> str:
+    """_json(value) for a flag, None or a number, without the encoder's per-call set-up."""
+    if value is None or value is True or value is False:
+        return _JSON_CONSTANTS[value]
+    if isinstance(value, float) and math.isfinite(value):
+        return float.__repr__(value)  # what the encoder writes for a finite float
+    return _json(value)
 
 
 def _item_rows(items: Sequence[ItemRow]) -> tuple[str, ...]:
     """One `<tr>` line per item (escaped text; built directly: 12,000 rows per MMLU-Pro run)."""
     rows = []
     for item_id, gold, answer, correct, leak in items:
-        shown = escape(answer) if answer else "(none)"
+        shown = _escaped(answer) if answer else "(none)"
         score = "–" if leak is None else f"{leak:.3f}"
-        rows.append(f'<tr><td>{escape(item_id)}</td><td>{escape(gold)}</td><td>{shown}</td>'
+        rows.append(f'<tr><td>{_escaped(item_id)}</td><td>{_escaped(gold)}</td><td>{shown}</td>'
                     f'<td>{"yes" if correct else "no"}</td><td class="num">{score}</td></tr>\n')
     return tuple(rows)
+
+
+@lru_cache(maxsize=1 << 16)
+def _escaped(text: str) -> str:
+    """escape(text) as plain text, kept per process: ids and letters recur in every run of a benchmark."""
+    return str(escape(text))
 
 
 def _item_table(row: RunRow, made: Made) -> paging.Split:
