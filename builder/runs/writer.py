@@ -29,12 +29,16 @@ _VOLATILE_HEADER_FIELDS = ("created", "tool")
 def dump_line(record: dict[str, Any]) -> str:
     """One JSON line, readable UTF-8; a line holding an unpaired surrogate (which UTF-8 cannot
     encode) is written with \\u escapes instead, so the raw text is kept and never crashes a write."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    line = _COMPACT(record) + "\n"
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
         line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
     return line
+
+
+# json.dumps(record, ensure_ascii=False, separators=(",", ":")), without a new encoder per line
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def write_run(path: str | Path, header: Header, items: Iterable[ItemLine], footer: Footer | None) -> None:
