@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from builder.benchmarks.cibuzzbench.dataset import gold_pool as gp
 from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import COLUMNS, Dataset
-from builder.benchmarks.cibuzzbench.dataset.gold_pool_draw import windows
+from builder.benchmarks.cibuzzbench.dataset import gold_pool_draw as draw
+from builder.benchmarks.cibuzzbench.dataset.gold_pool_draw import Pool, windows
 from tests.test_gold_pool import load_rows, norm
 
 WINDOW = gp.GOLD_POOL
@@ -132,6 +133,70 @@ def test_generator_follows_every_rule(rows: list[dict[str, str]], seed: int) -> 
     counts = pool.counts
     assert counts["items_with_unmatched_slot"] == len({c.row_id for c in pool.unmatched})
     assert counts["items_fully_within_10pct"] == sum(c.tolerance == 0.1 for c in pool.choices) // 3
+
+
+def reference_fill_by_window(row: dict[str, str], pool: Pool, seed: int, steps: tuple[float, ...]) -> list[tuple]:
+    """fill_by_window's draw with every candidate list built in full, straight from its docstring."""
+    row_id, own = int(row["row_id"]), draw.norm(row["equivalent_en"])
+    rng = random.Random(f"gold_pool/2:{seed}:{row_id}")
+    for tolerance in steps:
+        order = windows(len(row["equivalent_en"]), tolerance)
+        rng.shuffle(order)
+        for attempt, (shortest, longest) in enumerate(order):
+            candidates = [j for j in pool.between(shortest, longest) if pool.keys[j] != own and j != row_id]
+            if len({pool.keys[j] for j in candidates}) >= 3:
+                donors = []
+                for _ in range(3):
+                    donors.append(rng.choice(candidates))
+                    candidates = [j for j in candidates if pool.keys[j] != pool.keys[donors[-1]]]
+                return [(d, tolerance, (shortest, longest), attempt) for d in donors]
+    return [(None, None, None, 0)] * 3
+
+
+def reference_fill_by_slot(row: dict[str, str], pool: Pool, seed: int, steps: tuple[float, ...]) -> list[tuple]:
+    row_id = int(row["row_id"])
+    taken = {draw.norm(row[c]) for c in OPTIONS}
+    out = []
+    for slot, column in draw.SLOTS:
+        found: tuple = (None, None, 0)
+        for tolerance in steps:
+            candidates = sorted(j for j in pool.within(len(row[column]), tolerance)
+                                if j != row_id and pool.keys[j] not in taken)
+            if candidates:
+                donor = random.Random(f"gold_pool:{seed}:{row_id}:{slot}").choice(candidates)
+                taken.add(pool.keys[donor])
+                found = (donor, tolerance, len(candidates))
+                break
+        out.append(found)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=small_rows(), seed=st.integers(min_value=0, max_value=2**32))
+def test_each_draw_is_the_one_from_full_candidate_lists(rows: list[dict[str, str]], seed: int) -> None:
+    """The draws skip excluded donors (draw.Remaining) instead of building every candidate list;
+    the donors, tolerances, windows and counts must be those of the lists built in full."""
+    records = {int(r["row_id"]): r for r in rows}
+    pools = draw.donor_pools(records)
+    steps = gp.CONSTRUCTIONS[WINDOW].tolerance_steps
+    for r in rows:
+        pool = pools[r["split"]]
+        by_window = [(c.donor, c.tolerance, c.window, c.attempt) for c in draw.fill_by_window(r, pool, seed, steps)[1]]
+        assert by_window == reference_fill_by_window(r, pool, seed, steps)
+        by_slot = [(c.donor, c.tolerance, c.candidates) for c in draw.fill_by_slot(r, pool, seed, steps)[1]]
+        assert by_slot == reference_fill_by_slot(r, pool, seed, steps)
+
+
+@given(base=st.lists(st.integers(), max_size=12), data=st.data())
+def test_remaining_is_the_list_without_the_skipped_indices(base: list[int], data: st.DataObject) -> None:
+    indices = st.integers(min_value=0, max_value=max(len(base) - 1, 0))
+    skipped = data.draw(st.lists(indices, max_size=len(base))) if base else []
+    later = data.draw(st.lists(indices, max_size=len(base))) if base else []
+    left = draw.Remaining(base, skipped)
+    assert list(left) == [v for i, v in enumerate(base) if i not in set(skipped)]
+    left.skip(later)
+    assert list(left) == [v for i, v in enumerate(base) if i not in set(skipped) | set(later)]
+    assert len(left) == len(list(left))
 
 
 def test_windows_match_the_brute_force_definition() -> None:

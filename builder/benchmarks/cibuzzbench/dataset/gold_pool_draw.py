@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import bisect
 import random
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import overload
 
 SLOTS: tuple[tuple[str, str], ...] = (
     ("literal", "distractor_literal_en"),
@@ -54,21 +56,87 @@ def percent(tolerance: float) -> int:
 
 @dataclass(frozen=True)
 class Pool:
-    """Donor items of one split sorted by (gold length, row_id), for range lookups."""
+    """Donor items of one split sorted by (gold length, row_id), for range lookups; with each
+    normalised gold's positions in that order, so a draw skips the few excluded donors instead
+    of filtering every candidate (a 3,001-item variant asks for about 9,000 candidate lists)."""
 
     lengths: list[int]
     row_ids: list[int]
     golds: dict[int, str]  # row_id -> gold text
     keys: dict[int, str]  # row_id -> normalised gold, for the equality checks
+    ordered_keys: list[str] = field(init=False, compare=False)  # keys[row_ids[p]] at position p
+    positions: dict[str, list[int]] = field(init=False, compare=False)  # key -> its positions, ascending
+    by_id: dict[tuple[int, int], list[int]] = field(init=False, compare=False, default_factory=dict)  # window -> ids, sorted
+
+    def __post_init__(self) -> None:
+        ordered = [self.keys[i] for i in self.row_ids]
+        positions: dict[str, list[int]] = {}
+        for p, k in enumerate(ordered):
+            positions.setdefault(k, []).append(p)
+        object.__setattr__(self, "ordered_keys", ordered)
+        object.__setattr__(self, "positions", positions)
+
+    def span(self, shortest: int, longest: int) -> tuple[int, int]:
+        """The positions [start, stop) of the golds whose length is in [shortest, longest]."""
+        return bisect.bisect_left(self.lengths, shortest), bisect.bisect_right(self.lengths, longest)
 
     def between(self, shortest: int, longest: int) -> list[int]:
         """Row ids whose gold length is in [shortest, longest], in (length, row_id) order."""
-        return self.row_ids[bisect.bisect_left(self.lengths, shortest):bisect.bisect_right(self.lengths, longest)]
+        start, stop = self.span(shortest, longest)
+        return self.row_ids[start:stop]
+
+    def within_span(self, length: int, tolerance: float) -> tuple[int, int]:
+        """The span of the golds whose length differs from `length` by at most `tolerance * length`."""
+        p = percent(tolerance)
+        return self.span(-(-(100 - p) * length // 100), (100 + p) * length // 100)
 
     def within(self, length: int, tolerance: float) -> list[int]:
         """Golds whose length differs from `length` by at most `tolerance * length`."""
-        p = percent(tolerance)
-        return self.between(-(-(100 - p) * length // 100), (100 + p) * length // 100)
+        start, stop = self.within_span(length, tolerance)
+        return self.row_ids[start:stop]
+
+    def sorted_ids(self, start: int, stop: int) -> list[int]:
+        """The row ids of a span in ascending order (kept: the same windows recur item after item)."""
+        found = self.by_id.get((start, stop))
+        if found is None:
+            found = self.by_id[(start, stop)] = sorted(self.row_ids[start:stop])
+        return found
+
+    def key_positions(self, key: str, start: int, stop: int) -> list[int]:
+        """The positions of `key` within [start, stop)."""
+        spots = self.positions.get(key, [])
+        return spots[bisect.bisect_left(spots, start):bisect.bisect_left(spots, stop)]
+
+
+class Remaining(Sequence[int]):
+    """`base` less the indices in `skipped`, indexed as the list with those left out would be: what
+    random.choice needs (its length and one item) without building that list."""
+
+    def __init__(self, base: Sequence[int], skipped: Iterable[int] = ()):
+        self.base = base
+        self.skipped = sorted(set(skipped))
+
+    def skip(self, indices: Iterable[int]) -> None:
+        self.skipped = sorted(set(self.skipped).union(indices))
+
+    def __len__(self) -> int:
+        return len(self.base) - len(self.skipped)
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, i: int | slice) -> int | Sequence[int]:
+        if isinstance(i, slice) or not 0 <= i < len(self):
+            raise IndexError("Remaining takes an index from 0 to its length")
+        at = i
+        for s in self.skipped:  # ascending: each skipped index at or before the target moves it on
+            if s <= at:
+                at += 1
+            else:
+                break
+        return self.base[at]
 
 
 def donor_pools(records: dict[int, dict[str, str]]) -> dict[str, Pool]:
@@ -107,10 +175,15 @@ def fill_by_slot(row: dict[str, str], pool: Pool, seed: int,
 
 def _fill_slot(row_id: int, slot: str, original: str, pool: Pool, taken: set[str], seed: int,
                steps: tuple[float, ...]) -> SlotChoice:
-    length, keys = len(original), pool.keys
+    """The donors: golds within the tolerance, less every text already taken, in row-id order (the
+    item's own gold is taken, so the item is never its own donor); one drawn with the slot's seed."""
+    length = len(original)
     for tolerance in steps:
-        candidates = sorted([j for j in pool.within(length, tolerance) if j != row_id and keys[j] not in taken])
-        if candidates:
+        start, stop = pool.within_span(length, tolerance)
+        ids = pool.sorted_ids(start, stop)
+        out = {p for key in taken for p in pool.key_positions(key, start, stop)}
+        candidates = Remaining(ids, [bisect.bisect_left(ids, pool.row_ids[p]) for p in out])
+        if len(candidates):
             donor = random.Random(f"gold_pool:{seed}:{row_id}:{slot}").choice(candidates)
             return SlotChoice(row_id, slot, length, len(pool.golds[donor]), donor,
                               tolerance, len(candidates))
@@ -143,29 +216,33 @@ def fill_by_window(row: dict[str, str], pool: Pool, seed: int,
     """
     row_id = int(row["row_id"])
     gold = row[GOLD_COLUMN]
-    own, keys = norm(gold), pool.keys
+    own = norm(gold)
     rng = random.Random(f"gold_pool/2:{seed}:{row_id}")
     for tolerance in steps:
         order = windows(len(gold), tolerance)
         rng.shuffle(order)
         for attempt, (shortest, longest) in enumerate(order):
-            candidates = [j for j in pool.between(shortest, longest) if keys[j] != own and j != row_id]
-            distinct = len({keys[j] for j in candidates})
+            start, stop = pool.span(shortest, longest)
+            texts = set(pool.ordered_keys[start:stop])
+            distinct = len(texts) - (own in texts)
             if distinct >= len(SLOTS):
-                donors = _draw_distinct(candidates, pool, rng)
+                donors = _draw_distinct(pool, start, stop, own, rng)
                 return _apply(row, pool, donors, tolerance, distinct, (shortest, longest), attempt)
     return dict(row), [SlotChoice(row_id, slot, len(row[column]), len(row[column]), None, None, 0)
                        for slot, column in SLOTS]
 
 
-def _draw_distinct(candidates: list[int], pool: Pool, rng: random.Random) -> list[int]:
-    """Three donors with pairwise different texts, each uniform over what is left."""
+def _draw_distinct(pool: Pool, start: int, stop: int, own: str, rng: random.Random) -> list[int]:
+    """Three donors of the span, none with the item's own text (so never the item itself), with
+    pairwise different texts: each uniform over what is left, in (length, row_id) order."""
+    ids = pool.row_ids[start:stop]
+    candidates = Remaining(ids, [p - start for p in pool.key_positions(own, start, stop)])
     donors = []
-    for _ in SLOTS:
+    for n, _ in enumerate(SLOTS):
         donor = rng.choice(candidates)
         donors.append(donor)
-        drawn = pool.keys[donor]
-        candidates = [j for j in candidates if pool.keys[j] != drawn]
+        if n + 1 < len(SLOTS):
+            candidates.skip(p - start for p in pool.key_positions(pool.keys[donor], start, stop))
     return donors
 
 
