@@ -489,3 +489,27 @@ def test_real_dataset_content_hash_survives_lf_conversion(real_csv: Path, real_d
     with_bom = tmp_path / "bom.csv"
     with_bom.write_bytes(b"\xef\xbb\xbf" + raw)
     assert load_dataset(with_bom).content_sha256 == real_dataset.content_sha256
+
+
+def test_bytes_read_again_are_not_checked_again_but_each_load_gets_its_own_frame(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """parse_dataset keeps what valid bytes parsed to, per spec: the same bytes again are the same
+    dataset under their own path without a second check, a frame changed by one caller is not
+    another's, and changed bytes or another spec are checked afresh."""
+    from builder.benchmarks.cibuzzbench.dataset import cibuzzbench
+    path = write_rows(tmp_path / "a.csv", small_rows())
+    first = load_dataset(path, SMALL_SPEC)
+    checks, real = [], cibuzzbench._validate
+    monkeypatch.setattr(cibuzzbench, "_validate", lambda *args: checks.append(args) or real(*args))
+    copy = tmp_path / "b.csv"
+    copy.write_bytes(path.read_bytes())
+    again = load_dataset(copy, SMALL_SPEC)
+    assert not checks and again.path == copy and again.file_sha256 == first.file_sha256
+    assert again.content_sha256 == first.content_sha256 and again.frame.equals(first.frame)
+    again.frame.loc[0, "term_zh"] = "changed"
+    assert load_dataset(path, SMALL_SPEC).frame.loc[0, "term_zh"] == first.frame.loc[0, "term_zh"] != "changed"
+    monkeypatch.undo()
+    assert "expected 11 data rows" in str(load_error(path, DatasetSpec(rows=11, split_counts=SMALL_SPEC.split_counts)))
+    rows = small_rows()
+    rows[4]["split"] = "dev"
+    assert "unknown label" in str(load_error(write_rows(path, rows)))

@@ -75,7 +75,25 @@ def load_dataset(path: str | Path, spec: DatasetSpec = OFFICIAL_SPEC) -> Dataset
 
 
 def parse_dataset(path: Path, raw: bytes, spec: DatasetSpec = OFFICIAL_SPEC) -> Dataset:
-    """Validate CSV bytes; `path` only names them in errors (derived variants have no file)."""
+    """Validate CSV bytes; `path` only names them in errors (derived variants have no file).
+    Bytes that passed under the same spec are not checked again in this process (a build and its
+    variants read one file several times): their parse is kept, and each caller gets its own frame."""
+    sha = hashlib.sha256(raw).hexdigest()
+    key = (sha, spec.rows, tuple(sorted(spec.split_counts.items())))
+    parsed = _PARSED.pop(key, None) or _parse(path, raw, spec)
+    _PARSED[key] = parsed  # the most recently used last
+    while len(_PARSED) > PARSED_KEPT:
+        del _PARSED[next(iter(_PARSED))]
+    content, frame = parsed
+    return Dataset(path, sha, content, frame.copy())
+
+
+PARSED_KEPT = 8  # distinct files (a full-size frame is a few megabytes)
+_PARSED: dict[tuple[str, int, tuple[tuple[str, int], ...]], tuple[str, pd.DataFrame]] = {}
+
+
+def _parse(path: Path, raw: bytes, spec: DatasetSpec) -> tuple[str, pd.DataFrame]:
+    """(content hash, frame) of valid bytes; an InputError naming every problem otherwise."""
     text = decode_utf8(path, raw)
     header, records = csv_records(path, text)
     rows = _validate(path, header, records, spec)
@@ -83,7 +101,7 @@ def parse_dataset(path: Path, raw: bytes, spec: DatasetSpec = OFFICIAL_SPEC) -> 
     frame["row_id"] = frame["row_id"].astype(int)
     frame = frame.set_index("row_id", drop=False)
     frame.index.name = None
-    return Dataset(path, hashlib.sha256(raw).hexdigest(), content_hash(rows), frame)
+    return content_hash(rows), frame
 
 
 def content_hash(rows: list[list[str]]) -> str:
