@@ -10,10 +10,12 @@ Heavy libraries are imported inside commands so that `build` can answer
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -114,5 +116,24 @@ def _given_folder(path: Path | None, flag: str) -> Path | None:
     return path
 
 
+def run() -> None:
+    """The `buzzprobe` command: main(), then the exit handlers (the audit pools', the collector's
+    of a coverage or profiling tool) and the output flushed, then the process ends without the
+    interpreter's teardown, which frees one by one every object a build held (half a second of a
+    warm build: 424,000 imported items). In-process callers (tests) call main(). With another
+    thread still alive (the interpreter would wait for it) or under a profiler (cProfile writes
+    its file after this returns), the process ends as usual."""
+    code = main()
+    if sys.getprofile() is not None or threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()  # what the interpreter's exit would run first; the teardown is what is skipped
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that left (`| head`), or a stream already closed
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -27,3 +27,25 @@ def test_the_flag_says_which_plugins_have_harness_tasks() -> None:
     """The flag the parsers read agrees with the part the commands run."""
     for benchmark in benchmarks.registered():
         assert benchmark.harness_tasks == (benchmark.harness_interop() is not None), benchmark.name
+
+
+def test_the_command_ends_after_the_exit_handlers_with_its_output_and_code(tmp_path) -> None:
+    """cli.run skips the interpreter's teardown (an object's finaliser never runs), not what exit
+    does before it: the exit handlers run, everything printed arrives, the exit code is main()'s;
+    and a second thread still alive gets the usual exit (the interpreter waits for it)."""
+    code = ("import atexit, sys, threading, time; from builder import cli; "
+            "Loud = type('Loud', (), {'__del__': lambda self: print('torn down')}); kept = Loud(); "
+            "atexit.register(lambda: print('exit handler ran')); "
+            "late = sys.argv.pop() == 'thread'; "
+            "late and threading.Thread(target=lambda: (time.sleep(0.3), print('thread finished'))).start(); "
+            "sys.argv = ['buzzprobe', 'list', 'runs', '--runs', sys.argv[1]]; cli.run()")
+    (tmp_path / "runs").mkdir()
+    for mode in ("alone", "thread"):
+        done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "runs"), mode], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "exit handler ran" in done.stdout, done.stdout
+        assert ("thread finished" in done.stdout) == ("torn down" in done.stdout) == (mode == "thread")
+    missing = subprocess.run([sys.executable, "-c", code, str(tmp_path / "none"), "alone"], capture_output=True,
+                             text=True, timeout=60)
+    assert missing.returncode == 2 and "buzzprobe:" in missing.stderr and "exit handler ran" in missing.stdout

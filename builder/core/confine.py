@@ -49,7 +49,7 @@ class Confinement:
         """`problem` of each file, each folder they lie in resolved once: ChemBench's 2,788 files
         lie in a few folders, and resolving every file's whole path cost seconds per build."""
         folders: dict[str, str] = {}
-        return [self._problem(_real_file(path, folders), False) for path in paths]
+        return [self._problem(real_file(path, folders), False) for path in paths]
 
     def _problem(self, real: str, folder: bool) -> str | None:
         if any(_within(real, str(tree)) for tree in SYSTEM_TREES):
@@ -62,7 +62,7 @@ class Confinement:
         return None if folder else _special(real)
 
 
-def _real_file(path: Path, folders: dict[str, str]) -> str:
+def real_file(path: Path, folders: dict[str, str]) -> str:
     """os.path.realpath of a file: its folder's real path (resolved once, kept in `folders`) and
     its name, when the name is not itself a link; the whole path otherwise, or when `..` in it
     must be applied after the links it follows."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from builder.core.build_scope import once
 from builder.core.confine import Confinement
 from builder.core.errors import InputError, Problem
 from builder.core.yamlfile import web_link_problem
@@ -68,7 +69,12 @@ class DataLocation:
 
     def files(self) -> list[Path]:
         """The data files in order: each literal path as given, each glob's matches sorted by name.
-        A file outside the confinement (a symlink out, a FIFO a glob matched) is a located error."""
+        A file outside the confinement (a symlink out, a FIFO a glob matched) is a located error.
+        Listed once per build (builder.core.build_scope)."""
+        return list(once(("data files", self.patterns, self.confinement, self.spec_file, self.spec_line),
+                         self._listed))
+
+    def _listed(self) -> list[Path]:
         found: dict[Path, None] = {}  # ordered and deduplicated: a list's `in` made 2,788 files 16M comparisons
         for pattern in self.patterns:
             text = str(pattern)
