@@ -318,3 +318,26 @@ def test_data_dir_and_download_are_validated_and_the_variable_names_the_folder(t
     assert moved.dataset_override == "BUZZPROBE_DATA_CASE"
     assert plain.location.missing() == [tmp_path / "data" / "case" / "sub" / "*.csv",
                                         tmp_path / "data" / "case" / "sub" / "up.csv"]
+
+
+def test_a_specs_files_are_listed_once_per_build_and_afresh_in_the_next(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within a build (builder.core.build_scope) a spec's data files are globbed and checked once,
+    however many stages ask; the next build lists them again, so a file added between builds counts."""
+    import glob as glob_module
+    from builder.core.build_scope import build_scope
+    (tmp_path / "a_test.csv").write_text("q,A,B,answer\n", encoding="utf-8")
+    spec = tmp_path / "case.yaml"
+    spec.write_text(f"name: case\ndataset_path: {tmp_path}/*_test.csv\ndoc_to_text: q\ndoc_to_choice: [A, B]\n"
+                    "doc_to_target: answer\n", encoding="utf-8")
+    calls, real = [], glob_module.glob
+    monkeypatch.setattr(glob_module, "glob", lambda *a, **k: calls.append(a) or real(*a, **k))
+    with build_scope():
+        first = [load_spec(spec, root=tmp_path).location.files() for _ in range(3)]
+    assert len(calls) == 1 and first == [[tmp_path / "a_test.csv"]] * 3
+    (tmp_path / "b_test.csv").write_text("q,A,B,answer\n", encoding="utf-8")
+    with build_scope():
+        assert load_spec(spec, root=tmp_path).location.files() == [tmp_path / "a_test.csv", tmp_path / "b_test.csv"]
+    assert len(calls) == 2
+    load_spec(spec, root=tmp_path).location.files()  # outside a build: listed every time
+    assert len(calls) == 3
