@@ -89,3 +89,21 @@ def test_cached_keeps_the_entries_last_used_and_recomputes_on_other_inputs(tmp_p
     assert len(list(tmp_path.glob("variants-*.pickle"))) == C.KEPT_INPUTS
     get("a"), get("b")
     assert calls == ["a", "b", *others, "b"]  # "b", the least recently used, was the one removed
+
+
+def test_a_warm_build_loads_neither_the_chart_library_nor_scikit_learn(cold_and_warm: tuple[Path, Path, Path],
+                                                                        small_inputs: tuple[Path, Path],
+                                                                        tmp_path: Path) -> None:
+    """Charts are kept by their rows and audits by their inputs: a forced build from a warm cache, in
+    a process of its own, builds no chart and fits nothing, so Altair (0.3 s) and scikit-learn (1 s)
+    never load."""
+    import subprocess
+    import sys
+    _, _, folder = cold_and_warm
+    code = ("import sys; from pathlib import Path; from tests.shared_builds import small_build; "
+            "small_build((Path(sys.argv[1]), Path(sys.argv[2])), Path(sys.argv[3]), cache_dir=Path(sys.argv[4]), "
+            "force=True); print(sorted(m for m in ('altair', 'sklearn') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code, *map(str, small_inputs), str(tmp_path / "site"), str(folder)],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

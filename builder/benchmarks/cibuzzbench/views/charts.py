@@ -6,13 +6,14 @@ look, SVG rendering); the slots and their colours are CIBuzzBench's."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
-import altair as alt
+from typing import TYPE_CHECKING, Any
 
 from builder.site.charts import (INK, PALETTE, WIDTH, Chart, SvgRenderer, band_height, check_once, count_value,
                                  finish_chart, int_value, label_text, ordered_names, palette_colours, remembered,
                                  score_value, shared_domain, unpack_row, value_format)
+
+if TYPE_CHECKING:
+    import altair as alt
 
 SLOT_ORDER: tuple[str, ...] = ("gold", "literal", "cultural", "pragmatic")
 
@@ -33,6 +34,7 @@ def option_length_chart(rows: Iterable[Sequence], *, id: str = "option-lengths",
     (not one row per option) and draws each as a one-character-wide histogram bar. The data table
     is the same counts pivoted to one row per length (0 where a slot has no option that long).
     """
+    import altair as alt  # deferred: only a chart the cache lacks is built (0.3 s of a warm build's start)
     seen = _option_lengths(rows)
     slots = ordered_names({s for s, _ in seen}, SLOT_ORDER)
     rank = {s: i for i, s in enumerate(slots)}
@@ -97,6 +99,7 @@ def heuristic_seed_chart(rows: Iterable[Sequence], *, id: str = "heuristic-seeds
     computed facts) to mark exactly those values; without it the tick is Vega-Lite's ``mean``
     of the plotted dots, computed when the chart is drawn (nothing is computed in Python).
     """
+    import altair as alt  # deferred: only a chart the cache lacks is built (0.3 s of a warm build's start)
     values, table, order = _heuristic_scores(rows)
     mean_values = []
     if means is not None:
@@ -163,6 +166,7 @@ def blind_error_chart(rows: Iterable[Sequence], *, id: str = "blind-errors",
     ``rows``: ``(distractor type, count, source label)``, e.g. one source per run. Types and
     sources keep the order in which they first appear; each bar is labelled with its count.
     """
+    import altair as alt  # deferred: only a chart the cache lacks is built (0.3 s of a warm build's start)
     values, table, types, sources = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), list[str]()
     for row in rows:
         kind, count, source = unpack_row(row, 3, "blind error")
@@ -205,6 +209,7 @@ def measured_reported_chart(rows: Iterable[Sequence], *, id: str = "finding",
 
     ``rows``: ``(label, value, origin)``; bars keep the order given.
     """
+    import altair as alt  # deferred: only a chart the cache lacks is built (0.3 s of a warm build's start)
     values, table, order, origins = list[dict[str, Any]](), list[tuple[Any, ...]](), list[str](), list[str]()
     for row in rows:
         label, value, origin = unpack_row(row, 3, "figure")
@@ -246,6 +251,7 @@ def sighted_blind_scatter(rows: Iterable[Sequence], *, id: str = "sighted-vs-bli
     ``rows``: ``(label, blind, sighted, blind_low, blind_high, sighted_low, sighted_high)``;
     bounds may be ``None``. Points are labelled when there are at most 12 of them.
     """
+    import altair as alt  # deferred: only a chart the cache lacks is built (0.3 s of a warm build's start)
     values, table = _sighted_blind_scores(rows)
     extent = [x for v in values for k, x in v.items() if k != "l" and x is not None]
     lo, hi = shared_domain(extent)

@@ -5,12 +5,13 @@ Imported only when a chart is drawn: it pulls in Altair."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import altair as alt
+from typing import TYPE_CHECKING, Any
 
 from builder.site.charts import (WIDTH, Chart, SvgRenderer, check_once, finish_chart, label_text, palette_colours,
                                  point_shapes, remembered, score_value, unpack_row, value_format)
+
+if TYPE_CHECKING:
+    import altair as alt
 
 
 @remembered
@@ -26,6 +27,7 @@ def scale_chart(rows: Iterable[Sequence], *, id: str = "scale", title: str = "Sc
     first appear; points within a series are drawn by size. The x axis ticks at the sizes
     present, so every model sits on a labelled tick.
     """
+    import altair as alt  # deferred: only a chart the cache lacks is built (0.3 s of a warm build's start)
     values, table, series, sizes = _scale_points(rows)
     present = [v["v"] for v in values if v["v"] is not None]
     fmt = value_format(present)
