@@ -145,16 +145,25 @@ def unpacked(tmp_path_factory) -> Path:
     return folder
 
 
-def _spec(monkeypatch, unpacked: Path):
+@pytest.fixture(scope="module")
+def spec_data(unpacked: Path):
+    """The shipped spec read from the unpacked copy, once for the module (2,788 files: seconds)."""
     from builder.benchmarks.mcq.load import load_benchmark
     from tests.test_shelf import SPECS, REPO
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BUZZPROBE_DATA_CHEMBENCH", str(unpacked))
+        return load_benchmark(SPECS / "chembench.yaml", root=REPO)
+
+
+def _spec(monkeypatch, unpacked: Path, spec_data):
+    """The spec's items, with the copy named for what the test runs next (an import reads it)."""
     monkeypatch.setenv("BUZZPROBE_DATA_CHEMBENCH", str(unpacked))
-    return load_benchmark(SPECS / "chembench.yaml", root=REPO)
+    return spec_data
 
 
-def test_the_spec_reads_every_question_and_keeps_several_golds_as_sets(monkeypatch, unpacked):
+def test_the_spec_reads_every_question_and_keeps_several_golds_as_sets(monkeypatch, unpacked, spec_data):
     shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
-    bench = _spec(monkeypatch, unpacked)
+    bench = _spec(monkeypatch, unpacked, spec_data)
     assert len(bench.items) == 2544 and len(bench.filtered) == 244  # the numeric ones, as a finding
     assert sum(i.multiple_answers for i in bench.items) == 394
     assert {len(i.choices) for i in bench.items} >= {2, 16}
@@ -175,11 +184,12 @@ def _imported(tmp_path, shared: Path, system: str):
     return read_run(next(tmp_path.glob("*.jsonl.gz")))
 
 
-def test_a_system_run_holds_the_single_gold_items_scored_as_the_upstream(monkeypatch, unpacked, tmp_path, capsys):
+def test_a_system_run_holds_the_single_gold_items_scored_as_the_upstream(monkeypatch, unpacked, spec_data, tmp_path,
+                                                                         capsys):
     """The run's letters (data order) agree with the report's own verdict on every item it holds;
     the numeric and several-gold questions are left out and said so."""
     shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
-    bench = _spec(monkeypatch, unpacked)
+    bench = _spec(monkeypatch, unpacked, spec_data)
     run = _imported(tmp_path, shared, "gpt-4o")
     err = capsys.readouterr().err
     assert "244 report(s) of questions the spec's filter skips" in err and "394 item(s) the audit leaves out" in err
@@ -194,9 +204,9 @@ def test_a_system_run_holds_the_single_gold_items_scored_as_the_upstream(monkeyp
         assert int(right) == reports[key].all_correct, item.id
 
 
-def test_the_chemists_are_a_partial_run_of_their_own(monkeypatch, unpacked, tmp_path, capsys):
+def test_the_chemists_are_a_partial_run_of_their_own(monkeypatch, unpacked, spec_data, tmp_path, capsys):
     shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
-    _spec(monkeypatch, unpacked)
+    _spec(monkeypatch, unpacked, spec_data)
     run = _imported(tmp_path, shared, "humans")
     assert run.header.subject["name"] == "humans" and run.footer is None  # partial: no footer
     assert "upstream_all" not in run.header.source
