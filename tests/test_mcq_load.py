@@ -334,7 +334,10 @@ def test_a_specs_files_are_listed_once_per_build_and_afresh_in_the_next(tmp_path
     monkeypatch.setattr(glob_module, "glob", lambda *a, **k: calls.append(a) or real(*a, **k))
     with build_scope():
         first = [load_spec(spec, root=tmp_path).location.files() for _ in range(3)]
+        assert load_spec(spec, root=tmp_path) is load_spec(spec, root=tmp_path)  # the spec read once too
+        assert load_spec(spec, root=tmp_path, environ={}) is not load_spec(spec, root=tmp_path)
     assert len(calls) == 1 and first == [[tmp_path / "a_test.csv"]] * 3
+    assert load_spec(spec, root=tmp_path) is not load_spec(spec, root=tmp_path)
     (tmp_path / "b_test.csv").write_text("q,A,B,answer\n", encoding="utf-8")
     with build_scope():
         assert load_spec(spec, root=tmp_path).location.files() == [tmp_path / "a_test.csv", tmp_path / "b_test.csv"]

@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import meta
 from jinja2.exceptions import TemplateError
 
+from builder.core.build_scope import once
 from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
 from builder.benchmarks.mcq.fields import TARGET_KINDS, Rule, compile_rule, environment
 from builder.benchmarks.mcq.spec_extras import (LabelFile, filter_rule, label_file, nested_lists, split_rule,
@@ -129,10 +130,16 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     """Read and validate a spec. A relative `dataset_path` (or `data_dir`) is relative to `root`
     (the repository, i.e. where buzzprobe runs: the current directory by default). `given` is the
     copy named on the command line (`--data`): it wins over the spec's variable. The data is read
-    only inside the repository, the spec's folder and that copy (datafiles.py)."""
-    path = Path(path)
-    data, lines = load_mapping(path)
+    only inside the repository, the spec's folder and that copy (datafiles.py). Read once per build
+    for the same arguments and environment (builder.core.build_scope: a build's stages ask four times)."""
     environ = os.environ if environ is None else environ
+    base = root or Path.cwd()
+    key = ("spec", str(path), base, given, tuple(sorted(environ.items())))
+    return once(key, lambda: _read_spec(Path(path), base, environ, given))
+
+
+def _read_spec(path: Path, root: Path, environ: Mapping[str, str], given: Path | None) -> Spec:
+    data, lines = load_mapping(path)
     problems: list[Problem] = []
 
     def problem(key: str, message: str) -> None:
@@ -149,7 +156,7 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     rules = _rules(data, problem)
     prompts = {key: _prompt(data.get(key, default), key, key in data, problem)
                for key, default in (("sighted", DEFAULT_SIGHTED), ("blind", DEFAULT_BLIND))}
-    place = SpecPlace(root or Path.cwd(), path, line_of(lines, ("dataset_path",)), given)
+    place = SpecPlace(root, path, line_of(lines, ("dataset_path",)), given)
     location = parse_location(data, name, place, environ, problem)
     fmt = _format(data, location, problem) if location is not None else None
     columns = _columns(data, fmt, problem)
