@@ -29,7 +29,7 @@ _VOLATILE_HEADER_FIELDS = ("created", "tool")
 def dump_line(record: dict[str, Any]) -> str:
     """One JSON line, readable UTF-8; a line holding an unpaired surrogate (which UTF-8 cannot
     encode) is written with \\u escapes instead, so the raw text is kept and never crashes a write."""
-    line = _COMPACT(record) + "\n"
+    line = compact_json(record) + "\n"
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
@@ -37,8 +37,9 @@ def dump_line(record: dict[str, Any]) -> str:
     return line
 
 
-# json.dumps(record, ensure_ascii=False, separators=(",", ":")), without a new encoder per line
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# json.dumps(value, ensure_ascii=False, separators=(",", ":")), without a new encoder per call
+# (run lines here, a run's item files in site/catalogue_pages)
+compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def write_run(path: str | Path, header: Header, items: Iterable[ItemLine], footer: Footer | None) -> None:

@@ -9,7 +9,6 @@ without JavaScript."""
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,6 +18,7 @@ from markupsafe import Markup, escape
 
 from builder.core.workers import ordered_map
 from builder.site import paging
+from builder.runs.writer import compact_json
 from builder.site.parts import Files, PageSettings
 from builder.site.run_catalogue import ItemRow, RunRow
 from builder.site.tables import tables_as_csv
@@ -54,18 +54,17 @@ def items_jsonl(items: Iterable[ItemRow]) -> bytes:
     return "".join(lines).encode("utf-8")
 
 
-_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_json_text = lru_cache(maxsize=1 << 16)(_json)  # item ids and letters recur in every run of a benchmark
+_json_text = lru_cache(maxsize=1 << 16)(compact_json)  # item ids and letters recur in every run of a benchmark
 _JSON_CONSTANTS = {True: "true", False: "false", None: "null"}
 
 
 def _json_value(value: object) -> str:
-    """_json(value) for a flag, None or a number, without the encoder's per-call set-up."""
+    """compact_json(value) for a flag, None or a number, without the encoder's per-call set-up."""
     if value is None or value is True or value is False:
         return _JSON_CONSTANTS[value]
     if isinstance(value, float) and math.isfinite(value):
         return float.__repr__(value)  # what the encoder writes for a finite float
-    return _json(value)
+    return compact_json(value)
 
 
 def _item_rows(items: Sequence[ItemRow]) -> tuple[str, ...]:
