@@ -31,8 +31,18 @@ os.environ["BUZZPROBE_CACHE"] = str(REPO / ".cache")
 # (docs/performance.md, "Builds in the suite run serially"): builds in an xdist worker run in
 # their own process. The forked paths keep their own tests, which set BUZZPROBE_WORKERS
 # (test_cold_build_budget.py; test_every_run_citizen.py compares a parallel site with a serial one).
+# For the same reason each test worker, and what it starts, runs BLAS on one thread: with a
+# thread per core in every worker, the threads of one spun waiting for a core the other worker
+# (or Chromium) held. Measured in a whole run: the feature-importance test took 15.1 s and 6.8 s
+# of CPU beside the browser tests, against 1.4 s alone. The ranker's fits run on one thread
+# anyway (ranker.evaluate.single_threaded), and no figure depends on the count (the golden and
+# the committed-runs tests would fail).
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("BUZZPROBE_WORKERS", "0")
+    for _blas in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_blas, "1")
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(limits=1)  # numpy is loaded by now (the imports above): limit its pool too
 # The committed specs (content/benchmarks/) audit real third-party benchmarks: builds of the
 # committed content in tests leave them out (their pages would put dataset text into the golden
 # files); the tests of those specs (test_shelf.py) build them from the shared copies.
