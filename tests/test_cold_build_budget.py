@@ -161,3 +161,20 @@ def test_ordered_map_keeps_input_order_and_runs_serially_when_told(monkeypatch: 
     assert os.getpid() not in {pid for _, pid in parallel}
     monkeypatch.setenv(workers.WORKERS_ENV, "0")
     assert {pid for _, pid in workers.ordered_map(lambda i: (i, os.getpid()), items)} == {os.getpid()}
+
+
+def _blas_threads(_: object) -> list[int]:
+    from threadpoolctl import threadpool_info
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_a_worker_runs_blas_on_one_thread_whatever_its_parent_does() -> None:
+    """A worker per core, each with a BLAS thread per core, made a cold build spend 89 s of CPU
+    where 77 s do (docs/performance.md): the workers run BLAS on one thread."""
+    import numpy  # noqa: F401 - loads the BLAS library threadpoolctl limits
+    from threadpoolctl import threadpool_limits
+    from builder.core import workers
+    with threadpool_limits(limits=2):  # the suite's own processes run on one (conftest)
+        assert set(_blas_threads(None)) == {2}
+        assert {n for found in workers.ordered_map(_blas_threads, range(4), workers=2) for n in found} == {1}
+        assert set(_blas_threads(None)) == {2}  # the parent keeps its own

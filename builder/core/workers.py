@@ -73,7 +73,7 @@ def new_pool(count: int, context: Any = None) -> ProcessPoolExecutor:
     as failed and go on to the next (an audit of a minute), while the main process, leaving,
     waited for them. The main process decides instead and ends them all (`stop_all`)."""
     executor = ProcessPoolExecutor(max_workers=count, mp_context=context or fork_context(),
-                                   initializer=_ignore_sigint)
+                                   initializer=_start_worker)
     _live.add(executor)
     return executor
 
@@ -85,8 +85,12 @@ def stop_all() -> None:
         stop(executor)
 
 
-def _ignore_sigint() -> None:
+def _start_worker() -> None:
+    """Ignore SIGINT (new_pool), and run BLAS on one thread: there is a worker per core, so a
+    BLAS thread per core in each only waits for cores the other workers hold."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from threadpoolctl import threadpool_limits  # deferred: only a worker needs it (13 ms to import)
+    threadpool_limits(limits=1)
 
 
 def stop(executor: ProcessPoolExecutor) -> None:
