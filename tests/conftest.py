@@ -107,22 +107,9 @@ def every_run(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Datas
 
 
 @pytest.fixture(scope="session")
-def real_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The committed runs and content on the real CSV, charts included: the site `make site`
-    publishes (less the shipped specs, see SHIPPED_SPECS), built once; tests only read it."""
-    from builder.benchmarks.cibuzzbench.build_options import options as cibuzzbench_options
-    from builder.pipeline import BuildConfig, build
-    def make(folder: Path) -> Path:
-        build(BuildConfig(REPO / "runs", REPO / "content", folder / "site", options=cibuzzbench_options(real_csv),
-                          force=True))
-        return folder / "site"
-    return once_per_run(tmp_path_factory, "real-site", make)
-
-
-@pytest.fixture(scope="session")
 def shipped_site(real_csv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site `make site` publishes, the shipped specs included (each reading its shared copy),
-    built once; test_shelf, test_every_run_citizen and test_fact_keys read it."""
+    built once; test_shelf, test_every_run_citizen, test_fact_keys and test_site_prose read it."""
     return once_per_run(tmp_path_factory, "shipped-site", lambda folder: shipped_build(real_csv, folder))
 
 
@@ -191,7 +178,7 @@ def small_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 SLOW_FIRST = ("test_every_run_citizen.py", "test_interop_roundtrip.py", "test_harness_any_spec.py",
               "test_browser.py", "test_trust3_sanitise.py", "test_variants.py", "test_probes.py",
               "test_learned_probe.py", "test_run_checks.py", "test_reader_site.py")
-SHIPPED_SITE_LAST = ("test_fact_keys.py", "test_shelf.py")
+SHIPPED_SITE_LAST = ("test_fact_keys.py", "test_shelf.py", "test_site_prose.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,8 +1,7 @@
 """The inputs of the synthetic whole-site builds, and the helpers to build them.
 
-conftest.py builds each site once per session from these (`small_site`, `real_site`,
-`shipped_site`); tests read those sites and build afresh only when they change an input (then they
-say so)."""
+conftest.py builds each site once per session from these (`small_site`, `shipped_site`); tests
+read those sites and build afresh only when they change an input (then they say so)."""
 
 from __future__ import annotations
 
