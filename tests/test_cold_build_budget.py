@@ -175,6 +175,7 @@ def test_a_worker_runs_blas_on_one_thread_whatever_its_parent_does() -> None:
     from threadpoolctl import threadpool_limits
     from builder.core import workers
     with threadpool_limits(limits=2):  # the suite's own processes run on one (conftest)
-        assert set(_blas_threads(None)) == {2}
+        if set(_blas_threads(None)) != {2}:
+            pytest.skip("BLAS here runs on one thread at most (one core, or its library started with one)")
         assert {n for found in workers.ordered_map(_blas_threads, range(4), workers=2) for n in found} == {1}
         assert set(_blas_threads(None)) == {2}  # the parent keeps its own
