@@ -330,6 +330,7 @@ class Tab:
         self.page = context.new_page()
         self.viewport = self.page.viewport_size
         self.visit: Visit | None = None
+        self.broken = False  # set when the page could not leave a visit: _free_tab makes a new one
         self._idle = Visit("(between visits)")
         watch(self.page, lambda: self.visit or self._idle)
         guard_page(self.page, lambda: self.visit or self._idle)
@@ -349,8 +350,6 @@ class Tab:
             self.broken = True
             self.page.close()
         self._idle = Visit("(between visits)")
-
-    broken = False
 
 
 def _free_tab(context: Any) -> Tab | None:

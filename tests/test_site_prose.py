@@ -96,11 +96,11 @@ def site(shipped_site: Path) -> Path:
 
 
 def imported_run_ids() -> set[str]:
-    """The runs imported from published answers (their headers' `source`)."""
+    """The runs imported from published answers, by the site's own rule (run_catalogue.provenance_of)."""
     from builder.runs.files import run_files
+    from builder.site.run_catalogue import provenance_of
     from tests.shared_builds import raw_header
-    return {h["run_id"] for path in run_files(REPO / "runs")
-            if isinstance((h := raw_header(path)).get("source"), dict) and h["source"].get("kind") == "import"}
+    return {h["run_id"] for path in run_files(REPO / "runs") if provenance_of((h := raw_header(path)).get("source"))}
 
 
 @pytest.fixture(scope="module")
