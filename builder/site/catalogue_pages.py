@@ -9,7 +9,10 @@ without JavaScript."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import math
+from dataclasses import replace
 from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -18,6 +21,7 @@ from markupsafe import Markup, escape
 
 from builder.core.workers import ordered_map
 from builder.site import paging
+from builder.site.incremental import context_key, cut, join, reusable_context
 from builder.runs.writer import compact_json
 from builder.site.parts import Files, PageSettings
 from builder.site.run_catalogue import ItemRow, RunRow
@@ -28,7 +32,9 @@ TEMPLATE = "catalogue_run.html"
 ITEMS_TABLE = "items"  # the item browser's id (and its part pages' infix: runs/<id>-items-<n>.html)
 DOWNLOADS = "downloads/runs"  # per-run item tables: <id>.csv and <id>.jsonl
 ITEM_COLUMNS = ("item_id", "gold", "answer", "correct", "leak_score")
-CSV, JSONL, ITEM_ROWS = "catalogue-csv", "catalogue-jsonl", "catalogue-item-rows"  # their run-cache names
+CSV, JSONL = "catalogue-csv", "catalogue-jsonl"  # their run-cache names
+ITEM_ROWS = "item-rows"  # the browser's rows, made by workers for the pages rendered afresh
+PAGES = "catalogue-pages"  # the run-cache name of a run's kept pages (with what they read)
 T = TypeVar("T")
 Made = dict[tuple[int, str], Any]  # values of runs' items by (id of the row, cache name)
 
@@ -95,7 +101,8 @@ def _item_table(row: RunRow, made: Made) -> paging.Split:
     tail = ('</tbody>\n</table>\n</div>\n<p class="note">Gold and answer are letters in the order the run showed '
             'the options; leak score: the probability the benchmark\'s cross-fitted choices-only probe gives the '
             'gold (– where the benchmark has none). No item text is shown here.</p>\n</figure>\n')
-    return paging.Split(head, _value(row, ITEM_ROWS, made, lambda: _item_rows(row.items_of())), tail)
+    rows = made.get((id(row), ITEM_ROWS))  # rendered afresh only: the kept pages hold them
+    return paging.Split(head, _item_rows(row.items_of()) if rows is None else rows, tail)
 
 
 def run_page_files(settings: PageSettings, row: RunRow, made: Made | None = None) -> Files:
@@ -126,17 +133,48 @@ def _page(settings: PageSettings, row: RunRow, number: int, items: Markup) -> Fi
 
 
 def catalogue_pages(settings: PageSettings, rows: Sequence[RunRow]) -> Files:
-    """Every run's downloads, and a page for every run whose plug-in writes none."""
+    """Every run's downloads, and a page for every run whose plug-in writes none: kept in the
+    run cache between builds (builder/site/incremental.py) under a name of all they read."""
     files: Files = {}
-    made = _made_in_workers(rows)
+    context = context_key(settings.common, settings.env)
+    pages = {id(row): _pages_name(row, settings.common, context) for row in rows if not row.page}
+    made = _made_in_workers(rows, pages)
     for row in rows:
         links = item_downloads(row)
         if row.has_items:
             files[links["csv"]] = _value(row, CSV, made, lambda: items_csv(row.items_of()))
             files[links["jsonl"]] = _value(row, JSONL, made, lambda: items_jsonl(row.items_of()))
         if not row.page:
-            files.update(run_page_files(settings, row, made))
+            files.update(_kept_run_pages(settings, row, pages[id(row)], made))
     return files
+
+
+def _kept_run_pages(settings: PageSettings, row: RunRow, name: str, made: Made) -> Files:
+    """run_page_files, rendered with placeholders for the values any build may change (the
+    footer's) and only its tables' facts readable, kept cut at the placeholders, and filled."""
+    own = _fact_keys(row)
+
+    def render() -> dict[str, bytes | tuple[bytes, ...]]:
+        kept = replace(settings, common=reusable_context(settings.common, own))
+        return {path: cut(data) if path.endswith(".html") else data
+                for path, data in run_page_files(kept, row, made).items()}
+    return {path: join(data, settings.common) if isinstance(data, tuple) else data
+            for path, data in row.derived(name, render).items()}
+
+
+def _pages_name(row: RunRow, common: Mapping[str, Any], context: str) -> str:
+    """The run-cache name of a run's kept pages: besides the templates and the site's stable
+    context (`context`), every value of its row (its tables, tie group, provenance...) and the
+    computation of each fact its tables show (the cells' tooltips)."""
+    provenance = common.get("provenance", {})
+    fields = [(f.name, getattr(row, f.name)) for f in dataclasses.fields(row) if f.compare]
+    computations = [(key, provenance[key].computation) for key in sorted(_fact_keys(row)) if key in provenance]
+    digest = hashlib.sha256(repr((fields, computations)).encode("utf-8")).hexdigest()[:32]
+    return f"{PAGES}:{context}:{digest}"
+
+
+def _fact_keys(row: RunRow) -> frozenset[str]:
+    return frozenset(cell.key for table in row.tables for cells in table.rows for cell in cells if cell.key)
 
 
 class _Absent(Exception):
@@ -156,25 +194,29 @@ def _lacks(row: RunRow, name: str) -> bool:
     return False
 
 
-def _made_in_workers(rows: Sequence[RunRow]) -> Made:
-    """The item downloads and browser rows the run cache lacks (every run's, on a cold build:
-    12,000 rows per MMLU-Pro run, three ways), made in worker processes (builder.core.workers),
-    each a function of its row alone; by (row, name)."""
-    todo = [row for row in rows if row.has_items and any(_lacks(row, name) for name in _names(row))]
+def _made_in_workers(rows: Sequence[RunRow], pages: Mapping[int, str]) -> Made:
+    """The item downloads, and the browser rows of pages to render, that the run cache lacks
+    (every run's, on a cold build: 12,000 rows per MMLU-Pro run, three ways), made in worker
+    processes (builder.core.workers), each a function of its row alone; by (row, name)."""
+    todo = [(row, names) for row in rows if row.has_items and (names := _lacking(row, pages.get(id(row))))]
     made: Made = {}
-    for row, values in zip(todo, ordered_map(_item_values, todo)):
+    for (row, _), values in zip(todo, ordered_map(_item_values, todo)):
         made.update(((id(row), name), value) for name, value in values.items())
     return made
 
 
-def _names(row: RunRow) -> tuple[str, ...]:
-    return (CSV, JSONL) if row.page else (CSV, JSONL, ITEM_ROWS)
+def _lacking(row: RunRow, page: str | None) -> tuple[str, ...]:
+    """What of the row's item values a build must make: downloads the cache lacks, and the
+    browser rows when its pages are to be rendered afresh (`page`: their name, None if none)."""
+    return (*(name for name in (CSV, JSONL) if _lacks(row, name)),
+            *((ITEM_ROWS,) if page is not None and _lacks(row, page) else ()))
 
 
-def _item_values(row: RunRow) -> dict[str, Any]:
+def _item_values(task: tuple[RunRow, tuple[str, ...]]) -> dict[str, Any]:
+    row, names = task
     items = row.items_of()
     makers = {CSV: items_csv, JSONL: items_jsonl, ITEM_ROWS: _item_rows}
-    return {name: makers[name](items) for name in _names(row)}
+    return {name: makers[name](items) for name in names}
 
 
 def _value(row: RunRow, name: str, made: Made, compute: Callable[[], T]) -> T:

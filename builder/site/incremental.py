@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -29,14 +30,15 @@ def _placeholder(name: str) -> str:
 
 
 class _OwnFactsOnly(Mapping[str, Any]):
-    """The provenance a kept run page may read: its own run's facts (`prefix`); reading any
-    other fails the build loudly instead of keeping a page that would go stale."""
+    """The provenance a kept run page may read: its own run's facts (keys starting with
+    `own`, or the keys in `own` when it is a set its key covers); reading any other fails the
+    build loudly instead of keeping a page that would go stale."""
 
-    def __init__(self, provenance: Mapping[str, Any], prefix: str):
-        self._provenance, self._prefix = provenance, prefix
+    def __init__(self, provenance: Mapping[str, Any], own: str | frozenset[str]):
+        self._provenance, self._own = provenance, own
 
     def __getitem__(self, key: str) -> Any:
-        if not key.startswith(self._prefix):
+        if not (key.startswith(self._own) if isinstance(self._own, str) else key in self._own):
             raise KeyError(f"a kept run page read the fact {key!r}, which is not its run's "
                            "(builder/site/incremental.py: its page would not be rebuilt when it changes)")
         return self._provenance[key]
@@ -61,9 +63,10 @@ class _Unavailable:
     __contains__ = __iter__ = __len__ = __bool__ = __getitem__ = __str__ = _refuse
 
 
-def reusable_context(common: Mapping[str, Any], own_facts: str) -> dict[str, Any]:
+def reusable_context(common: Mapping[str, Any], own_facts: str | frozenset[str]) -> dict[str, Any]:
     """`common` with every volatile value replaced by its placeholder and what a kept page
-    must not read guarded; `own_facts` is the key prefix of the page's own facts."""
+    must not read guarded; `own_facts`: the key prefix of the page's own facts, or the set of
+    fact keys the page's key covers."""
     out = {**common, **{name: _placeholder(name) for name in VOLATILE if name in common}}
     if "provenance" in common:
         out["provenance"] = _OwnFactsOnly(common["provenance"], own_facts)
@@ -91,3 +94,19 @@ def fill(page: bytes, common: Mapping[str, Any]) -> bytes:
         if name in common:
             page = page.replace(_placeholder(name).encode(), str(common[name]).encode())
     return page
+
+
+_VOLATILE_AT = re.compile(rb"@@buzzprobe-volatile-(" + b"|".join(n.encode() for n in VOLATILE) + rb")@@")
+
+
+def cut(page: bytes) -> tuple[bytes, ...]:
+    """A page rendered with placeholders, cut at them: text, name, text, ... (what `join` fills).
+    Long pages (a run's item tables) are filled by one join instead of a search per value."""
+    return tuple(_VOLATILE_AT.split(page))
+
+
+def join(parts: tuple[bytes, ...], common: Mapping[str, Any]) -> bytes:
+    """The page `cut` cut, with this build's volatile values in place (as `fill` writes them)."""
+    values = {name.encode(): str(common[name]).encode() for name in VOLATILE if name in common}
+    return b"".join(part if i % 2 == 0 else values.get(part, _placeholder(part.decode()).encode())
+                    for i, part in enumerate(parts))
