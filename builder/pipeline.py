@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from builder.benchmarks.base import BuildSettings
 from builder.core.build_scope import build_scope
+from builder.core.collector import spaced_collections
 from builder.core.confine import real_file
 from builder.core.fingerprint import build_fingerprint
 from builder.runs.files import run_files
@@ -55,8 +56,9 @@ class BuildResult:
 
 def build(config: BuildConfig) -> BuildResult:
     """Build the site; skip all work when no input changed since the last build. What the stages
-    ask for more than once (a spec's data files) is computed once (builder.core.build_scope)."""
-    with build_scope():
+    ask for more than once (a spec's data files) is computed once (builder.core.build_scope), and
+    the garbage collector runs less often (builder.core.collector)."""
+    with build_scope(), spaced_collections():
         return _build(config)
 
 

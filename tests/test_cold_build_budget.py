@@ -179,3 +179,24 @@ def test_a_worker_runs_blas_on_one_thread_whatever_its_parent_does() -> None:
             pytest.skip("BLAS here runs on one thread at most (one core, or its library started with one)")
         assert {n for found in workers.ordered_map(_blas_threads, range(4), workers=2) for n in found} == {1}
         assert set(_blas_threads(None)) == {2}  # the parent keeps its own
+
+
+def test_a_build_spaces_the_collectors_young_collections_and_restores_the_callers(
+        small_inputs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build runs with a first threshold of at least BUILD_THRESHOLD (0.45 s of collections
+    over kept objects otherwise) and leaves the caller's thresholds as they were."""
+    import gc
+
+    import builder.pipeline as pipeline
+    from builder.benchmarks.cibuzzbench.build_options import options
+    from builder.core.collector import BUILD_THRESHOLD
+    from tests.shared_builds import CONTENT, SMALL_SPEC
+    seen = []
+    real = pipeline._load
+    monkeypatch.setattr(pipeline, "_load", lambda *a, **k: (seen.append(gc.get_threshold()), real(*a, **k))[1])
+    before = gc.get_threshold()
+    csv_path, runs = small_inputs
+    pipeline.build(pipeline.BuildConfig(runs, CONTENT, tmp_path / "site", options=options(csv_path, SMALL_SPEC),
+                                        cache_dir=tmp_path / "cache"))
+    assert seen and seen[0][0] >= BUILD_THRESHOLD and seen[0][1:] == before[1:]
+    assert gc.get_threshold() == before

@@ -1,0 +1,28 @@
+"""The cyclic garbage collector's pace during a build.
+
+A build allocates millions of objects and keeps nearly all of them to the end (the run store,
+the facts, the pages). At Python's default first threshold (700 allocations) the collector ran
+about 500 young and 4 full collections over them: 0.45 s of a 4 s warm build of the shipped
+site, with nothing to free. Spacing the young collections keeps cycles collected (peak memory
+was unchanged, 657 MB) at a quarter of that time (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+BUILD_THRESHOLD = 20_000  # allocations between young collections while a build runs
+
+
+@contextmanager
+def spaced_collections() -> Iterator[None]:
+    """Young collections every BUILD_THRESHOLD allocations (or the caller's, if larger) for the
+    block; the caller's thresholds are restored after it (tests build in one process)."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], BUILD_THRESHOLD), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
