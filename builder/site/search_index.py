@@ -18,7 +18,8 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _DESCRIPTION = re.compile(r'<meta name="description" content="([^"]*)">')
 _HEADING = re.compile(r"<h[23][^>]*>(.*?)</h[23]>", re.S)
 _SUBJECT = re.compile(r"<dt>Subject</dt><dd>model <strong>(.*?)</strong>", re.S)
-_TABLE = re.compile(r"<thead>(.*?)</thead>\s*<tbody>(.*?)</tbody>", re.S)
+_HEAD = re.compile(r"<thead>(.*?)</thead>", re.S)
+_BODY = re.compile(r"\s*<tbody>(.*?)</tbody>", re.S)  # the body right after a head
 _HEADER_CELL = re.compile(r"<th\b[^>]*>(.*?)</th>", re.S)
 _ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S)
 _CELL = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
@@ -44,10 +45,11 @@ def _kind(path: str) -> str:
 def _model_names(page: str) -> Iterator[str]:
     """The cells of every table column headed "Model", and a model run page's subject."""
     yield from (_text(m) for m in _SUBJECT.findall(page))
-    for head, body in _TABLE.findall(page):
-        headers = [_text(h) for h in _HEADER_CELL.findall(head)]
+    for head in _HEAD.finditer(page):
+        headers = [_text(h) for h in _HEADER_CELL.findall(head.group(1))]
         columns = [i for i, h in enumerate(headers) if h in _MODEL_COLUMNS]
-        for row in _ROW.findall(body) if columns else ():
+        body = _BODY.match(page, head.end()) if columns else None  # a run's item table is not read
+        for row in _ROW.findall(body.group(1)) if body else ():
             cells = _CELL.findall(row)
             # "model · option set" labels name the model first
             yield from (_text(cells[i]).split(" · ", 1)[0] for i in columns if i < len(cells))

@@ -93,10 +93,11 @@ def on_common(summaries: Mapping[str, RunSummary], ids: Sequence[str]) -> dict[s
     """The runs `ids`, each restricted to the items every one of them answered."""
     if not ids:
         return {}
-    common = reduce(np.intersect1d, [summaries[rid].row_ids for rid in ids])
+    # row_ids are ascending and distinct (RunSummary): no run's ids need sorting out again
+    common = reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), [summaries[rid].row_ids for rid in ids])
     restricted = {}
     for rid in ids:
-        keep = np.isin(summaries[rid].row_ids, common)
+        keep = np.isin(summaries[rid].row_ids, common, assume_unique=True)
         restricted[rid] = replace(summaries[rid], row_ids=summaries[rid].row_ids[keep], right=summaries[rid].right[keep])
     return restricted
 
