@@ -145,3 +145,26 @@ def test_a_compressed_run_is_cached_like_any_other(small_inputs, tmp_path):
     second = RunCache(tmp_path / "cache")
     again = second.run(packed, lambda raw: read_run(packed, raw))
     assert second.hits == 1 and tuple(again.items) == tuple(run.items)
+
+
+def test_an_entry_written_keeps_only_the_values_its_build_asked_for(small_inputs, tmp_path):
+    """A kept page is named by its templates and context: each template edit names it anew.
+    Values the writing build did not ask for are dropped, so the entry does not grow with
+    every edit (before: 52 MB more of kept pages in the run cache per edit of base.html)."""
+    _, runs = small_inputs
+    path = sorted(runs.rglob("*.jsonl"))[0]
+
+    def build(*names: str) -> RunCache:
+        cache = RunCache(tmp_path / "cache", code="a")
+        run = cache.run(path, lambda raw: read_run(path, raw))
+        for name in names:
+            cache.derived(run, name, lambda: name.encode() * 1000)
+        cache.save()
+        return cache
+
+    build("failed", "page:templates-1")
+    build("failed", "page:templates-2")
+    last = build()
+    run = last.run(path, lambda raw: read_run(path, raw))
+    assert last.has(run, "page:templates-2") and last.has(run, "failed")
+    assert not last.has(run, "page:templates-1"), "the value of the templates before the edit was dropped"

@@ -111,6 +111,7 @@ class RunCache:
         self._salt = hashlib.sha256(MAGIC + self._code.encode()).digest()
         self._entries: dict[str, tuple[str, dict[str, Any]]] = {}  # run path -> (key, entry)
         self._dirty: set[str] = set()
+        self._used: dict[str, set[str]] = {}  # entry key -> the derived names this build asked for
         self.hits = 0
 
     def run(self, path: Path, read: Callable[[bytes | None], Run]) -> Run:
@@ -146,6 +147,7 @@ class RunCache:
             return run
         packed = run if isinstance(run.items, LazyItems) else replace(run, items=LazyItems.of(run.items))
         entry = {"run": packed, "derived": dict(derived or {})}
+        self._used.setdefault(key, set()).update(derived or {})
         self._dirty.add(key)
         self._entries[packed.path] = (key, entry)
         return packed
@@ -157,6 +159,7 @@ class RunCache:
         if found is None or found[1]["run"] is not run:
             return compute()
         key, entry = found
+        self._used.setdefault(key, set()).add(name)
         if name not in entry["derived"]:
             entry["derived"][name] = compute()
             self._dirty.add(key)
@@ -173,13 +176,17 @@ class RunCache:
         return found[0] if found is not None and found[1]["run"] is run else None
 
     def save(self) -> int:
-        """Write new and changed entries; returns how many."""
+        """Write new and changed entries, each with only the derived values this build asked
+        for: a value is named by what else it depends on (a page by its templates and context),
+        so without this every edit of a template would add another copy of every kept page to
+        every entry, and each build would read them all. Returns how many were written."""
         if self.folder is None:
             return 0
         written = 0
         for key, entry in self._entries.values():
             if key in self._dirty:
-                self._write(key, entry)
+                used = self._used.get(key, set())
+                self._write(key, {**entry, "derived": {k: v for k, v in entry["derived"].items() if k in used}})
                 written += 1
         self._dirty.clear()
         self._prune()
