@@ -103,3 +103,12 @@ def test_a_kept_page_may_read_only_the_facts_its_key_covers() -> None:
     assert guarded[FACT].computation == provenance[FACT].computation
     with pytest.raises(KeyError, match="not its run's"):
         guarded["mcq.demo.runs.r2.accuracy"]
+
+
+def test_a_page_showing_a_fact_its_key_does_not_cover_fails_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were a template to show a fact beyond the row's tables, the kept page would go stale when
+    that fact changed: rendering it to be kept fails instead (here: a key covering no fact)."""
+    from jinja2 import UndefinedError
+    monkeypatch.setattr(catalogue, "_fact_keys", lambda row: frozenset())
+    with pytest.raises(UndefinedError, match="_OwnFactsOnly"):
+        catalogue.catalogue_pages(settings(), [row(Memo())])
