@@ -168,3 +168,24 @@ def test_an_entry_written_keeps_only_the_values_its_build_asked_for(small_inputs
     run = last.run(path, lambda raw: read_run(path, raw))
     assert last.has(run, "page:templates-2") and last.has(run, "failed")
     assert not last.has(run, "page:templates-1"), "the value of the templates before the edit was dropped"
+
+
+def test_a_known_run_is_not_read_again(small_inputs, tmp_path, monkeypatch):
+    """A hit is decided by the file's digest, which the build's fingerprint already took
+    (core.fileio.file_sha256 keeps it): the run file's bytes are read only on a miss."""
+    import builder.runs.cache as run_cache
+    _, runs = small_inputs
+    path = sorted(runs.rglob("*.jsonl"))[0]
+    first = RunCache(tmp_path / "cache")
+    first.run(path, lambda raw: read_run(path, raw))
+    first.save()
+    reads = []
+    real = run_cache.read_input
+    monkeypatch.setattr(run_cache, "read_input", lambda p, *a: (reads.append(p), real(p, *a))[1])
+    second = RunCache(tmp_path / "cache")
+    assert second.run(path, lambda raw: read_run(path, raw)).header.run_id
+    assert second.hits == 1 and reads == []
+    changed = tmp_path / "changed.jsonl"
+    changed.write_bytes(path.read_bytes())
+    run, raw, key = second.peek(changed)
+    assert run is None and raw == path.read_bytes() and key and reads == [changed], "a miss reads the bytes"

@@ -27,6 +27,7 @@ from typing import Any, TypeVar, cast, overload
 
 from builder.core.cache import ENTRY_MAGIC, CacheFolder, code_hash
 from builder.core.cachefile import unpickle
+from builder.core.fileio import file_sha256
 from builder.core.textfiles import read_input
 from builder.runs.files import is_compressed
 from builder.runs.schema import Run
@@ -121,24 +122,35 @@ class RunCache:
         return run if run is not None else self.keep(key, read(raw))
 
     def peek(self, path: Path) -> tuple[Run | None, bytes | None, str | None]:
-        """(the cached run or None, the file's bytes or None when unreadable, its key or None
-        when its bytes do not say it all): `run` in two halves, so the misses of many files can
-        be read elsewhere (runs.load reads them in worker processes) and kept here."""
+        """(the cached run or None, the file's bytes when the cache does not know them (None when
+        unreadable), its key or None when its bytes do not say it all): `run` in two halves, so
+        the misses of many files can be read elsewhere (runs.load reads them in worker processes)
+        and kept here. A known file is not read again: its digest is the one the build's
+        fingerprint took (core.fileio.file_sha256 keeps it for the process)."""
         try:
-            raw = read_input(path)  # a FIFO or device named like a run is refused, not waited on
+            digest = bytes.fromhex(file_sha256(path))  # a FIFO or device is refused, not waited on
         except OSError:
             return None, None, None  # the reader reports the file as unreadable
+        key = self._key(path, digest)
+        entry = self._read(key)
+        if entry is not None:
+            self.hits += 1
+            self._entries[entry["run"].path] = (key, entry)
+            return entry["run"], None, key
+        try:
+            raw = read_input(path)
+        except OSError:
+            return None, None, None
         # A run that may be being appended to means more than its bytes; a .jsonl.gz run is only
-        # ever written whole, atomically, so its bytes say it all.
+        # ever written whole, atomically, so its bytes say it all. The key is of the bytes read
+        # (the file may have changed since its digest was taken).
         if not raw.endswith(b"\n") and not is_compressed(path):
             return None, raw, None
-        key = hashlib.sha256(self._salt + str(path).encode() + b"\0" + raw).hexdigest()
-        entry = self._read(key)
-        if entry is None:
-            return None, raw, key
-        self.hits += 1
-        self._entries[entry["run"].path] = (key, entry)
-        return entry["run"], raw, key
+        return None, raw, self._key(path, hashlib.sha256(raw).digest())
+
+    def _key(self, path: Path, digest: bytes) -> str:
+        """An entry's key: this code's salt, the run's path and its bytes' sha256."""
+        return hashlib.sha256(self._salt + str(path).encode() + b"\0" + digest).hexdigest()
 
     def keep(self, key: str | None, run: Run, derived: Mapping[str, Any] | None = None) -> Run:
         """A run just read, kept under `key` (peek's; None keeps nothing) with its items packed,
