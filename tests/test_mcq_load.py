@@ -335,7 +335,11 @@ def test_a_specs_files_are_listed_once_per_build_and_afresh_in_the_next(tmp_path
     with build_scope():
         first = [load_spec(spec, root=tmp_path).location.files() for _ in range(3)]
         assert load_spec(spec, root=tmp_path) is load_spec(spec, root=tmp_path)  # the spec read once too
-        assert load_spec(spec, root=tmp_path, environ={}) is not load_spec(spec, root=tmp_path)
+        plain = {"HOME": "/a"}
+        assert load_spec(spec, root=tmp_path, environ=plain) is load_spec(spec, root=tmp_path, environ={
+            **plain, "KMP_DUPLICATE_LIB_OK": "True"}), "a variable no spec reads does not read it again"
+        moved = {**plain, "BUZZPROBE_DATA_CASE": str(tmp_path / "a_test.csv")}
+        assert load_spec(spec, root=tmp_path, environ=moved) is not load_spec(spec, root=tmp_path, environ=plain)
     assert len(calls) == 1 and first == [[tmp_path / "a_test.csv"]] * 3
     assert load_spec(spec, root=tmp_path) is not load_spec(spec, root=tmp_path)
     (tmp_path / "b_test.csv").write_text("q,A,B,answer\n", encoding="utf-8")

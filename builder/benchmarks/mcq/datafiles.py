@@ -131,6 +131,13 @@ class SpecPlace:
     given: Path | None = None  # --data PATH: the copy the user named, which wins over the variable
 
 
+def data_variables(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The part of the environment a spec reads: buzzprobe's data variables (a spec's
+    `dataset_env` may name no other). A library that sets a variable of its own while a build
+    runs (threadpoolctl sets KMP_DUPLICATE_LIB_OK) does not make a spec read anew."""
+    return tuple(sorted((k, v) for k, v in environ.items() if _ENV.fullmatch(k)))
+
+
 def parse_location(data: Mapping[str, Any], name: str, place: SpecPlace, environ: Mapping[str, str],
                    problem: Callable[[str, str], None]) -> DataLocation | None:
     """The spec's data location, or None after reporting what is wrong (`problem(key, why)`)."""

@@ -17,7 +17,7 @@ from jinja2 import meta
 from jinja2.exceptions import TemplateError
 
 from builder.core.build_scope import once
-from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_var, parse_location  # noqa: F401 (data_env_var: re-exported)
+from builder.benchmarks.mcq.datafiles import DataLocation, SpecPlace, data_env_var, data_variables, parse_location  # noqa: F401 (data_env_var: re-exported)
 from builder.benchmarks.mcq.fields import TARGET_KINDS, Rule, compile_rule, environment
 from builder.benchmarks.mcq.spec_extras import (LabelFile, filter_rule, label_file, nested_lists, split_rule,
                                                 table_delimiter)
@@ -131,10 +131,10 @@ def load_spec(path: str | Path, *, root: Path | None = None,
     (the repository, i.e. where buzzprobe runs: the current directory by default). `given` is the
     copy named on the command line (`--data`): it wins over the spec's variable. The data is read
     only inside the repository, the spec's folder and that copy (datafiles.py). Read once per build
-    for the same arguments and environment (builder.core.build_scope: a build's stages ask four times)."""
+    for the same arguments and data variables (builder.core.build_scope: a build's stages ask four times)."""
     environ = os.environ if environ is None else environ
     base = root or Path.cwd()
-    key = ("spec", str(path), base, given, tuple(sorted(environ.items())))
+    key = ("spec", str(path), base, given, data_variables(environ))
     return once(key, lambda: _read_spec(Path(path), base, environ, given))
 
 
