@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from builder.core.cachefile import environment_key, read_sealed, read_sealed_pickle, unpickle, write_sealed, write_sealed_pickle  # noqa: F401 (environment_key: a key part callers take from here)
+from builder.core.cachefile import environment_key, read_sealed, read_sealed_pickle, read_sealed_view, unpickle, write_sealed, write_sealed_pickle  # noqa: F401 (environment_key: a key part callers take from here)
 from builder.core.paths import PACKAGE_DIR
 
 T = TypeVar("T")
@@ -84,6 +84,11 @@ class Shelf:
         path = self.path(name)
         return None if path is None else read_sealed(path, self.kind)
 
+    def read_view(self, name: str) -> memoryview | None:
+        """read(name) as a view of the file's bytes (for unpickling: no copy of the entry)."""
+        path = self.path(name)
+        return None if path is None else read_sealed_view(path, self.kind)
+
     def write(self, name: str, data: bytes) -> None:
         path = self.path(name)
         if path is not None:
@@ -100,12 +105,12 @@ class Shelf:
 
     def read_keyed(self, name: str, entry_key: str) -> Any | None:
         """A pickled value written under `entry_key`; None when missing, foreign or damaged."""
-        data = self.read(name)
+        data = self.read_view(name)  # unpickled from the file's bytes, not from a copy of them
         head = ENTRY_MAGIC + entry_key.encode() + b"\n"
-        if data is None or not data.startswith(head):
+        if data is None or data[:len(head)] != head:
             return None  # another key's entry, another format, or not ours at all: rebuilt
         try:
-            return unpickle(memoryview(data)[len(head):])
+            return unpickle(data[len(head):])
         except Exception:  # any damage at all: the entry is rebuilt, never trusted
             return None
 

@@ -111,6 +111,13 @@ def tracked(path: Path) -> bool:
 def read_sealed(path: Path, kind: str) -> bytes | None:
     """The data of the cache file at `path` written as `kind`, or None when missing, damaged,
     tracked by git, written as another kind or name, or sealed with another secret (or none)."""
+    view = read_sealed_view(path, kind)
+    return None if view is None else view.tobytes()
+
+
+def read_sealed_view(path: Path, kind: str) -> memoryview | None:
+    """read_sealed's data as a view of the file's bytes, not a copy of them (a build reads
+    185 MB of run entries, which it only unpickles)."""
     key = _secret(secret_path())
     if key is None:
         return None
@@ -121,9 +128,10 @@ def read_sealed(path: Path, kind: str) -> bytes | None:
     head = len(MAGIC) + _TAG
     if not raw.startswith(MAGIC) or len(raw) < head or tracked(path):
         return None
-    if not hmac.compare_digest(raw[len(MAGIC):head], _tag(key, kind, path, memoryview(raw)[head:])):
+    data = memoryview(raw)[head:]
+    if not hmac.compare_digest(raw[len(MAGIC):head], _tag(key, kind, path, data)):
         return None
-    return raw[head:]
+    return data
 
 
 def seal_hex(path: Path, data: bytes, kind: str) -> str | None:
@@ -181,7 +189,7 @@ def unpickle(data: bytes | memoryview) -> object:
 def read_sealed_pickle(path: Path, kind: str, of: type) -> object | None:
     """The sealed pickle at `path` when it is ours, written as `kind`, readable and of type
     `of`; None otherwise (a caller recomputes it: e.g. a class renamed since it was written)."""
-    data = read_sealed(path, kind)
+    data = read_sealed_view(path, kind)
     if data is None:
         return None
     try:
