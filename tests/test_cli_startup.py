@@ -53,8 +53,8 @@ def test_the_command_ends_after_the_exit_handlers_with_its_output_and_code(tmp_p
 
 def test_the_rankers_modules_load_scipy_sparse_only_when_a_fit_uses_it() -> None:
     """A warm build imports the ranker (cached audits name its classes) but fits nothing: its
-    modules register scipy.sparse lazily (core.lazy_module), about 0.11 s of start-up saved,
-    and the first use loads it whole."""
+    modules take scipy.sparse from ranker.sparse, registered lazily (core.lazy_module), about
+    0.11 s of start-up saved; the first use loads it whole."""
     code = ("import json, sys; import builder.benchmarks.mcq.analyses.audit, builder.ranker.cues as cues; "
             "before = type(sys.modules['scipy.sparse']).__name__; "
             "matrix = cues.sp.csr_matrix([[1, 0]]); "

@@ -14,19 +14,13 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from builder.core.lazy_module import lazy_module
 from builder.ranker.grid import OptionGrid, masked_extreme, masked_rank_desc, sibling_mean
 from builder.ranker.similarity import centroid, pair_overlaps, sibling_stats
+from builder.ranker.sparse import sp
 from builder.ranker.text import CHAR_NGRAM, CJK_CHAR, char_sets, token_sets, tokens
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
-else:
-    sp = lazy_module("scipy.sparse")  # used when fitting only: a warm build never loads it (core.lazy_module)
 
 NGRAMS = "ngrams"
 

@@ -11,16 +11,10 @@ ranker never learns to trust a prior that has seen its own label.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from builder.core.lazy_module import lazy_module
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
-else:
-    sp = lazy_module("scipy.sparse")  # used when fitting only: a warm build never loads it (core.lazy_module)
+from builder.ranker.sparse import sp
 
 SMOOTHING = 1.0
 

@@ -14,11 +14,11 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from builder.ranker.evaluate import Options
+from builder.ranker.sparse import sp
 
 LENGTH = "length"
 

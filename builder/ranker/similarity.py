@@ -8,16 +8,9 @@ one phrase gives the gold away by the characters it shares.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from builder.core.lazy_module import lazy_module
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
-else:
-    sp = lazy_module("scipy.sparse")  # used when fitting only: a warm build never loads it (core.lazy_module)
+from builder.ranker.sparse import sp
 
 
 def pair_overlaps(grams: sp.csr_matrix, n: int, width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -11,16 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from builder.core.lazy_module import lazy_module
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
-else:
-    sp = lazy_module("scipy.sparse")  # used when fitting only: a warm build never loads it (core.lazy_module)
+from builder.ranker.sparse import sp
 
 CHAR_NGRAM = 3
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
