@@ -292,10 +292,9 @@ class Visit:
         return [f"{status} {url}" for url, status in self.responses if status >= 400]
 
 
-def guard_page(page: Any, visit: Visit | Callable[[], Visit]) -> None:
-    """Let only loopback requests through; record and abort every other one (into `visit`, or
-    into the visit it returns at the time: a reused tab's current one)."""
-    current = visit if callable(visit) else (lambda: visit)
+def guard_page(page: Any, current: Callable[[], Visit]) -> None:
+    """Let only loopback requests through; record and abort every other one, into the visit
+    `current` returns at the time (a reused tab's current one)."""
 
     def handle(route: Any) -> None:
         url = route.request.url
@@ -308,9 +307,8 @@ def guard_page(page: Any, visit: Visit | Callable[[], Visit]) -> None:
     page.route("**/*", handle)
 
 
-def watch(page: Any, visit: Visit | Callable[[], Visit]) -> None:
-    """Record what the page reports into `visit` (or the visit it returns at the time)."""
-    current = visit if callable(visit) else (lambda: visit)
+def watch(page: Any, current: Callable[[], Visit]) -> None:
+    """Record what the page reports into the visit `current` returns at the time."""
     page.on("console", lambda m: current().console.append(
         (m.type, m.text, f"{m.location.get('url', '')}:{m.location.get('lineNumber', '')}")))
     page.on("pageerror", lambda e: current().page_errors.append(str(e)))
@@ -389,8 +387,8 @@ def open_page(context: Any, url: str, name: str, *, chart_wait_ms: int = 8000,
         page = tab.take(visit)
     else:
         page = context.new_page()
-        watch(page, visit)
-        guard_page(page, visit)
+        watch(page, lambda: visit)
+        guard_page(page, lambda: visit)
     try:
         page.goto(url, wait_until="load")
         if getattr(context, "buzz_js", True) and page.locator("script.vl-spec").count():

@@ -103,6 +103,10 @@ def test_a_kept_page_may_read_only_the_facts_its_key_covers() -> None:
     assert guarded[FACT].computation == provenance[FACT].computation
     with pytest.raises(KeyError, match="not its run's"):
         guarded["mcq.demo.runs.r2.accuracy"]
+    by_prefix = reusable_context({"provenance": provenance}, "mcq.demo.runs.r1.")["provenance"]  # CIBuzzBench's pages
+    assert by_prefix[FACT].computation == provenance[FACT].computation
+    with pytest.raises(KeyError, match="not its run's"):
+        by_prefix["mcq.demo.runs.r2.accuracy"]
 
 
 def test_a_page_showing_a_fact_its_key_does_not_cover_fails_the_build(monkeypatch: pytest.MonkeyPatch) -> None:

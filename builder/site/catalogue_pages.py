@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 
 from builder.core.workers import ordered_map
 from builder.site import paging
-from builder.site.incremental import context_key, cut, join, reusable_context
+from builder.site.incremental import Kept, context_key, filled, keepable, reusable_context
 from builder.runs.writer import compact_json
 from builder.site.parts import Files, PageSettings
 from builder.site.run_catalogue import ItemRow, RunRow
@@ -154,12 +154,9 @@ def _kept_run_pages(settings: PageSettings, row: RunRow, name: str, made: Made) 
     footer's) and only its tables' facts readable, kept cut at the placeholders, and filled."""
     own = _fact_keys(row)
 
-    def render() -> dict[str, bytes | tuple[bytes, ...]]:
-        kept = replace(settings, common=reusable_context(settings.common, own))
-        return {path: cut(data) if path.endswith(".html") else data
-                for path, data in run_page_files(kept, row, made).items()}
-    return {path: join(data, settings.common) if isinstance(data, tuple) else data
-            for path, data in row.derived(name, render).items()}
+    def render() -> Kept:
+        return keepable(run_page_files(replace(settings, common=reusable_context(settings.common, own)), row, made))
+    return filled(row.derived(name, render), settings.common)
 
 
 def _pages_name(row: RunRow, common: Mapping[str, Any], context: str) -> str:

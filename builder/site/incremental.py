@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from jinja2 import Environment
@@ -35,10 +35,11 @@ class _OwnFactsOnly(Mapping[str, Any]):
     build loudly instead of keeping a page that would go stale."""
 
     def __init__(self, provenance: Mapping[str, Any], own: str | frozenset[str]):
-        self._provenance, self._own = provenance, own
+        self._provenance = provenance
+        self._owns: Callable[[str], bool] = (lambda key: key.startswith(own)) if isinstance(own, str) else own.__contains__
 
     def __getitem__(self, key: str) -> Any:
-        if not (key.startswith(self._own) if isinstance(self._own, str) else key in self._own):
+        if not self._owns(key):
             raise KeyError(f"a kept run page read the fact {key!r}, which is not its run's "
                            "(builder/site/incremental.py: its page would not be rebuilt when it changes)")
         return self._provenance[key]
@@ -88,25 +89,24 @@ def context_key(common: Mapping[str, Any], env: Environment) -> str:
     return digest.hexdigest()[:32]
 
 
-def fill(page: bytes, common: Mapping[str, Any]) -> bytes:
-    """The kept page with this build's volatile values in place."""
-    for name in VOLATILE:
-        if name in common:
-            page = page.replace(_placeholder(name).encode(), str(common[name]).encode())
-    return page
-
-
 _VOLATILE_AT = re.compile(rb"@@buzzprobe-volatile-(" + b"|".join(n.encode() for n in VOLATILE) + rb")@@")
+Kept = dict[str, "bytes | tuple[bytes, ...]"]  # a kept page's files, each page cut at its placeholders
 
 
-def cut(page: bytes) -> tuple[bytes, ...]:
-    """A page rendered with placeholders, cut at them: text, name, text, ... (what `join` fills).
-    Long pages (a run's item tables) are filled by one join instead of a search per value."""
-    return tuple(_VOLATILE_AT.split(page))
+def keepable(files: Mapping[str, bytes]) -> Kept:
+    """Files rendered with placeholders (reusable_context), as they are kept: each page cut at
+    its placeholders (text, name, text, ...), so a long page (a run's item tables) is filled by
+    one join instead of a search per value."""
+    return {path: tuple(_VOLATILE_AT.split(data)) if path.endswith(".html") else data
+            for path, data in files.items()}
 
 
-def join(parts: tuple[bytes, ...], common: Mapping[str, Any]) -> bytes:
-    """The page `cut` cut, with this build's volatile values in place (as `fill` writes them)."""
+def filled(kept: Kept, common: Mapping[str, Any]) -> dict[str, bytes]:
+    """Kept files with this build's volatile values in place of the placeholders (a value the
+    context lacks keeps its placeholder)."""
     values = {name.encode(): str(common[name]).encode() for name in VOLATILE if name in common}
-    return b"".join(part if i % 2 == 0 else values.get(part, _placeholder(part.decode()).encode())
-                    for i, part in enumerate(parts))
+
+    def join(parts: tuple[bytes, ...]) -> bytes:
+        return b"".join(part if i % 2 == 0 else values.get(part, _placeholder(part.decode()).encode())
+                        for i, part in enumerate(parts))
+    return {path: join(data) if isinstance(data, tuple) else data for path, data in kept.items()}

@@ -22,7 +22,7 @@ from builder.benchmarks.cibuzzbench.probes.generate import probe_rule
 from builder.benchmarks.cibuzzbench.views import tables as v
 from builder.benchmarks.cibuzzbench.wording import selection_label
 from builder.runs.cache import datasets_key
-from builder.site.incremental import context_key, fill, reusable_context
+from builder.site.incremental import Kept, context_key, filled, keepable, reusable_context
 from builder.site.scriptjson import script_json
 from builder.site.tables import tables_as_csv
 
@@ -134,7 +134,7 @@ def render_run_pages(env: Environment, computed: "Computed", datasets: Mapping[s
     for rid, score in computed.scores.items():
         partner = paired.get(rid)
 
-        def render(rid: str = rid, score: RunScore = score, partner: Partner | None = partner) -> dict[str, bytes]:
+        def render(rid: str = rid, score: RunScore = score, partner: Partner | None = partner) -> Kept:
             tables = [v.run_metrics_table(cells, score), v.run_labels_table(score), v.run_confusion_table(score),
                       v.run_category_table(cells, score)]
             html = template.render(
@@ -150,13 +150,12 @@ def render_run_pages(env: Environment, computed: "Computed", datasets: Mapping[s
                 items_asset=items_asset(score.run.header.variant), partner=partner,
                 protocol=prompt_of(score.run.header, protocols or {}),
                 rule=probe_rule(score.run.header.subject) if score.run.header.subject.get("kind") == "probe" else "")
-            return {f"runs/{rid}.html": html.encode("utf-8"), **tables_as_csv(tables)}
+            return keepable({f"runs/{rid}.html": html.encode("utf-8"), **tables_as_csv(tables)})
         # The page also shows its partner's answers: kept under the partner's content as well.
         partner_key = _run_key(cache, computed, partner.run_id) if partner is not None else ""
         if cache is None or (partner is not None and not partner_key):
             page = render()
         else:
             page = cache.derived(score.run, f"{name}:pair:{partner.run_id}:{partner_key}" if partner else name, render)
-        files.update(page)
-        files[f"runs/{rid}.html"] = fill(page[f"runs/{rid}.html"], common)
+        files.update(filled(page, common))
     return files
