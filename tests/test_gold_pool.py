@@ -175,8 +175,8 @@ def test_tolerance_widens_stepwise_and_records_the_step(tmp_path: Path) -> None:
     assert pool.counts["widened_slots"] == 6 and pool.counts["items_with_widened_slot"] == 6
 
 
-def test_donors_come_from_the_same_split(synthetic_dataset: Dataset) -> None:
-    pool = gp.make_gold_pool(synthetic_dataset, variant=SLOT)
+def test_donors_come_from_the_same_split(synthetic_dataset: Dataset, synthetic_pool: gp.GoldPool) -> None:
+    pool = synthetic_pool
     split = synthetic_dataset.column("split")
     assert all(split[c.donor] == split[c.row_id] for c in pool.choices if c.donor is not None)
 
@@ -186,6 +186,7 @@ def test_donors_come_from_the_same_split(synthetic_dataset: Dataset) -> None:
 
 @pytest.fixture(scope="module")
 def synthetic_pool(synthetic_dataset: Dataset) -> gp.GoldPool:
+    """The default-seed pool, drawn once for the tests that read it (read-only: tests copy rows they edit)."""
     return gp.make_gold_pool(synthetic_dataset, variant=SLOT)
 
 

@@ -243,11 +243,23 @@ def gold_ranks(rows: list[dict[str, str]]) -> list[float]:
     return out
 
 
-def test_gold_length_does_not_single_it_out(synthetic_dataset: Dataset) -> None:
+@pytest.fixture(scope="module")
+def synthetic_window(synthetic_dataset: Dataset) -> gp.GoldPool:
+    """The article's set of the synthetic data (default seed), drawn once for the tests that read it."""
+    return gp.make_gold_pool(synthetic_dataset)
+
+
+@pytest.fixture(scope="module")
+def synthetic_slot(synthetic_dataset: Dataset) -> gp.GoldPool:
+    """The slot-matched ablation of the synthetic data (default seed), drawn once likewise."""
+    return gp.make_gold_pool(synthetic_dataset, variant=gp.GOLD_POOL_SLOT)
+
+
+def test_gold_length_does_not_single_it_out(synthetic_window: gp.GoldPool, synthetic_slot: gp.GoldPool) -> None:
     """The synthetic golds are built longer than their distractors; after the window
     construction the gold is the longest option no more often than a quarter of items and its
     mean length rank is that of an exchangeable option, unlike on the slot-matched ablation."""
-    window, slot = gp.make_gold_pool(synthetic_dataset), gp.make_gold_pool(synthetic_dataset, variant=gp.GOLD_POOL_SLOT)
+    window, slot = synthetic_window, synthetic_slot
     for pool, longest_share in ((window, 0.25), (slot, 1.0)):
         strictly = sum(len(r["equivalent_en"]) > max(len(r[c]) for c in DISTRACTORS) for r in pool.rows)
         assert strictly <= longest_share * len(pool.rows)
@@ -257,10 +269,10 @@ def test_gold_length_does_not_single_it_out(synthetic_dataset: Dataset) -> None:
     assert sum(gold_ranks(slot.rows)) / len(slot.rows) < 2.0  # the ablation keeps the gold long
 
 
-def test_full_size_synthetic_invariants(synthetic_dataset: Dataset) -> None:
+def test_full_size_synthetic_invariants(synthetic_window: gp.GoldPool) -> None:
     """A seeded sample of items (the brute-force reference scans every row per item)."""
     from tests.synthetic import synthetic_rows
-    pool = gp.make_gold_pool(synthetic_dataset)
+    pool = synthetic_window
     rows = synthetic_rows()
     ref = Reference(rows)
     for i in sorted(random.Random(0).sample(range(len(rows)), 60)):
@@ -275,8 +287,9 @@ def test_full_size_synthetic_invariants(synthetic_dataset: Dataset) -> None:
     assert pool.counts["items_fully_within_10pct"] == len(rows)
 
 
-def test_files_and_manifest(tmp_path: Path, synthetic_dataset: Dataset) -> None:
-    pool = gp.make_gold_pool(synthetic_dataset)
+def test_files_and_manifest(tmp_path: Path, synthetic_dataset: Dataset, synthetic_window: gp.GoldPool,
+                            synthetic_slot: gp.GoldPool) -> None:
+    pool = synthetic_window
     csv_path, manifest_path = gp.write_gold_pool(pool, tmp_path)
     assert (csv_path.name, manifest_path.name) == ("cibuzzbench-gold_pool.csv", "cibuzzbench-gold_pool.manifest.json")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -285,7 +298,7 @@ def test_files_and_manifest(tmp_path: Path, synthetic_dataset: Dataset) -> None:
     windows = {d["row_id"]: d["window"] for d in manifest["donors"]}
     assert windows == {c.row_id: list(c.window) for c in pool.choices}
     assert gp.load_gold_pool(tmp_path, synthetic_dataset).content_sha256 == pool.content_sha256
-    slot_files = gp.write_gold_pool(gp.make_gold_pool(synthetic_dataset, variant=gp.GOLD_POOL_SLOT), tmp_path)
+    slot_files = gp.write_gold_pool(synthetic_slot, tmp_path)
     assert slot_files[0].name == "cibuzzbench-gold_pool_slot.csv"  # both variants share a folder
     assert gp.load_gold_pool(tmp_path, synthetic_dataset).content_sha256 == pool.content_sha256
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.benchmarks.cibuzzbench.dataset.cibuzzbench import Dataset
 from builder.benchmarks.cibuzzbench.dataset.options import option_sets
 from builder.benchmarks.cibuzzbench.dataset.variants import GOLD_POOL, GOLD_POOL_SLOT, derive_variants
 from builder.core.errors import InputError
@@ -19,8 +20,15 @@ CREATED = "2026-01-01T00:00:00Z"
 
 
 @pytest.fixture(scope="module")
-def variant(synthetic_dataset):
-    return derive_variants(synthetic_dataset)[GOLD_POOL]
+def variants(synthetic_dataset) -> dict[str, Dataset]:
+    """Both gold-pool sets of the synthetic data, derived once for the fixtures that read them
+    (derive_variants is deterministic; the tests that check that call it again themselves)."""
+    return derive_variants(synthetic_dataset)
+
+
+@pytest.fixture(scope="module")
+def variant(variants: dict[str, Dataset]) -> Dataset:
+    return variants[GOLD_POOL]
 
 
 def test_variant_keeps_items_and_letter_maps(synthetic_dataset, variant):
@@ -120,11 +128,10 @@ def test_both_gold_pool_sets_are_derived(synthetic_dataset, variant):
 
 
 @pytest.fixture(scope="module")
-def three_sets(tmp_path_factory, synthetic_dataset):
+def three_sets(tmp_path_factory, synthetic_dataset, variants):
     """Every probe, learned ones included, on the original and both gold pools, computed
     (option seed 1111 only: generating and scoring every seed's runs would triple the time for nothing)."""
     from builder.benchmarks.cibuzzbench.compute import compute
-    variants = derive_variants(synthetic_dataset)
     folder = tmp_path_factory.mktemp("three-sets")
     for path in generate_probe_runs(synthetic_dataset, folder, CREATED, variants, learned=True, seeds=(1111,)):
         if "-t2-s1111-" not in path.name:
