@@ -12,7 +12,7 @@ import pytest
 
 from builder.benchmarks.mcq.results import chembench as C
 from builder.core.errors import InputError
-from tests.test_shelf import shared_copy
+from tests.test_shelf import shared_copy, unpacked_copy
 
 
 def _question(options: dict[str, int]) -> C.Question:
@@ -103,28 +103,39 @@ def test_a_broken_question_file_is_located(tmp_path):
         C.read_questions(root)
 
 
-def test_the_published_reports_reproduce_the_paper():
+@pytest.fixture(scope="module")
+def questions() -> dict[str, C.Question]:
+    """The shared data.zip's 2,788 questions, read once: three tests read the same file (frozen items)."""
+    return C.read_questions(shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH") / "data.zip")
+
+
+@pytest.fixture(scope="module")
+def gpt4o_reports() -> tuple[dict[str, C.Report], float]:
+    """gpt-4o's published reports, read once: two tests read the same zip (frozen reports)."""
+    return C.read_reports(shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH") / "reports" / "gpt-4o.zip", "gpt-4o")
+
+
+def test_the_published_reports_reproduce_the_paper(questions, gpt4o_reports):
     """Per question, the recomputed verdict is the report's own `all_correct` on every
     multiple-choice item; over all 2,788 questions the accuracy is the paper's table's."""
     shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
-    questions = C.read_questions(shared / "data.zip")
     assert len(questions) == 2788 and sum(bool(q.options) for q in questions.values()) == 2544
     assert sum(len(q.golds) > 1 for q in questions.values()) == 394  # and one with two half-scored options
     assert questions["pubchem_data-pictograms_271-GHS_pictograms"].topic == "safety"
     for system, table in (("o1", 0.64), ("gpt-4o", 0.61), ("claude3.5", 0.63)):
-        reports, fraction = C.read_reports(shared / "reports" / f"{system}.zip", system)
+        reports, fraction = gpt4o_reports if system == "gpt-4o" else \
+            C.read_reports(shared / "reports" / f"{system}.zip", system)
         verdicts = {k: C.correct(questions[k], reports[k]) for k in questions}
         assert all(verdicts[k] == reports[k].all_correct for k in questions if questions[k].options), system
         accuracy = sum(verdicts.values()) / len(verdicts)
         assert accuracy == pytest.approx(fraction) and round(accuracy, 2) == table
 
 
-def test_the_chemists_answers_are_scored_the_same_way():
+def test_the_chemists_answers_are_scored_the_same_way(questions):
     """The chemists' 5,042 answers on 236 questions; the recomputed verdict equals the chemists'
     own summaries on every multiple-choice answer they list but 15, where the summary's verdict
     contradicts the report's letters and targets (an upstream inconsistency, reported)."""
     shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
-    questions = C.read_questions(shared / "data.zip")
     answers, fractions = C.read_human_reports(shared / "reports" / "humans.zip")
     assert len(answers) == 5042 and len(fractions) == 40
     listed = [a for a in answers if questions[a.report.key].options and a.report.all_correct is not None]
@@ -137,12 +148,10 @@ def test_the_chemists_answers_are_scored_the_same_way():
 
 @pytest.fixture(scope="module")
 def unpacked(tmp_path_factory) -> Path:
-    """The shared data.zip unpacked (it keeps the upstream's paths: a clone's layout)."""
+    """The shared data.zip unpacked (it keeps the upstream's paths: a clone's layout); the shared
+    copy itself where it is already unpacked the same way (CI's .ci/run, `make chembench-data`)."""
     shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
-    folder = tmp_path_factory.mktemp("chembench")
-    with zipfile.ZipFile(shared / "data.zip") as archive:
-        archive.extractall(folder)
-    return folder
+    return unpacked_copy(shared, tmp_path_factory.mktemp("chembench"))
 
 
 @pytest.fixture(scope="module")
@@ -161,13 +170,12 @@ def _spec(monkeypatch, unpacked: Path, spec_data):
     return spec_data
 
 
-def test_the_spec_reads_every_question_and_keeps_several_golds_as_sets(monkeypatch, unpacked, spec_data):
-    shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
+def test_the_spec_reads_every_question_and_keeps_several_golds_as_sets(monkeypatch, unpacked, spec_data,
+                                                                       questions):
     bench = _spec(monkeypatch, unpacked, spec_data)
     assert len(bench.items) == 2544 and len(bench.filtered) == 244  # the numeric ones, as a finding
     assert sum(i.multiple_answers for i in bench.items) == 394
     assert {len(i.choices) for i in bench.items} >= {2, 16}
-    questions = C.read_questions(shared / "data.zip")
     by_id = {i.id: i for i in bench.items}
     from builder.benchmarks.mcq.results.chembench_import import spec_ids
     for key, q in questions.items():
@@ -185,7 +193,7 @@ def _imported(tmp_path, shared: Path, system: str):
 
 
 def test_a_system_run_holds_the_single_gold_items_scored_as_the_upstream(monkeypatch, unpacked, spec_data, tmp_path,
-                                                                         capsys):
+                                                                         capsys, gpt4o_reports):
     """The run's letters (data order) agree with the report's own verdict on every item it holds;
     the numeric and several-gold questions are left out and said so."""
     shared = shared_copy("chembench", "BUZZPROBE_DATA_CHEMBENCH")
@@ -194,7 +202,7 @@ def test_a_system_run_holds_the_single_gold_items_scored_as_the_upstream(monkeyp
     err = capsys.readouterr().err
     assert "244 report(s) of questions the spec's filter skips" in err and "394 item(s) the audit leaves out" in err
     assert len(run.items) == 2150 and run.footer is not None and run.header.source["scoring"] == "upstream-chembench"
-    reports, fraction = C.read_reports(shared / "reports" / "gpt-4o.zip", "gpt-4o")
+    reports, fraction = gpt4o_reports
     every = run.header.source["upstream_all"]  # over all 2,788 questions: the paper's overall accuracy
     assert every["questions"] == 2788 and every["correct"] / every["questions"] == pytest.approx(fraction)
     by_id = {i.id: i for i in bench.items}

@@ -16,9 +16,11 @@ All data is SYNTHETIC (tests/test_mcq_probe.py's spec); everything is written to
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,23 +29,27 @@ from builder.interop.inspect_log import read_inspect
 from builder.cli import main
 from builder.core.errors import InputError
 from builder.runs.reader import read_run
-from tests.loopback_server import LoopbackServer
+from tests.loopback_server import LoopbackServer, Request
 from tests.test_interop_roundtrip import LM_EVAL_OWN_TASKS, imported_and_probed, need, run_tool
-from tests.test_mcq_probe import ITEMS, KEY_ENV, NAME, answer, project, synthetic_records  # noqa: F401 (fixture)
+from tests.test_mcq_probe import ITEMS, KEY_ENV, NAME, answer, make_project, project, synthetic_records  # noqa: F401 (fixture)
 
 MODEL = "loop-model"
 TAG = "synthetic_probe_buzzprobe"
 
 
+def harness_env(root: Path) -> dict[str, str]:
+    """The harnesses kept off any network, their logs under root."""
+    return {**os.environ, "HF_HOME": str(root / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+            "LOOPBACK_API_KEY": "loopback", "INSPECT_LOG_DIR": str(root / "logs"), "NO_COLOR": "1",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+
 @pytest.fixture()
 def env(project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, str]:
     """The project as the working folder; the harnesses kept off any network."""
-    import os
     monkeypatch.chdir(project)
     monkeypatch.setenv(KEY_ENV, "sk-test")
-    return {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
-            "LOOPBACK_API_KEY": "loopback", "INSPECT_LOG_DIR": str(tmp_path / "logs"), "NO_COLOR": "1",
-            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return harness_env(tmp_path)
 
 
 def probed(server: LoopbackServer, out: Path) -> dict[str, Path]:
@@ -67,13 +73,12 @@ def assert_same_runs(imported: Path, probes: dict[str, Path], harness: str) -> N
     assert len({i.prediction for i in blind.items}) > 1  # answers vary, so equality means something
 
 
-def assert_same_requests(server: LoopbackServer) -> None:
+def assert_same_requests(harness: list[Request], probe: list[Request]) -> None:
     """The harness sent exactly the messages the probe sent (one user message, no system)."""
     key = lambda r: json.dumps(r.body["messages"], ensure_ascii=False)  # noqa: E731
-    half = len(server.requests) // 2
-    assert half == 2 * ITEMS
-    assert sorted(map(key, server.requests[:half])) == sorted(map(key, server.requests[half:]))
-    assert [m["role"] for m in server.requests[0].body["messages"]] == ["user"]
+    assert len(harness) == len(probe) == 2 * ITEMS
+    assert sorted(map(key, harness)) == sorted(map(key, probe))
+    assert [m["role"] for m in harness[0].body["messages"]] == ["user"]
 
 
 def test_a_spec_round_trips_through_lm_eval(env: dict[str, str], project: Path, tmp_path: Path) -> None:
@@ -89,25 +94,45 @@ def test_a_spec_round_trips_through_lm_eval(env: dict[str, str], project: Path, 
                   "--model_args", f"model={MODEL},base_url={server.url}/chat/completions,num_concurrent=4",
                   "--tasks", TAG, "--include_path", str(tasks), "--apply_chat_template",
                   "--log_samples", "--output_path", str(tmp_path / "lm-out")], env, tmp_path)
+        harness = list(server.requests)
         assert main(["import", "lm-eval", str(tmp_path / "lm-out"), "--out", str(tmp_path / "imported")]) == 0
         assert_same_runs(tmp_path / "imported", probed(server, tmp_path / "probe"), "lm-eval")
-        assert_same_requests(server)
+        assert_same_requests(harness, server.requests[len(harness):])
 
 
-def test_a_spec_round_trips_through_inspect_eval_logs(env: dict[str, str], project: Path, tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class InspectRun:
+    tasks: Path  # what `export inspect --benchmark NAME` wrote (both conditions)
+    logs: Path  # the two .eval logs (sighted, blind) of the exported tasks
+    requests: list[Request]  # what Inspect sent the loopback server
+
+
+@pytest.fixture(scope="module")
+def inspect_run(tmp_path_factory: pytest.TempPathFactory) -> InspectRun:
+    """`inspect eval` of the exported tasks against the loopback server, once: Inspect's start-up is
+    most of each test's time, and both tests below only read its logs and requests."""
     need("inspect_ai")
-    tasks = tmp_path / "tasks"
-    assert main(["export", "inspect", "--benchmark", NAME, "--out", str(tasks)]) == 0
+    root = tmp_path_factory.mktemp("inspect-run")
+    tasks = root / "tasks"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(make_project(root / "project"))
+        assert main(["export", "inspect", "--benchmark", NAME, "--out", str(tasks)]) == 0
     assert (tasks / "synthetic_probe_tasks.py").is_file()
     with LoopbackServer(answer) as server:
         run_tool([sys.executable, "-m", "inspect_ai", "eval", "synthetic_probe_tasks.py",
                   "--model", f"openai-api/loopback/{MODEL}", "--model-base-url", server.url,
-                  "--display", "none"], env, tasks)  # Inspect's default log format: .eval
-        logs = sorted((tmp_path / "logs").glob("*.eval"))
-        assert len(logs) == 2
-        assert main(["import", "inspect", str(tmp_path / "logs"), "--out", str(tmp_path / "imported")]) == 0
+                  "--display", "none"], harness_env(root), tasks)  # Inspect's default log format: .eval
+    return InspectRun(tasks, root / "logs", list(server.requests))
+
+
+def test_a_spec_round_trips_through_inspect_eval_logs(env: dict[str, str], project: Path, tmp_path: Path,
+                                                      inspect_run: InspectRun) -> None:
+    logs = sorted(inspect_run.logs.glob("*.eval"))
+    assert len(logs) == 2
+    assert main(["import", "inspect", str(inspect_run.logs), "--out", str(tmp_path / "imported")]) == 0
+    with LoopbackServer(answer) as server:
         assert_same_runs(tmp_path / "imported", probed(server, tmp_path / "probe"), "inspect")
-        assert_same_requests(server)
+        assert_same_requests(inspect_run.requests, server.requests)
 
 
 # A task buzzprobe did not write: the synthetic items as an ordinary lm-eval multiple_choice task.
@@ -141,7 +166,6 @@ def _plain_records() -> dict[str, list[dict]]:
 def plain_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """lm-eval's own `dummy` model (random log-likelihoods) over both ordinary tasks in one run (a
     run's start-up is most of its 10 s): a real samples file per task, read by the tests below."""
-    import os
     need("lm_eval")
     root = tmp_path_factory.mktemp("plain-lm-eval")
     env = {**os.environ, "HF_HOME": str(root / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "NO_COLOR": "1",
@@ -239,14 +263,13 @@ def test_an_ordinary_inspect_eval_log_is_mapped_onto_the_spec(env: dict[str, str
 
 
 def test_a_zstd_eval_log_without_inspect_ai_names_the_install_and_the_convert_command(
-        env: dict[str, str], project: Path, tmp_path: Path) -> None:
-    need("inspect_ai")
-    tasks = tmp_path / "tasks"
-    assert main(["export", "inspect", "--benchmark", NAME, "--condition", "blind", "--out", str(tasks)]) == 0
-    with LoopbackServer(answer) as server:
-        run_tool([sys.executable, "-m", "inspect_ai", "eval", "synthetic_probe_tasks.py", "--model",
-                  f"openai-api/loopback/{MODEL}", "--model-base-url", server.url, "--display", "none"], env, tasks)
-    (log,) = (tmp_path / "logs").glob("*.eval")
+        env: dict[str, str], tmp_path: Path, inspect_run: InspectRun) -> None:
+    blind = tmp_path / "tasks"  # the blind arm alone: the very task whose log the shared run wrote
+    assert main(["export", "inspect", "--benchmark", NAME, "--condition", "blind", "--out", str(blind)]) == 0
+    items = "synthetic_probe_blind_s1111_all.jsonl"
+    assert sorted(p.name for p in blind.iterdir()) == [items, "synthetic_probe_tasks.py"]
+    assert (blind / items).read_bytes() == (inspect_run.tasks / items).read_bytes()
+    (log,) = inspect_run.logs.glob("*_synthetic-probe-blind-s1111-all_*.eval")
     with pytest.raises(InputError) as caught:
         read_inspect(log, use_library=False)
     message = caught.value.problems[0].message

@@ -64,16 +64,20 @@ category: topic
 """
 
 
+def make_project(root: Path) -> Path:
+    """A repository-like folder at root: content/ (the real one plus the spec), data/, runs/."""
+    shutil.copytree(REPO / "content", root / "content")
+    (root / "data").mkdir()
+    data = root / "data" / "probe.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in synthetic_records()), encoding="utf-8")
+    (root / "content" / "benchmarks").mkdir(exist_ok=True)
+    (root / "content" / "benchmarks" / f"{NAME}.yaml").write_text(SPEC.format(data=data), encoding="utf-8")
+    return root
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A repository-like folder: content/ (the real one plus the spec), data/, runs/."""
-    shutil.copytree(REPO / "content", tmp_path / "content")
-    (tmp_path / "data").mkdir()
-    data = tmp_path / "data" / "probe.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in synthetic_records()), encoding="utf-8")
-    (tmp_path / "content" / "benchmarks").mkdir(exist_ok=True)
-    (tmp_path / "content" / "benchmarks" / f"{NAME}.yaml").write_text(SPEC.format(data=data), encoding="utf-8")
-    return tmp_path
+    return make_project(tmp_path)
 
 
 def answer(request: Request) -> object:
