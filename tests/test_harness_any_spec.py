@@ -16,7 +16,6 @@ All data is SYNTHETIC (tests/test_mcq_probe.py's spec); everything is written to
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -30,18 +29,11 @@ from builder.cli import main
 from builder.core.errors import InputError
 from builder.runs.reader import read_run
 from tests.loopback_server import LoopbackServer, Request
-from tests.test_interop_roundtrip import LM_EVAL_OWN_TASKS, imported_and_probed, need, run_tool
+from tests.test_interop_roundtrip import LM_EVAL_OWN_TASKS, harness_env, imported_and_probed, need, run_tool
 from tests.test_mcq_probe import ITEMS, KEY_ENV, NAME, answer, make_project, project, synthetic_records  # noqa: F401 (fixture)
 
 MODEL = "loop-model"
 TAG = "synthetic_probe_buzzprobe"
-
-
-def harness_env(root: Path) -> dict[str, str]:
-    """The harnesses kept off any network, their logs under root."""
-    return {**os.environ, "HF_HOME": str(root / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
-            "LOOPBACK_API_KEY": "loopback", "INSPECT_LOG_DIR": str(root / "logs"), "NO_COLOR": "1",
-            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
 
 
 @pytest.fixture()
@@ -168,8 +160,7 @@ def plain_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     run's start-up is most of its 10 s): a real samples file per task, read by the tests below."""
     need("lm_eval")
     root = tmp_path_factory.mktemp("plain-lm-eval")
-    env = {**os.environ, "HF_HOME": str(root / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "NO_COLOR": "1",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = harness_env(root)
     folder = root / "plain"
     folder.mkdir()
     for task, records in _plain_records().items():

@@ -23,6 +23,8 @@ from builder.runs.reader import read_run
 from tests.loopback_server import LoopbackServer, reply
 from tests.test_interop import answer
 
+REPO = Path(__file__).resolve().parents[1]
+
 SAMPLE = "120"  # items per arm; the closing note measures 400
 ARMS = ("t2-sighted", "t2-blind", "t3")
 MODEL = "loopmodel"
@@ -44,13 +46,19 @@ def server():
         yield s
 
 
+def harness_env(root: Path) -> dict[str, str]:
+    """The environment a harness runs in: kept off any network, its caches and logs under root,
+    this checkout's modules importable by the tasks buzzprobe exports."""
+    return {**os.environ, "HF_HOME": str(root / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+            "LOOPBACK_API_KEY": "loopback", "INSPECT_LOG_DIR": str(root / "logs"), "NO_COLOR": "1",
+            "PYTHONPATH": str(REPO)}
+
+
 @pytest.fixture()
 def env(synthetic_csv, monkeypatch, tmp_path):
     monkeypatch.setenv("CIBUZZBENCH_CSV", str(synthetic_csv))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    harness_env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
-                   "LOOPBACK_API_KEY": "loopback", "INSPECT_LOG_DIR": str(tmp_path / "logs"), "NO_COLOR": "1"}
-    return harness_env
+    return harness_env(tmp_path)
 
 
 # `lm_eval run` indexes every task lm-eval ships (thousands of YAML files) before it looks at
